@@ -1,0 +1,130 @@
+/* strata_value: an owned handle on one value, for the API's callers.
+   Handles live in scratch memory; a value read from the graph shares its
+   heap part with the graph by refcount. */
+#include <string.h>
+
+#include "core/graph_impl.h"
+
+static strata_value *wrap(value v)
+{
+    strata_value *r = mem_alloc(mem_scratch(), sizeof *r);
+    if (!r) {
+        value_release(&v);
+        return NULL;
+    }
+    r->v = v;
+    return r;
+}
+
+strata_value *strata_value_null(void) { return wrap(value_null()); }
+strata_value *strata_value_bool(bool b) { return wrap(value_bool(b)); }
+strata_value *strata_value_int(int64_t i) { return wrap(value_int(i)); }
+strata_value *strata_value_float(double f) { return wrap(value_float(f)); }
+
+strata_value *strata_value_string(const char *s, size_t len)
+{
+    value v;
+    if ((!s && len) || value_string(mem_scratch(), s ? s : "", len, &v) != 0)
+        return NULL;
+    return wrap(v);
+}
+
+strata_value *strata_value_list(const strata_value *const *items, size_t n)
+{
+    if (n && !items)
+        return NULL;
+    size_t bytes = mem_array_size(n, sizeof(value));
+    value *copy = mem_alloc(mem_scratch(), bytes);
+    if (!copy)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        copy[i] = items[i] ? value_retain(items[i]->v) : value_null();
+    value v;
+    int rc = value_list_from(mem_scratch(), copy, n, &v);
+    mem_free(mem_scratch(), copy, bytes);
+    return rc == 0 ? wrap(v) : NULL;
+}
+
+void strata_value_free(strata_value **vp)
+{
+    if (!vp || !*vp)
+        return;
+    value_release(&(*vp)->v);
+    mem_free(mem_scratch(), *vp, sizeof **vp);
+    *vp = NULL;
+}
+
+strata_type strata_value_type(const strata_value *v)
+{
+    return v ? (strata_type)value_kind(&v->v) : STRATA_NULL;
+}
+
+strata_status strata_value_get_bool(const strata_value *v, bool *out)
+{
+    if (!v || !out)
+        return STRATA_EINVAL;
+    if (value_kind(&v->v) != VAL_BOOL)
+        return STRATA_ETYPE;
+    *out = v->v.u.b;
+    return STRATA_OK;
+}
+
+strata_status strata_value_get_int(const strata_value *v, int64_t *out)
+{
+    if (!v || !out)
+        return STRATA_EINVAL;
+    if (value_kind(&v->v) != VAL_INT)
+        return STRATA_ETYPE;
+    *out = v->v.u.i;
+    return STRATA_OK;
+}
+
+strata_status strata_value_get_float(const strata_value *v, double *out)
+{
+    if (!v || !out)
+        return STRATA_EINVAL;
+    if (value_kind(&v->v) != VAL_FLOAT)
+        return STRATA_ETYPE;
+    *out = v->v.u.f;
+    return STRATA_OK;
+}
+
+strata_status strata_value_get_string(const strata_value *v, const char **s, size_t *len)
+{
+    if (!v || !s)
+        return STRATA_EINVAL;
+    if (value_kind(&v->v) != VAL_STRING)
+        return STRATA_ETYPE;
+    size_t n;
+    *s = value_str(&v->v, &n);
+    if (len)
+        *len = n;
+    return STRATA_OK;
+}
+
+size_t strata_value_list_len(const strata_value *v)
+{
+    if (!v || (value_kind(&v->v) != VAL_LIST && value_kind(&v->v) != VAL_PATH))
+        return 0;
+    return value_list_len(&v->v);
+}
+
+strata_status strata_value_list_get(const strata_value *v, size_t i, strata_value **out)
+{
+    if (!v || !out)
+        return STRATA_EINVAL;
+    if (value_kind(&v->v) != VAL_LIST && value_kind(&v->v) != VAL_PATH)
+        return STRATA_ETYPE;
+    if (i >= value_list_len(&v->v))
+        return STRATA_ENOTFOUND;
+    *out = wrap(value_retain(value_list_items(&v->v)[i]));
+    return *out ? STRATA_OK : STRATA_ENOMEM;
+}
+
+int strata_value_equals(const strata_value *a, const strata_value *b)
+{
+    if (!a || !b)
+        return -1;
+    tri t = value_equals(&a->v, &b->v);
+    return t == TRI_NULL ? -1 : (int)t;
+}

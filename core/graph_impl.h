@@ -1,0 +1,102 @@
+/*
+ * graph_impl — versions, views and the graph handle.
+ *
+ * A version is a small header of pointers to the graph-sized structures
+ * (store.h, label_index.h).  The graph publishes its current version; a
+ * view is a counted reference to a version.  Versions are immutable while
+ * shared:
+ *
+ *   write entry (graph_write_begin, under the graph's mutex):
+ *     1. fold back: every base version that only the graph still holds is
+ *        released; this frees the chunks the fork copied (O(delta)) and
+ *        leaves the current version's chunks unshared again, so writes go
+ *        back to being in place.
+ *     2. fork: if a view holds the current version (refcount > 1), a new
+ *        version shares every structure of it (O(1): a few refcount
+ *        increments) and becomes current; the old one is kept as a base
+ *        until its views are gone.
+ *     3. the write runs in place on the current version, copying only the
+ *        shared chunks on the paths it touches.
+ *
+ *   snapshot (strata_snapshot, under the same mutex): one refcount
+ *   increment on the current version.  A reader therefore waits at most for
+ *   one direct write call to finish, never for a statement.
+ *
+ * Invariants:
+ *   1. The current version's refcount counts the graph plus every view of
+ *      it; a version with refcount above one is never written.
+ *   2. Every version in bases was current once and is still held by a view
+ *      (or will be released at the next write entry).
+ *   3. is_forked == (nbases > 0): the current version shares chunks with a
+ *      version a view may still read.
+ */
+#ifndef STRATA_CORE_GRAPH_IMPL_H
+#define STRATA_CORE_GRAPH_IMPL_H
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+
+#include "strata.h"
+#include "index/label_index.h"
+#include "storage/intern.h"
+#include "storage/mem.h"
+#include "storage/store.h"
+#include "storage/value.h"
+
+#define ERRMSG_MAX 256
+
+/* The state every version of one graph shares: its memory and catalogs. */
+typedef struct catalog {
+    atomic_uint refs;
+    mem_ctx *m;
+    interner *tokens[3];   /* by strata_token_kind */
+    interner *labelsets;   /* sorted uint32 label arrays; id 0 is empty */
+} catalog;
+
+typedef struct version {
+    atomic_uint refs;
+    catalog *cat;
+    store st;
+    label_index *labels;
+} version;
+
+struct strata_graph {
+    pthread_mutex_t lock;   /* serialises writers; guards current */
+    catalog *cat;
+    mem_ctx *m;
+    version *current;
+    version **bases;
+    size_t nbases, capbases;
+    char err[ERRMSG_MAX];
+};
+
+struct strata_view {
+    version *ver;
+    char err[ERRMSG_MAX];
+};
+
+struct strata_value {
+    value v;
+};
+
+void version_retain(version *v);
+void version_release(version **vp);
+
+/* Locks the graph and returns the current version, forked and folded back
+   as the header describes; NULL (unlocked, message set) when the fork ran
+   out of memory. */
+version *graph_write_begin(strata_graph *g);
+void graph_write_end(strata_graph *g);
+
+/* Records a message on the handle and returns s. */
+strata_status graph_fail(strata_graph *g, strata_status s, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+strata_status view_fail(strata_view *v, strata_status s, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The labels of a label set: count and the i-th token. */
+size_t labelset_len(const catalog *c, uint32_t ls);
+uint32_t labelset_at(const catalog *c, uint32_t ls, size_t i);
+
+#endif

@@ -1,0 +1,321 @@
+/* The read calls: everything here reads one immutable version through a
+   view, so nothing locks. */
+#include <string.h>
+
+#include "core/graph_impl.h"
+
+struct strata_node_iter {
+    version *ver;
+    uint64_t next;
+    uint32_t label;   /* STRATA_ANY_TYPE: every node */
+};
+
+struct strata_edge_iter {
+    version *ver;
+    const adj_block *adj;
+    uint64_t node;
+    uint32_t seg;     /* current segment */
+    uint32_t pos;     /* next entry within it */
+    int dirs;         /* strata_direction mask */
+    uint32_t type;
+};
+
+#define VIEW_CHECK(v)                                                                   \
+    do {                                                                                \
+        if (!(v))                                                                       \
+            return STRATA_EINVAL;                                                       \
+    } while (0)
+
+static strata_status no_node(strata_view *v, strata_id id)
+{
+    return view_fail(v, STRATA_ENOTFOUND, "node %llu does not exist", (unsigned long long)id);
+}
+
+static strata_status no_rel(strata_view *v, strata_id id)
+{
+    return view_fail(v, STRATA_ENOTFOUND, "relationship %llu does not exist",
+                     (unsigned long long)id);
+}
+
+uint64_t strata_node_count(const strata_view *v) { return v ? v->ver->st.node_live : 0; }
+uint64_t strata_rel_count(const strata_view *v) { return v ? v->ver->st.rel_live : 0; }
+
+bool strata_node_exists(const strata_view *v, strata_id node)
+{
+    return v && store_node(&v->ver->st, node);
+}
+
+bool strata_rel_exists(const strata_view *v, strata_id rel)
+{
+    return v && store_rel(&v->ver->st, rel);
+}
+
+strata_status strata_node_labels(strata_view *v, strata_id node, strata_token *buf, size_t cap,
+                                 size_t *n)
+{
+    VIEW_CHECK(v);
+    if (!n || (cap && !buf))
+        return view_fail(v, STRATA_EINVAL, "strata_node_labels: %s is NULL", n ? "buf" : "n");
+    const node_meta *nm = store_node(&v->ver->st, node);
+    if (!nm)
+        return no_node(v, node);
+    *n = labelset_len(v->ver->cat, nm->labelset);
+    for (size_t i = 0; i < *n && i < cap; i++)
+        buf[i] = labelset_at(v->ver->cat, nm->labelset, i);
+    return STRATA_OK;
+}
+
+strata_status strata_node_has_label(strata_view *v, strata_id node, strata_token label,
+                                    bool *out)
+{
+    VIEW_CHECK(v);
+    if (!out)
+        return view_fail(v, STRATA_EINVAL, "strata_node_has_label: out is NULL");
+    if (!store_node(&v->ver->st, node))
+        return no_node(v, node);
+    *out = labelidx_has(v->ver->labels, label, node);
+    return STRATA_OK;
+}
+
+static strata_status keys_of(strata_view *v, const prop_rec *r, strata_token *buf, size_t cap,
+                             size_t *n)
+{
+    *n = props_len(r);
+    for (size_t i = 0; i < *n && i < cap; i++)
+        buf[i] = props_key_at(r, (uint32_t)i);
+    (void)v;
+    return STRATA_OK;
+}
+
+strata_status strata_node_keys(strata_view *v, strata_id node, strata_token *buf, size_t cap,
+                               size_t *n)
+{
+    VIEW_CHECK(v);
+    if (!n || (cap && !buf))
+        return view_fail(v, STRATA_EINVAL, "strata_node_keys: %s is NULL", n ? "buf" : "n");
+    if (!store_node(&v->ver->st, node))
+        return no_node(v, node);
+    return keys_of(v, store_node_props(&v->ver->st, node), buf, cap, n);
+}
+
+strata_status strata_rel_keys(strata_view *v, strata_id rel, strata_token *buf, size_t cap,
+                              size_t *n)
+{
+    VIEW_CHECK(v);
+    if (!n || (cap && !buf))
+        return view_fail(v, STRATA_EINVAL, "strata_rel_keys: %s is NULL", n ? "buf" : "n");
+    if (!store_rel(&v->ver->st, rel))
+        return no_rel(v, rel);
+    return keys_of(v, store_rel_props(&v->ver->st, rel), buf, cap, n);
+}
+
+/* A new API value sharing the stored one (no copy of string bytes). */
+static strata_status hand_out(strata_view *v, const value *stored, strata_value **out)
+{
+    strata_value *r = mem_alloc(mem_scratch(), sizeof *r);
+    if (!r)
+        return view_fail(v, STRATA_ENOMEM, "out of memory returning a property value");
+    r->v = stored ? value_retain(*stored) : value_null();
+    *out = r;
+    return STRATA_OK;
+}
+
+strata_status strata_node_get(strata_view *v, strata_id node, strata_token key,
+                              strata_value **out)
+{
+    VIEW_CHECK(v);
+    if (!out)
+        return view_fail(v, STRATA_EINVAL, "strata_node_get: out is NULL");
+    if (!store_node(&v->ver->st, node))
+        return no_node(v, node);
+    return hand_out(v, props_get(store_node_props(&v->ver->st, node), key), out);
+}
+
+strata_status strata_rel_get(strata_view *v, strata_id rel, strata_token key,
+                             strata_value **out)
+{
+    VIEW_CHECK(v);
+    if (!out)
+        return view_fail(v, STRATA_EINVAL, "strata_rel_get: out is NULL");
+    if (!store_rel(&v->ver->st, rel))
+        return no_rel(v, rel);
+    return hand_out(v, props_get(store_rel_props(&v->ver->st, rel), key), out);
+}
+
+strata_status strata_rel_info(strata_view *v, strata_id rel, strata_id *start, strata_id *end,
+                              strata_token *type)
+{
+    VIEW_CHECK(v);
+    const rel_meta *r = store_rel(&v->ver->st, rel);
+    if (!r)
+        return no_rel(v, rel);
+    if (start)
+        *start = r->start;
+    if (end)
+        *end = r->end;
+    if (type)
+        *type = r->type;
+    return STRATA_OK;
+}
+
+static bool valid_direction(strata_direction d)
+{
+    return d == STRATA_OUT || d == STRATA_IN || d == STRATA_BOTH;
+}
+
+/* Whether segment (dir, type) is wanted by a filter. */
+static bool seg_wanted(int dir, uint32_t type, int dirs, uint32_t want)
+{
+    int bit = dir == ADJ_OUT ? STRATA_OUT : STRATA_IN;
+    return (dirs & bit) && (want == STRATA_ANY_TYPE || want == type);
+}
+
+strata_status strata_node_degree(strata_view *v, strata_id node, strata_direction dir,
+                                 strata_token type, uint64_t *out)
+{
+    VIEW_CHECK(v);
+    if (!out || !valid_direction(dir))
+        return view_fail(v, STRATA_EINVAL, "strata_node_degree: %s",
+                         out ? "bad direction" : "out is NULL");
+    if (!store_node(&v->ver->st, node))
+        return no_node(v, node);
+    const adj_block *b = store_node_adj(&v->ver->st, node);
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < adj_nsegments(b); i++) {
+        int d;
+        uint32_t t, cnt;
+        const adj_entry *e = adj_segment_at(b, i, &d, &t, &cnt);
+        if (!seg_wanted(d, t, (int)dir, type))
+            continue;
+        n += cnt;
+        if (dir == STRATA_BOTH && d == ADJ_IN)
+            for (uint32_t k = 0; k < cnt; k++)
+                n -= e[k].other == node;   /* self-loops count once */
+    }
+    *out = n;
+    return STRATA_OK;
+}
+
+/* ---- iterators ------------------------------------------------------------ */
+
+static strata_status node_iter(strata_view *v, uint32_t label, strata_node_iter **out)
+{
+    strata_node_iter *it = mem_alloc(mem_scratch(), sizeof *it);
+    if (!it)
+        return view_fail(v, STRATA_ENOMEM, "out of memory starting an iteration");
+    it->ver = v->ver;
+    version_retain(it->ver);
+    it->next = 0;
+    it->label = label;
+    *out = it;
+    return STRATA_OK;
+}
+
+strata_status strata_nodes(strata_view *v, strata_node_iter **out)
+{
+    VIEW_CHECK(v);
+    if (!out)
+        return view_fail(v, STRATA_EINVAL, "strata_nodes: out is NULL");
+    return node_iter(v, STRATA_ANY_TYPE, out);
+}
+
+strata_status strata_nodes_by_label(strata_view *v, strata_token label, strata_node_iter **out)
+{
+    VIEW_CHECK(v);
+    if (!out)
+        return view_fail(v, STRATA_EINVAL, "strata_nodes_by_label: out is NULL");
+    if (label == STRATA_ANY_TYPE || !intern_name(v->ver->cat->tokens[STRATA_LABEL], label, NULL))
+        return view_fail(v, STRATA_ENOTFOUND, "no label with token %u", label);
+    return node_iter(v, label, out);
+}
+
+bool strata_node_iter_next(strata_node_iter *it, strata_id *node)
+{
+    if (!it || !node)
+        return false;
+    const store *s = &it->ver->st;
+    if (it->label != STRATA_ANY_TYPE) {
+        uint64_t n = labelidx_next(it->ver->labels, it->label, it->next);
+        if (n == UINT64_MAX) {
+            it->next = UINT64_MAX;
+            return false;
+        }
+        it->next = n + 1;
+        *node = n;
+        return true;
+    }
+    while (it->next < store_node_slots(s)) {
+        uint64_t n = it->next++;
+        if (store_node(s, n)) {
+            *node = n;
+            return true;
+        }
+    }
+    return false;
+}
+
+void strata_node_iter_free(strata_node_iter **it)
+{
+    if (!it || !*it)
+        return;
+    version_release(&(*it)->ver);
+    mem_free(mem_scratch(), *it, sizeof **it);
+    *it = NULL;
+}
+
+strata_status strata_neighbours(strata_view *v, strata_id node, strata_direction dir,
+                                strata_token type, strata_edge_iter **out)
+{
+    VIEW_CHECK(v);
+    if (!out || !valid_direction(dir))
+        return view_fail(v, STRATA_EINVAL, "strata_neighbours: %s",
+                         out ? "bad direction" : "out is NULL");
+    if (!store_node(&v->ver->st, node))
+        return no_node(v, node);
+    strata_edge_iter *it = mem_alloc(mem_scratch(), sizeof *it);
+    if (!it)
+        return view_fail(v, STRATA_ENOMEM, "out of memory starting an iteration");
+    it->ver = v->ver;
+    version_retain(it->ver);
+    it->adj = store_node_adj(&v->ver->st, node);
+    it->node = node;
+    it->seg = 0;
+    it->pos = 0;
+    it->dirs = (int)dir;
+    it->type = type;
+    *out = it;
+    return STRATA_OK;
+}
+
+bool strata_edge_iter_next(strata_edge_iter *it, strata_id *rel, strata_id *other)
+{
+    if (!it)
+        return false;
+    for (; it->seg < adj_nsegments(it->adj); it->seg++, it->pos = 0) {
+        int d;
+        uint32_t t, cnt;
+        const adj_entry *e = adj_segment_at(it->adj, it->seg, &d, &t, &cnt);
+        if (!seg_wanted(d, t, it->dirs, it->type))
+            continue;
+        while (it->pos < cnt) {
+            const adj_entry *x = &e[it->pos++];
+            if (it->dirs == STRATA_BOTH && d == ADJ_IN && x->other == it->node)
+                continue;   /* a self-loop, already reported going out */
+            if (rel)
+                *rel = x->rel;
+            if (other)
+                *other = x->other;
+            return true;
+        }
+    }
+    return false;
+}
+
+void strata_edge_iter_free(strata_edge_iter **it)
+{
+    if (!it || !*it)
+        return;
+    version_release(&(*it)->ver);
+    mem_free(mem_scratch(), *it, sizeof **it);
+    *it = NULL;
+}

@@ -1,0 +1,457 @@
+/*
+ * The direct write calls.  Each one is atomic by construction: it checks
+ * its arguments, then performs every fallible step (owning the chunks,
+ * records and blocks it will touch, interning), none of which changes what
+ * the graph means, and only then changes the graph with steps that cannot
+ * fail.  A failure therefore leaves the graph exactly as it was.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/graph_impl.h"
+
+#define MAX_LABELS_PER_NODE 1024
+
+/* Checks a token handed in by the caller. */
+static strata_status check_token(strata_graph *g, strata_token_kind kind, strata_token t)
+{
+    static const char *const what[] = { "label", "relationship type", "property key" };
+    if (t >= intern_count(g->cat->tokens[kind]))
+        return graph_fail(g, STRATA_ENOTFOUND, "%s token %u was never interned", what[kind], t);
+    return STRATA_OK;
+}
+
+static strata_status no_node(strata_graph *g, strata_id id)
+{
+    return graph_fail(g, STRATA_ENOTFOUND, "node %llu does not exist", (unsigned long long)id);
+}
+
+static strata_status no_rel(strata_graph *g, strata_id id)
+{
+    return graph_fail(g, STRATA_ENOTFOUND, "relationship %llu does not exist",
+                      (unsigned long long)id);
+}
+
+static strata_status nomem(strata_graph *g, const char *what)
+{
+    return graph_fail(g, STRATA_ENOMEM, "out of memory: %s", what);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Sorts and dedups labels in place; returns the new count. */
+static size_t normalise_labels(uint32_t *l, size_t n)
+{
+    qsort(l, n, sizeof *l, cmp_u32);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (k == 0 || l[k - 1] != l[i])
+            l[k++] = l[i];
+    return k;
+}
+
+static int intern_labelset(catalog *c, const uint32_t *labels, size_t n, uint32_t *ls)
+{
+    return intern_add(c->labelsets, labels, n * sizeof *labels, ls);
+}
+
+/* The label set ls with label added (on) or removed (off). */
+static int labelset_with(catalog *c, uint32_t ls, uint32_t label, bool on, uint32_t *out)
+{
+    size_t n = labelset_len(c, ls);
+    uint32_t buf[MAX_LABELS_PER_NODE + 1];
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t t = labelset_at(c, ls, i);
+        if (t != label)
+            buf[k++] = t;
+    }
+    if (on)
+        buf[k++] = label;
+    k = normalise_labels(buf, k);
+    return intern_labelset(c, buf, k, out);
+}
+
+strata_status strata_node_create(strata_graph *g, const strata_token *labels, size_t n,
+                                 strata_id *out)
+{
+    if (!g)
+        return STRATA_EINVAL;
+    if (!out || (n && !labels))
+        return graph_fail(g, STRATA_EINVAL, "strata_node_create: %s is NULL",
+                          out ? "labels" : "out");
+    if (n > MAX_LABELS_PER_NODE)
+        return graph_fail(g, STRATA_EINVAL, "a node may carry at most %d labels, not %zu",
+                          MAX_LABELS_PER_NODE, n);
+    uint32_t sorted[MAX_LABELS_PER_NODE];
+    for (size_t i = 0; i < n; i++) {
+        strata_status s = check_token(g, STRATA_LABEL, labels[i]);
+        if (s)
+            return s;
+        sorted[i] = labels[i];
+    }
+    n = normalise_labels(sorted, n);
+
+    version *v = graph_write_begin(g);
+    if (!v)
+        return STRATA_ENOMEM;
+    strata_status s = STRATA_OK;
+    uint32_t ls;
+    uint64_t id = store_next_node_id(&v->st);
+    if (id >= SLOT_MAX_ID) {
+        s = graph_fail(g, STRATA_EFULL, "no node ids left (%llu in use)",
+                       (unsigned long long)id);
+        goto cleanup;
+    }
+    if (intern_labelset(g->cat, sorted, n, &ls) != 0) {
+        s = nomem(g, "interning a label set");
+        goto cleanup;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (labelidx_prepare(g->m, &v->labels, sorted[i], id) != 0) {
+            s = nomem(g, "growing the label index");
+            goto cleanup;
+        }
+    if (store_node_alloc(&v->st, g->m, ls, &id) != 0) {
+        s = nomem(g, "allocating a node slot");
+        goto cleanup;
+    }
+    for (size_t i = 0; i < n; i++)
+        labelidx_set(g->m, v->labels, sorted[i], id, true);
+    *out = id;
+cleanup:
+    graph_write_end(g);
+    return s;
+}
+
+/* Owns the label index words of every label of a node about to change. */
+static int prepare_labels(strata_graph *g, version *v, uint32_t ls, uint64_t node)
+{
+    size_t n = labelset_len(g->cat, ls);
+    for (size_t i = 0; i < n; i++)
+        if (labelidx_prepare(g->m, &v->labels, labelset_at(g->cat, ls, i), node) != 0)
+            return -1;
+    return 0;
+}
+
+static void clear_labels(strata_graph *g, version *v, uint32_t ls, uint64_t node)
+{
+    size_t n = labelset_len(g->cat, ls);
+    for (size_t i = 0; i < n; i++)
+        labelidx_set(g->m, v->labels, labelset_at(g->cat, ls, i), node, false);
+}
+
+/* Owns everything deleting rel touches: its slot and the blocks of its
+   endpoints, except the block of skip (a node being deleted with it, whose
+   block goes whole). */
+static int prepare_rel_delete(strata_graph *g, version *v, uint64_t rel, uint64_t skip)
+{
+    const rel_meta *r = store_rel(&v->st, rel);
+    uint32_t ends[2] = { r->start, r->end };
+    if (store_rel_own(&v->st, g->m, rel) != 0)
+        return -1;
+    for (int i = 0; i < 2; i++) {
+        if (ends[i] == skip)
+            continue;
+        adj_block **b = store_node_adj_mut(&v->st, g->m, ends[i]);
+        if (!b || adj_reserve(g->m, b, 0) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static void commit_rel_delete(strata_graph *g, version *v, uint64_t rel, uint64_t skip)
+{
+    rel_meta r = *store_rel(&v->st, rel);
+    if (r.start != skip)
+        adj_erase(*store_node_adj_mut(&v->st, g->m, r.start), ADJ_OUT, r.type, (uint32_t)rel);
+    if (r.end != skip)
+        adj_erase(*store_node_adj_mut(&v->st, g->m, r.end), ADJ_IN, r.type, (uint32_t)rel);
+    store_rel_free(&v->st, g->m, rel);
+}
+
+/* Visits each relationship at a node once (a self-loop is in both
+   directions), preparing (pass 0) or committing (pass 1) its deletion. */
+static int detach_pass(strata_graph *g, version *v, const adj_block *adj, uint64_t node,
+                       int pass)
+{
+    for (uint32_t i = 0; i < adj_nsegments(adj); i++) {
+        int dir;
+        uint32_t type, cnt;
+        const adj_entry *e = adj_segment_at(adj, i, &dir, &type, &cnt);
+        for (uint32_t k = 0; k < cnt; k++) {
+            if (dir == ADJ_IN && e[k].other == node)
+                continue;
+            if (pass == 0 && prepare_rel_delete(g, v, e[k].rel, node) != 0)
+                return -1;
+            if (pass == 1)
+                commit_rel_delete(g, v, e[k].rel, node);
+        }
+    }
+    return 0;
+}
+
+static strata_status node_delete(strata_graph *g, strata_id node, bool detach)
+{
+    if (!g)
+        return STRATA_EINVAL;
+    version *v = graph_write_begin(g);
+    if (!v)
+        return STRATA_ENOMEM;
+    strata_status s = STRATA_OK;
+    const node_meta *nm = store_node(&v->st, node);
+    if (!nm) {
+        s = no_node(g, node);
+        goto cleanup;
+    }
+    uint32_t ls = nm->labelset;
+    /* The node's own block is only read here (never written: it is
+       released whole with the node), so it stays put while we walk it. */
+    const adj_block *adj = store_node_adj(&v->st, node);
+    if (adj_len(adj) && !detach) {
+        s = graph_fail(g, STRATA_ECONNECTED,
+                       "node %llu still has %u relationships; delete them first "
+                       "or detach-delete the node",
+                       (unsigned long long)node, adj_len(adj));
+        goto cleanup;
+    }
+    if (detach_pass(g, v, adj, node, 0) != 0 || store_node_own(&v->st, g->m, node) != 0 ||
+        prepare_labels(g, v, ls, node) != 0) {
+        s = nomem(g, "deleting a node");
+        goto cleanup;
+    }
+    detach_pass(g, v, adj, node, 1);
+    clear_labels(g, v, ls, node);
+    store_node_free(&v->st, g->m, node);
+cleanup:
+    graph_write_end(g);
+    return s;
+}
+
+strata_status strata_node_delete(strata_graph *g, strata_id node)
+{
+    return node_delete(g, node, false);
+}
+
+strata_status strata_node_detach_delete(strata_graph *g, strata_id node)
+{
+    return node_delete(g, node, true);
+}
+
+static strata_status node_label(strata_graph *g, strata_id node, strata_token label, bool on)
+{
+    if (!g)
+        return STRATA_EINVAL;
+    strata_status s = check_token(g, STRATA_LABEL, label);
+    if (s)
+        return s;
+    version *v = graph_write_begin(g);
+    if (!v)
+        return STRATA_ENOMEM;
+    const node_meta *nm = store_node(&v->st, node);
+    uint32_t ls;
+    if (!nm) {
+        s = no_node(g, node);
+        goto cleanup;
+    }
+    if (labelidx_has(v->labels, label, node) == on)
+        goto cleanup;   /* already so: nothing to do */
+    if (on && labelset_len(g->cat, nm->labelset) >= MAX_LABELS_PER_NODE) {
+        s = graph_fail(g, STRATA_EINVAL, "node %llu already carries %d labels",
+                       (unsigned long long)node, MAX_LABELS_PER_NODE);
+        goto cleanup;
+    }
+    if (labelset_with(g->cat, nm->labelset, label, on, &ls) != 0 ||
+        labelidx_prepare(g->m, &v->labels, label, node) != 0) {
+        s = nomem(g, "changing a label");
+        goto cleanup;
+    }
+    node_meta *m = store_node_meta_mut(&v->st, g->m, node);
+    if (!m) {
+        s = nomem(g, "changing a label");
+        goto cleanup;
+    }
+    m->labelset = ls;
+    labelidx_set(g->m, v->labels, label, node, on);
+cleanup:
+    graph_write_end(g);
+    return s;
+}
+
+strata_status strata_node_add_label(strata_graph *g, strata_id node, strata_token label)
+{
+    return node_label(g, node, label, true);
+}
+
+strata_status strata_node_remove_label(strata_graph *g, strata_id node, strata_token label)
+{
+    return node_label(g, node, label, false);
+}
+
+strata_status strata_rel_create(strata_graph *g, strata_id start, strata_id end,
+                                strata_token type, strata_id *out)
+{
+    if (!g)
+        return STRATA_EINVAL;
+    if (!out)
+        return graph_fail(g, STRATA_EINVAL, "strata_rel_create: out is NULL");
+    strata_status s = check_token(g, STRATA_RELTYPE, type);
+    if (s)
+        return s;
+    version *v = graph_write_begin(g);
+    if (!v)
+        return STRATA_ENOMEM;
+    uint64_t id = store_next_rel_id(&v->st);
+    adj_block **sb, **eb;
+    if (!store_node(&v->st, start) || !store_node(&v->st, end)) {
+        s = graph_fail(g, STRATA_ENOTFOUND, "cannot create a relationship: %s node %llu "
+                       "does not exist", store_node(&v->st, start) ? "end" : "start",
+                       (unsigned long long)(store_node(&v->st, start) ? end : start));
+        goto cleanup;
+    }
+    if (id >= SLOT_MAX_ID) {
+        s = graph_fail(g, STRATA_EFULL, "no relationship ids left");
+        goto cleanup;
+    }
+    sb = store_node_adj_mut(&v->st, g->m, start);
+    if (!sb || adj_reserve(g->m, sb, start == end ? 2 : 1) != 0)
+        goto oom;
+    eb = store_node_adj_mut(&v->st, g->m, end);
+    if (!eb || (start != end && adj_reserve(g->m, eb, 1) != 0))
+        goto oom;
+    if (store_rel_alloc(&v->st, g->m, (uint32_t)start, (uint32_t)end, type, &id) != 0)
+        goto oom;
+    /* sb stays valid across the second adj_mut: its chunks are already
+       private, so nothing on its path is copied again. */
+    adj_insert(*sb, ADJ_OUT, type, (uint32_t)id, (uint32_t)end);
+    adj_insert(*eb, ADJ_IN, type, (uint32_t)id, (uint32_t)start);
+    *out = id;
+    goto cleanup;
+oom:
+    s = nomem(g, "creating a relationship");
+cleanup:
+    graph_write_end(g);
+    return s;
+}
+
+strata_status strata_rel_delete(strata_graph *g, strata_id rel)
+{
+    if (!g)
+        return STRATA_EINVAL;
+    version *v = graph_write_begin(g);
+    if (!v)
+        return STRATA_ENOMEM;
+    strata_status s = STRATA_OK;
+    if (!store_rel(&v->st, rel))
+        s = no_rel(g, rel);
+    else if (prepare_rel_delete(g, v, rel, UINT64_MAX) != 0)
+        s = nomem(g, "deleting a relationship");
+    else
+        commit_rel_delete(g, v, rel, UINT64_MAX);
+    graph_write_end(g);
+    return s;
+}
+
+/* Whether v may be stored as a property: scalars and flat lists of
+   non-null scalars. */
+static bool storable(const value *v, bool in_list)
+{
+    switch (value_kind(v)) {
+    case VAL_BOOL:
+    case VAL_INT:
+    case VAL_FLOAT:
+    case VAL_STRING:
+        return true;
+    case VAL_LIST:
+        if (in_list)
+            return false;
+        for (size_t i = 0; i < value_list_len(v); i++)
+            if (!storable(&value_list_items(v)[i], true))
+                return false;
+        return true;
+    default:
+        return false;
+    }
+}
+
+static const char *type_name(const value *v)
+{
+    static const char *const names[] = { "null", "boolean", "integer", "float", "string",
+                                         "list", "map", "node", "relationship", "path" };
+    return names[value_kind(v)];
+}
+
+static strata_status set_prop(strata_graph *g, bool is_rel, strata_id id, strata_token key,
+                              const strata_value *val)
+{
+    if (!g)
+        return STRATA_EINVAL;
+    if (!val)
+        return graph_fail(g, STRATA_EINVAL, "property value is NULL");
+    strata_status s = check_token(g, STRATA_KEY, key);
+    if (s)
+        return s;
+    bool remove = value_is_null(&val->v);
+    if (!remove && !storable(&val->v, false))
+        return graph_fail(g, STRATA_ETYPE,
+                          "a %s cannot be stored as a property (storable: boolean, integer, "
+                          "float, string, and lists of those without nulls)",
+                          type_name(&val->v));
+    version *v = graph_write_begin(g);
+    if (!v)
+        return STRATA_ENOMEM;
+    if (is_rel ? !store_rel(&v->st, id) : !store_node(&v->st, id)) {
+        s = is_rel ? no_rel(g, id) : no_node(g, id);
+        goto cleanup;
+    }
+    value copy = value_null();
+    if (!remove && value_clone(g->m, &val->v, &copy) != 0) {
+        s = nomem(g, "copying a property value");
+        goto cleanup;
+    }
+    prop_rec **rp = is_rel ? store_rel_props_mut(&v->st, g->m, id)
+                           : store_node_props_mut(&v->st, g->m, id);
+    if (!rp) {
+        value_release(&copy);
+        s = nomem(g, "setting a property");
+        goto cleanup;
+    }
+    if (remove ? props_remove(g->m, rp, key, NULL) != 0
+               : props_set(g->m, rp, key, copy, NULL) != 0)
+        s = nomem(g, "setting a property");
+cleanup:
+    graph_write_end(g);
+    return s;
+}
+
+strata_status strata_node_set(strata_graph *g, strata_id node, strata_token key,
+                              const strata_value *val)
+{
+    return set_prop(g, false, node, key, val);
+}
+
+strata_status strata_rel_set(strata_graph *g, strata_id rel, strata_token key,
+                             const strata_value *val)
+{
+    return set_prop(g, true, rel, key, val);
+}
+
+static strata_status remove_prop(strata_graph *g, bool is_rel, strata_id id, strata_token key)
+{
+    static const strata_value null_value = { { 0 } };
+    return set_prop(g, is_rel, id, key, &null_value);
+}
+
+strata_status strata_node_remove(strata_graph *g, strata_id node, strata_token key)
+{
+    return remove_prop(g, false, node, key);
+}
+
+strata_status strata_rel_remove(strata_graph *g, strata_id rel, strata_token key)
+{
+    return remove_prop(g, true, rel, key);
+}

@@ -1,0 +1,243 @@
+/*
+ * strata — an embedded, in-memory property-graph database.
+ *
+ * The one public header.  Conventions that hold for every call:
+ *
+ *   - Every call that can fail returns a strata_status.  On failure the
+ *     handle it was called on (the graph, or the view for reads) keeps a
+ *     message naming what was wrong and where; strata_errmsg() /
+ *     strata_view_errmsg() return it.  No call aborts on bad input: a NULL
+ *     where a handle is required, an unknown or deleted id, a value of the
+ *     wrong type all come back as statuses.  Nothing is global.
+ *   - A failed write changes nothing.
+ *   - Ownership: "new" results (out parameters of type T **) are owned by the
+ *     caller and freed with the matching *_free / *_release, which takes a
+ *     T ** and sets it to NULL.  Every const pointer argument is borrowed for
+ *     the duration of the call only.  Strings returned as const char * are
+ *     owned by the graph and live as long as the graph or any view of it.
+ *
+ * Reads go through views: strata_snapshot() gives an immutable view of the
+ * last committed state in O(1).  A view stays unchanged, whatever the writer
+ * does, until it is released, and may be used from any thread (one thread
+ * at a time per view handle; take one view per thread for parallel reads).
+ * Writes go through the graph handle and are serialised inside the library.
+ */
+#ifndef STRATA_H
+#define STRATA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define STRATA_API __attribute__((visibility("default")))
+#else
+#define STRATA_API
+#endif
+
+typedef struct strata_graph strata_graph;  /* the writable database */
+typedef struct strata_view strata_view;    /* an immutable snapshot */
+typedef struct strata_value strata_value;  /* a value handed across the API */
+typedef struct strata_node_iter strata_node_iter;
+typedef struct strata_edge_iter strata_edge_iter;
+
+/* A node or relationship id: its slot index.  Slots are reused after a
+   delete, most recently freed first. */
+typedef uint64_t strata_id;
+/* An interned label, relationship type or property key. */
+typedef uint32_t strata_token;
+
+#define STRATA_ANY_TYPE UINT32_MAX   /* neighbour filter: every type */
+
+typedef enum strata_status {
+    STRATA_OK = 0,
+    STRATA_ENOMEM,      /* out of memory; nothing changed */
+    STRATA_EINVAL,      /* invalid argument (NULL handle, bad enum, bad name) */
+    STRATA_ENOTFOUND,   /* no such node, relationship or token */
+    STRATA_ETYPE,       /* a value of the wrong type */
+    STRATA_ECONNECTED,  /* a node to delete still has relationships */
+    STRATA_ECONSTRAINT, /* a constraint would be violated */
+    STRATA_EFULL,       /* the id space is exhausted */
+} strata_status;
+
+typedef enum strata_token_kind {
+    STRATA_LABEL = 0,
+    STRATA_RELTYPE,
+    STRATA_KEY,
+} strata_token_kind;
+
+typedef enum strata_direction {
+    STRATA_OUT = 1,     /* relationships that start at the node */
+    STRATA_IN = 2,      /* relationships that end at the node */
+    STRATA_BOTH = 3,    /* both; a self-loop is reported once */
+} strata_direction;
+
+typedef enum strata_type {
+    STRATA_NULL = 0,
+    STRATA_BOOL,
+    STRATA_INT,
+    STRATA_FLOAT,
+    STRATA_STRING,
+    STRATA_LIST,
+    STRATA_MAP,
+    STRATA_NODE,
+    STRATA_RELATIONSHIP,
+    STRATA_PATH,
+} strata_type;
+
+/* A short, static description of a status. */
+STRATA_API const char *strata_errstr(strata_status s);
+
+/* ---- the graph ------------------------------------------------------ */
+
+/* A new, empty in-memory graph. */
+STRATA_API strata_status strata_graph_new(strata_graph **out);
+/* Frees the graph handle.  Views still held stay valid until released. */
+STRATA_API void strata_graph_free(strata_graph **g);
+/* The message of the last failed call on g (empty when none). */
+STRATA_API const char *strata_errmsg(const strata_graph *g);
+
+/* Tokens: intern creates the token if needed; names are 1..65535 bytes of
+   UTF-8 without NUL. */
+STRATA_API strata_status strata_token_intern(strata_graph *g, strata_token_kind kind,
+                                             const char *name, strata_token *out);
+
+/* ---- writes ----------------------------------------------------------- */
+
+/* Creates a node with the given labels (labels may be NULL when n == 0;
+   repeated labels count once). */
+STRATA_API strata_status strata_node_create(strata_graph *g, const strata_token *labels,
+                                            size_t n, strata_id *out);
+/* Deletes a node that has no relationships (STRATA_ECONNECTED otherwise). */
+STRATA_API strata_status strata_node_delete(strata_graph *g, strata_id node);
+/* Deletes a node and every relationship attached to it. */
+STRATA_API strata_status strata_node_detach_delete(strata_graph *g, strata_id node);
+STRATA_API strata_status strata_node_add_label(strata_graph *g, strata_id node,
+                                               strata_token label);
+STRATA_API strata_status strata_node_remove_label(strata_graph *g, strata_id node,
+                                                  strata_token label);
+
+STRATA_API strata_status strata_rel_create(strata_graph *g, strata_id start, strata_id end,
+                                           strata_token type, strata_id *out);
+STRATA_API strata_status strata_rel_delete(strata_graph *g, strata_id rel);
+
+/* Sets a property.  The value is borrowed and copied into the graph.
+   Storable values: booleans, integers, floats, strings, and lists of those
+   (no nulls, no nesting); setting null removes the property.  Anything else
+   is STRATA_ETYPE. */
+STRATA_API strata_status strata_node_set(strata_graph *g, strata_id node, strata_token key,
+                                         const strata_value *val);
+STRATA_API strata_status strata_node_remove(strata_graph *g, strata_id node, strata_token key);
+STRATA_API strata_status strata_rel_set(strata_graph *g, strata_id rel, strata_token key,
+                                        const strata_value *val);
+STRATA_API strata_status strata_rel_remove(strata_graph *g, strata_id rel, strata_token key);
+
+/* ---- views and reads ------------------------------------------------ */
+
+/* An immutable view of the last committed state, in O(1). */
+STRATA_API strata_status strata_snapshot(strata_graph *g, strata_view **out);
+STRATA_API void strata_view_release(strata_view **v);
+STRATA_API const char *strata_view_errmsg(const strata_view *v);
+
+STRATA_API strata_status strata_token_lookup(strata_view *v, strata_token_kind kind,
+                                             const char *name, strata_token *out);
+STRATA_API strata_status strata_token_name(strata_view *v, strata_token_kind kind,
+                                           strata_token tok, const char **name);
+
+STRATA_API uint64_t strata_node_count(const strata_view *v);
+STRATA_API uint64_t strata_rel_count(const strata_view *v);
+
+STRATA_API bool strata_node_exists(const strata_view *v, strata_id node);
+STRATA_API bool strata_rel_exists(const strata_view *v, strata_id rel);
+
+/* Copies up to cap label tokens (sorted) into buf; *n is the node's label
+   count, which may exceed cap. */
+STRATA_API strata_status strata_node_labels(strata_view *v, strata_id node,
+                                            strata_token *buf, size_t cap, size_t *n);
+STRATA_API strata_status strata_node_has_label(strata_view *v, strata_id node,
+                                               strata_token label, bool *out);
+/* Copies up to cap property keys (sorted by token) into buf; *n is the
+   node's property count. */
+STRATA_API strata_status strata_node_keys(strata_view *v, strata_id node,
+                                          strata_token *buf, size_t cap, size_t *n);
+STRATA_API strata_status strata_rel_keys(strata_view *v, strata_id rel,
+                                         strata_token *buf, size_t cap, size_t *n);
+/* A new value: the property, or null when the node has none under key. */
+STRATA_API strata_status strata_node_get(strata_view *v, strata_id node, strata_token key,
+                                         strata_value **out);
+STRATA_API strata_status strata_rel_get(strata_view *v, strata_id rel, strata_token key,
+                                        strata_value **out);
+/* Any of start, end, type may be NULL. */
+STRATA_API strata_status strata_rel_info(strata_view *v, strata_id rel, strata_id *start,
+                                         strata_id *end, strata_token *type);
+STRATA_API strata_status strata_node_degree(strata_view *v, strata_id node,
+                                            strata_direction dir, strata_token type,
+                                            uint64_t *out);
+
+/* ---- iteration (an iterator holds its view's state alive) -------------- */
+
+/* Every node, in id order. */
+STRATA_API strata_status strata_nodes(strata_view *v, strata_node_iter **out);
+/* The nodes carrying a label, in id order. */
+STRATA_API strata_status strata_nodes_by_label(strata_view *v, strata_token label,
+                                               strata_node_iter **out);
+STRATA_API bool strata_node_iter_next(strata_node_iter *it, strata_id *node);
+STRATA_API void strata_node_iter_free(strata_node_iter **it);
+
+/* The relationships at a node in a direction, of one type or of
+   STRATA_ANY_TYPE; each step yields the relationship and the node at its
+   other end. */
+STRATA_API strata_status strata_neighbours(strata_view *v, strata_id node,
+                                           strata_direction dir, strata_token type,
+                                           strata_edge_iter **out);
+STRATA_API bool strata_edge_iter_next(strata_edge_iter *it, strata_id *rel, strata_id *other);
+STRATA_API void strata_edge_iter_free(strata_edge_iter **it);
+
+/* ---- values ----------------------------------------------------------- */
+
+/* Constructors return NULL when out of memory. */
+STRATA_API strata_value *strata_value_null(void);
+STRATA_API strata_value *strata_value_bool(bool b);
+STRATA_API strata_value *strata_value_int(int64_t i);
+STRATA_API strata_value *strata_value_float(double f);
+/* Copies len bytes (which need not be NUL-terminated). */
+STRATA_API strata_value *strata_value_string(const char *s, size_t len);
+/* A list of copies of items[0..n) (borrowed). */
+STRATA_API strata_value *strata_value_list(const strata_value *const *items, size_t n);
+STRATA_API void strata_value_free(strata_value **v);
+
+STRATA_API strata_type strata_value_type(const strata_value *v);
+STRATA_API strata_status strata_value_get_bool(const strata_value *v, bool *out);
+STRATA_API strata_status strata_value_get_int(const strata_value *v, int64_t *out);
+STRATA_API strata_status strata_value_get_float(const strata_value *v, double *out);
+/* Borrowed bytes (NUL-terminated), valid while v lives. */
+STRATA_API strata_status strata_value_get_string(const strata_value *v, const char **s,
+                                                 size_t *len);
+STRATA_API size_t strata_value_list_len(const strata_value *v);
+/* A new value holding a copy of element i (O(1) for strings). */
+STRATA_API strata_status strata_value_list_get(const strata_value *v, size_t i,
+                                               strata_value **out);
+/* openCypher equality (=): 1 for true, 0 for false, -1 for null. */
+STRATA_API int strata_value_equals(const strata_value *a, const strata_value *b);
+
+/* ---- statistics -------------------------------------------------------- */
+
+typedef struct strata_memstats {
+    uint64_t graph_bytes;   /* bytes held by the graph's storage (all live versions) */
+    uint64_t nodes;         /* live nodes in the last committed state */
+    uint64_t relationships; /* live relationships in the last committed state */
+    uint64_t node_slots;    /* allocated node slots, live or free */
+    uint64_t rel_slots;
+} strata_memstats;
+
+STRATA_API strata_status strata_memory_stats(strata_graph *g, strata_memstats *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,20 @@
+#!/bin/sh
+# Installs what strata needs to build, test and benchmark, from Debian's
+# packages.  Idempotent: does nothing when everything is already there.
+set -eu
+packages="build-essential cmake pkg-config libjemalloc-dev uthash-dev libcmocka-dev
+libedit-dev libsqlite3-dev hyperfine python3"
+missing=""
+for p in $packages; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "installing:$missing"
+if [ "$(id -u)" -ne 0 ]; then
+    SUDO=sudo
+else
+    SUDO=
+fi
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing

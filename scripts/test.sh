@@ -1,0 +1,22 @@
+#!/bin/sh
+# Installs dependencies, builds strata three ways and runs every test:
+#   release   -Werror, the suite as shipped
+#   asan      AddressSanitizer + UndefinedBehaviorSanitizer, the whole suite
+#   tsan      ThreadSanitizer, the tests labelled "concurrency"
+set -eu
+cd "$(dirname "$0")/.."
+sh scripts/install-deps.sh
+jobs=$(nproc)
+build() {
+    dir=$1
+    shift
+    cmake -S . -B "build/$dir" -DSTRATA_WERROR=ON "$@" >/dev/null
+    cmake --build "build/$dir" -j"$jobs" >/dev/null
+}
+build release -DCMAKE_BUILD_TYPE=RelWithDebInfo
+ctest --test-dir build/release --output-on-failure -j"$jobs"
+build asan -DSTRATA_SANITIZE=ON -DSTRATA_BENCH=OFF
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    ctest --test-dir build/asan --output-on-failure -j"$jobs"
+build tsan -DSTRATA_TSAN=ON -DSTRATA_BENCH=OFF
+TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build/tsan --output-on-failure -L concurrency

@@ -1,0 +1,172 @@
+#include "storage/mem.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef STRATA_JEMALLOC
+#include <jemalloc/jemalloc.h>
+#endif
+
+struct mem_ctx {
+    atomic_size_t bytes;
+    atomic_int refs;
+    unsigned arena;     /* jemalloc arena index; unused without jemalloc */
+    int flags;          /* mallocx flags selecting the arena */
+    int is_static;      /* the scratch context is never freed */
+};
+
+static mem_ctx scratch_ctx = { .refs = 1, .is_static = 1 };
+
+#ifdef STRATA_TESTING
+static atomic_long fail_at;   /* 0: off; else the count that fails */
+static atomic_long alloc_count;
+
+void mem_fail_at(long k)
+{
+    atomic_store(&alloc_count, 0);
+    atomic_store(&fail_at, k > 0 ? k : 0);
+}
+
+void mem_fail_clear(void) { mem_fail_at(0); }
+
+long mem_fail_count(void) { return atomic_load(&alloc_count); }
+
+static int injected_failure(void)
+{
+    long n = atomic_fetch_add(&alloc_count, 1) + 1;
+    long k = atomic_load(&fail_at);
+    return k > 0 && n >= k;
+}
+#else
+static inline int injected_failure(void) { return 0; }
+#endif
+
+static void *raw_alloc(mem_ctx *m, size_t size)
+{
+#ifdef STRATA_JEMALLOC
+    return mallocx(size, m->flags);
+#else
+    (void)m;
+    return malloc(size);
+#endif
+}
+
+static void raw_free(mem_ctx *m, void *p, size_t size)
+{
+#ifdef STRATA_JEMALLOC
+    sdallocx(p, size, m->flags);
+#else
+    (void)m;
+    (void)size;
+    free(p);
+#endif
+}
+
+mem_ctx *mem_scratch(void) { return &scratch_ctx; }
+
+mem_ctx *mem_ctx_new(void)
+{
+    if (injected_failure())
+        return NULL;
+    mem_ctx *m = malloc(sizeof *m);
+    if (!m)
+        return NULL;
+    memset(m, 0, sizeof *m);
+    atomic_init(&m->bytes, 0);
+    atomic_init(&m->refs, 1);
+#ifdef STRATA_JEMALLOC
+    unsigned arena;
+    size_t sz = sizeof arena;
+    if (mallctl("arenas.create", &arena, &sz, NULL, 0) != 0) {
+        free(m);
+        return NULL;
+    }
+    m->arena = arena;
+    m->flags = (int)MALLOCX_ARENA(arena);
+#endif
+    return m;
+}
+
+void mem_ctx_retain(mem_ctx *m)
+{
+    if (!m->is_static)
+        atomic_fetch_add_explicit(&m->refs, 1, memory_order_relaxed);
+}
+
+void mem_ctx_release(mem_ctx *m)
+{
+    if (!m || m->is_static)
+        return;
+    if (atomic_fetch_sub_explicit(&m->refs, 1, memory_order_acq_rel) != 1)
+        return;
+#ifdef STRATA_JEMALLOC
+    /* Everything allocated from the arena has been freed (invariant 3), so
+       the arena can go back to jemalloc whole. */
+    char name[64];
+    snprintf(name, sizeof name, "arena.%u.destroy", m->arena);
+    mallctl(name, NULL, NULL, NULL, 0);
+#endif
+    free(m);
+}
+
+size_t mem_ctx_bytes(const mem_ctx *m)
+{
+    return atomic_load_explicit(&m->bytes, memory_order_relaxed);
+}
+
+void *mem_alloc(mem_ctx *m, size_t size)
+{
+    if (size == 0)
+        size = 1;
+    if (size == SIZE_MAX || injected_failure())
+        return NULL;
+    void *p = raw_alloc(m, size);
+    if (p)
+        atomic_fetch_add_explicit(&m->bytes, size, memory_order_relaxed);
+    return p;
+}
+
+void *mem_calloc(mem_ctx *m, size_t size)
+{
+    void *p = mem_alloc(m, size);
+    if (p)
+        memset(p, 0, size ? size : 1);
+    return p;
+}
+
+void *mem_realloc(mem_ctx *m, void *p, size_t old_size, size_t new_size)
+{
+    if (!p)
+        return mem_alloc(m, new_size);
+    if (new_size == 0)
+        new_size = 1;
+    if (old_size == 0)
+        old_size = 1;
+    if (new_size == SIZE_MAX || injected_failure())
+        return NULL;
+#ifdef STRATA_JEMALLOC
+    void *q = rallocx(p, new_size, m->flags);
+#else
+    void *q = realloc(p, new_size);
+#endif
+    if (!q)
+        return NULL;
+    if (new_size >= old_size)
+        atomic_fetch_add_explicit(&m->bytes, new_size - old_size,
+                                  memory_order_relaxed);
+    else
+        atomic_fetch_sub_explicit(&m->bytes, old_size - new_size,
+                                  memory_order_relaxed);
+    return q;
+}
+
+void mem_free(mem_ctx *m, void *p, size_t size)
+{
+    if (!p)
+        return;
+    if (size == 0)
+        size = 1;
+    raw_free(m, p, size);
+    atomic_fetch_sub_explicit(&m->bytes, size, memory_order_relaxed);
+}

@@ -1,0 +1,68 @@
+/*
+ * mem — the one allocation wrapper.
+ *
+ * Every byte strata allocates goes through a mem_ctx.  A context counts the
+ * bytes it has handed out (atomically: readers on other threads free what a
+ * writer allocated when they drop the last reference to a shared chunk) and,
+ * in jemalloc builds, allocates from a jemalloc arena of its own, so that a
+ * graph's storage can be measured and released apart from query scratch.
+ *
+ * Invariants:
+ *   1. mem_ctx_bytes(m) == bytes handed out by m and not yet freed.
+ *   2. Every free names the size it was allocated with (sized deallocation;
+ *      also what keeps invariant 1 exact without asking the allocator).
+ *   3. A context lives while anything allocated from it lives: it is
+ *      refcounted, and each structure that allocates from it holds a ref.
+ *
+ * Failure injection (test builds, STRATA_TESTING): mem_fail_at(k) makes the
+ * k-th allocation from now fail, process-wide; every caller must turn that
+ * into a status, never an abort.
+ */
+#ifndef STRATA_STORAGE_MEM_H
+#define STRATA_STORAGE_MEM_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct mem_ctx mem_ctx;
+
+/* A new context with refcount one, or NULL when out of memory. */
+mem_ctx *mem_ctx_new(void);
+void mem_ctx_retain(mem_ctx *m);
+/* Drops a ref; the last one frees the context (and its arena). */
+void mem_ctx_release(mem_ctx *m);
+
+/* The process-wide context for short-lived memory (query scratch, values
+   handed to API callers).  Never freed. */
+mem_ctx *mem_scratch(void);
+
+/* Bytes currently allocated from m. */
+size_t mem_ctx_bytes(const mem_ctx *m);
+
+/* NULL on failure (or injected failure).  size 0 is treated as 1. */
+void *mem_alloc(mem_ctx *m, size_t size);
+void *mem_calloc(mem_ctx *m, size_t size);
+/* Like realloc; on failure returns NULL and p is untouched. */
+void *mem_realloc(mem_ctx *m, void *p, size_t old_size, size_t new_size);
+void mem_free(mem_ctx *m, void *p, size_t size);
+
+/* Overflow-checked n * size; SIZE_MAX on overflow (an allocation of
+   SIZE_MAX always fails). */
+static inline size_t mem_array_size(size_t n, size_t size)
+{
+    if (size != 0 && n > SIZE_MAX / size)
+        return SIZE_MAX;
+    return n * size;
+}
+
+#ifdef STRATA_TESTING
+/* Fail the k-th allocation from now (k >= 1) and every one after it until
+   mem_fail_clear(); k <= 0 disables. */
+void mem_fail_at(long k);
+void mem_fail_clear(void);
+/* Allocations attempted since the last mem_fail_at / mem_fail_clear. */
+long mem_fail_count(void);
+#endif
+
+#endif

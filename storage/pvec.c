@@ -1,0 +1,242 @@
+#include "storage/pvec.h"
+
+#include <stdatomic.h>
+#include <string.h>
+
+#define MASK (PVEC_FANOUT - 1)
+
+struct pvec_chunk {
+    atomic_uint refs;
+    uint32_t unused;
+    _Alignas(8) unsigned char body[];  /* kids or elements */
+};
+
+#ifdef STRATA_TESTING
+static atomic_uint_fast64_t copied_entries;
+uint64_t pvec_copied_entries(void) { return atomic_load(&copied_entries); }
+#define COUNT_COPIED(n) atomic_fetch_add(&copied_entries, (n))
+#else
+#define COUNT_COPIED(n) ((void)0)
+#endif
+
+static inline struct pvec_chunk **kids(struct pvec_chunk *c)
+{
+    return (struct pvec_chunk **)(void *)c->body;
+}
+
+static inline size_t chunk_size(const pvec_ops *ops, uint32_t height)
+{
+    return sizeof(struct pvec_chunk) +
+           (size_t)PVEC_FANOUT * (height ? sizeof(void *) : ops->elem_size);
+}
+
+static inline unsigned slot_index(uint64_t i, uint32_t height)
+{
+    return (unsigned)((i >> (height * PVEC_BITS)) & MASK);
+}
+
+/* Elements a tree of this height can hold. */
+static inline uint64_t capacity(uint32_t height)
+{
+    return (uint64_t)1 << ((height + 1) * PVEC_BITS);
+}
+
+static struct pvec_chunk *chunk_new(const pvec_ops *ops, mem_ctx *m, uint32_t height)
+{
+    struct pvec_chunk *c = mem_calloc(m, chunk_size(ops, height));
+    if (c)
+        atomic_init(&c->refs, 1);
+    return c;
+}
+
+static void chunk_unref(struct pvec_chunk *c, uint32_t height, const pvec_ops *ops,
+                        mem_ctx *m)
+{
+    if (!c)
+        return;
+    if (atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    if (height) {
+        for (unsigned k = 0; k < PVEC_FANOUT; k++)
+            chunk_unref(kids(c)[k], height - 1, ops, m);
+    } else if (ops->release) {
+        /* Elements past len are zero (invariant 2); release must accept
+           a zeroed element. */
+        for (unsigned k = 0; k < PVEC_FANOUT; k++)
+            ops->release(c->body + (size_t)k * ops->elem_size, m);
+    }
+    mem_free(m, c, chunk_size(ops, height));
+}
+
+/* A private copy of a shared chunk; the copy owns new references to
+   everything the original pointed at. */
+static struct pvec_chunk *chunk_copy(const struct pvec_chunk *c, uint32_t height,
+                                     const pvec_ops *ops, mem_ctx *m)
+{
+    size_t size = chunk_size(ops, height);
+    struct pvec_chunk *n = mem_alloc(m, size);
+    if (!n)
+        return NULL;
+    memcpy(n, c, size);
+    atomic_init(&n->refs, 1);
+    if (height) {
+        for (unsigned k = 0; k < PVEC_FANOUT; k++) {
+            struct pvec_chunk *kid = kids(n)[k];
+            if (kid)
+                atomic_fetch_add_explicit(&kid->refs, 1, memory_order_relaxed);
+        }
+    } else if (ops->retain) {
+        for (unsigned k = 0; k < PVEC_FANOUT; k++)
+            ops->retain(n->body + (size_t)k * ops->elem_size);
+    }
+    COUNT_COPIED(PVEC_FANOUT);
+    return n;
+}
+
+/* Makes *slot private to this owner, copying it when shared. */
+static struct pvec_chunk *own(struct pvec_chunk **slot, uint32_t height, const pvec_ops *ops,
+                              mem_ctx *m)
+{
+    struct pvec_chunk *c = *slot;
+    if (atomic_load_explicit(&c->refs, memory_order_acquire) == 1)
+        return c;
+    struct pvec_chunk *n = chunk_copy(c, height, ops, m);
+    if (!n)
+        return NULL;
+    *slot = n;
+    chunk_unref(c, height, ops, m);
+    return n;
+}
+
+void pvec_share(const pvec *src, pvec *dst)
+{
+    *dst = *src;
+    if (src->root)
+        atomic_fetch_add_explicit(&src->root->refs, 1, memory_order_relaxed);
+}
+
+void pvec_release(pvec *v, const pvec_ops *ops, mem_ctx *m)
+{
+    chunk_unref(v->root, v->height, ops, m);
+    pvec_init(v);
+}
+
+const void *pvec_get(const pvec *v, const pvec_ops *ops, uint64_t i)
+{
+    struct pvec_chunk *c = v->root;
+    for (uint32_t h = v->height; h > 0; h--)
+        c = kids(c)[slot_index(i, h)];
+    return c->body + (size_t)(i & MASK) * ops->elem_size;
+}
+
+/* Walks to element i, owning every chunk on the way and creating missing
+   ones (only push reaches a missing chunk). */
+static void *walk_mut(pvec *v, const pvec_ops *ops, mem_ctx *m, uint64_t i)
+{
+    struct pvec_chunk **slot = &v->root;
+    for (uint32_t h = v->height;; h--) {
+        if (!*slot) {
+            *slot = chunk_new(ops, m, h);
+            if (!*slot)
+                return NULL;
+        }
+        struct pvec_chunk *c = own(slot, h, ops, m);
+        if (!c)
+            return NULL;
+        if (h == 0)
+            return c->body + (size_t)(i & MASK) * ops->elem_size;
+        slot = &kids(c)[slot_index(i, h)];
+    }
+}
+
+void *pvec_get_mut(pvec *v, const pvec_ops *ops, mem_ctx *m, uint64_t i)
+{
+    return walk_mut(v, ops, m, i);
+}
+
+void *pvec_push(pvec *v, const pvec_ops *ops, mem_ctx *m)
+{
+    if (v->root && v->len == capacity(v->height)) {
+        if (v->height + 1 >= PVEC_MAX_HEIGHT)
+            return NULL;
+        struct pvec_chunk *top = chunk_new(ops, m, v->height + 1);
+        if (!top)
+            return NULL;
+        kids(top)[0] = v->root;
+        v->root = top;
+        v->height++;
+    }
+    void *e = walk_mut(v, ops, m, v->len);
+    if (e)
+        v->len++;
+    return e;
+}
+
+void pvec_pop(pvec *v, const pvec_ops *ops, mem_ctx *m)
+{
+    void *e = walk_mut(v, ops, m, v->len - 1);
+    /* The path to the last element was owned by the push that made it,
+       unless a view shares it now; then the copy can fail.  Popping is the
+       undo of a push, so on that failure leave the element zeroed in place
+       instead: never fail an undo. */
+    if (!e)
+        return;
+    if (ops->release)
+        ops->release(e, m);
+    memset(e, 0, ops->elem_size);
+    v->len--;
+}
+
+int pvec_is_shared(const pvec *v, uint64_t i)
+{
+    struct pvec_chunk *c = v->root;
+    for (uint32_t h = v->height;; h--) {
+        if (atomic_load_explicit(&c->refs, memory_order_acquire) != 1)
+            return 1;
+        if (h == 0)
+            return 0;
+        c = kids(c)[slot_index(i, h)];
+    }
+}
+
+#ifdef STRATA_TESTING
+static int check_chunk(const struct pvec_chunk *c, uint32_t h, uint64_t base,
+                       uint64_t len, const pvec_ops *ops)
+{
+    if (atomic_load(&c->refs) == 0)
+        return -1;
+    if (h == 0) {
+        for (unsigned k = 0; k < PVEC_FANOUT; k++) {
+            if (base + k < len)
+                continue;
+            const unsigned char *e = c->body + (size_t)k * ops->elem_size;
+            for (uint32_t b = 0; b < ops->elem_size; b++)
+                if (e[b])
+                    return -1;
+        }
+        return 0;
+    }
+    uint64_t span = capacity(h - 1);
+    for (unsigned k = 0; k < PVEC_FANOUT; k++) {
+        const struct pvec_chunk *kid = ((struct pvec_chunk *const *)(const void *)c->body)[k];
+        uint64_t kb = base + k * span;
+        if (!kid) {
+            if (kb < len)
+                return -1;
+            continue;
+        }
+        if (check_chunk(kid, h - 1, kb, len, ops))
+            return -1;
+    }
+    return 0;
+}
+
+int pvec_check(const pvec *v, const pvec_ops *ops)
+{
+    if (!v->root)
+        return v->len == 0 ? 0 : -1;
+    if (v->len > capacity(v->height))
+        return -1;
+    return check_chunk(v->root, v->height, 0, v->len, ops);
+}
+#endif

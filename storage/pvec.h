@@ -1,0 +1,101 @@
+/*
+ * pvec — a persistent vector: fixed-size elements in a radix tree of
+ * refcounted chunks.
+ *
+ * This is how every graph-sized array in strata (node slots, relationship
+ * slots, label bitmaps) is forked in O(1) and written in O(changes).  A pvec
+ * value is three words (root, height, length) embedded in a version header;
+ * pvec_share() copies it and takes a reference on the root.  The first write
+ * under a share copies the path from the root to one leaf — at most
+ * height + 1 chunks of PVEC_FANOUT entries — and every later write to the
+ * same leaf is in place.
+ *
+ * Invariants:
+ *   1. A chunk whose refcount is one is reachable from exactly one pvec and
+ *      may be written in place by that pvec's owner; a chunk whose refcount
+ *      is above one is immutable.  pvec_get_mut() is the only way to get a
+ *      writable element, and it copies every shared chunk on the path.
+ *   2. Leaves hold PVEC_FANOUT elements of ops->elem_size bytes; elements at
+ *      or beyond len are zero bytes.
+ *   3. Copying a leaf calls ops->retain on each copied element (so elements
+ *      may own refcounted objects); freeing a leaf calls ops->release on each
+ *      element below len.
+ *   4. Refcounts are atomic: a reader on another thread may drop the last
+ *      reference to a chunk the writer no longer uses.  A writer that sees a
+ *      refcount of one (acquire) owns the chunk.
+ *
+ * Fold-back is free for this structure: once every view that shared a
+ * chunk is released, the writer's chunks are unshared again and writes go
+ * back to being in place, with nothing to merge.
+ */
+#ifndef STRATA_STORAGE_PVEC_H
+#define STRATA_STORAGE_PVEC_H
+
+#include <stdint.h>
+
+#include "storage/mem.h"
+
+#ifdef STRATA_TESTING
+/* 4: small chunks in test builds so paths are deep and every split, grow
+   and copy path runs on small graphs. */
+#define PVEC_BITS 2
+#else
+/* 64 entries: a 1M-slot vector is 4 levels deep and a path copy is four
+   512-byte interior chunks and one leaf. */
+#define PVEC_BITS 6
+#endif
+#define PVEC_FANOUT (1u << PVEC_BITS)
+#define PVEC_MAX_HEIGHT 10
+
+typedef struct pvec_ops {
+    uint32_t elem_size;
+    /* Take a reference on whatever a copied element owns (may be NULL). */
+    void (*retain)(void *elem);
+    /* Drop what an element owns when its leaf is freed (may be NULL). */
+    void (*release)(void *elem, mem_ctx *m);
+} pvec_ops;
+
+struct pvec_chunk;
+
+typedef struct pvec {
+    struct pvec_chunk *root;  /* NULL when len == 0 */
+    uint32_t height;          /* 0: the root is a leaf */
+    uint64_t len;
+} pvec;
+
+static inline void pvec_init(pvec *v)
+{
+    v->root = 0;
+    v->height = 0;
+    v->len = 0;
+}
+
+/* dst becomes a second owner of src's tree: O(1). */
+void pvec_share(const pvec *src, pvec *dst);
+/* Drops this owner's reference; frees chunks that no one else holds. */
+void pvec_release(pvec *v, const pvec_ops *ops, mem_ctx *m);
+
+/* Borrowed pointer to element i < len. */
+const void *pvec_get(const pvec *v, const pvec_ops *ops, uint64_t i);
+/* Writable pointer to element i < len, copying shared chunks on the path;
+   NULL when out of memory (the vector is unchanged in content). */
+void *pvec_get_mut(pvec *v, const pvec_ops *ops, mem_ctx *m, uint64_t i);
+/* Appends one zeroed element and returns it writable; NULL when out of
+   memory (the vector is unchanged). */
+void *pvec_push(pvec *v, const pvec_ops *ops, mem_ctx *m);
+/* Removes the last element (releasing it).  The tree keeps its shape. */
+void pvec_pop(pvec *v, const pvec_ops *ops, mem_ctx *m);
+
+/* Whether any chunk on the path to element i is shared: the write would
+   copy.  For diagnostics and tests. */
+int pvec_is_shared(const pvec *v, uint64_t i);
+
+#ifdef STRATA_TESTING
+/* Entries copied by path copies since the process started: the oracle that
+   tells a genuine copy from an O(1) share. */
+uint64_t pvec_copied_entries(void);
+/* Structural check: heights, refcounts > 0, zeroed tail.  0 when sound. */
+int pvec_check(const pvec *v, const pvec_ops *ops);
+#endif
+
+#endif

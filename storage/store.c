@@ -1,0 +1,267 @@
+#include "storage/store.h"
+
+#include <string.h>
+
+static void props_elem_retain(void *e) { props_retain(*(prop_rec **)e); }
+static void props_elem_release(void *e, mem_ctx *m) { props_release(m, (prop_rec **)e); }
+static void adj_elem_retain(void *e) { adj_retain(*(adj_block **)e); }
+static void adj_elem_release(void *e, mem_ctx *m) { adj_release(m, (adj_block **)e); }
+
+static const pvec_ops node_meta_ops = { sizeof(node_meta), NULL, NULL };
+static const pvec_ops rel_meta_ops = { sizeof(rel_meta), NULL, NULL };
+static const pvec_ops props_ops = { sizeof(prop_rec *), props_elem_retain, props_elem_release };
+static const pvec_ops adj_ops = { sizeof(adj_block *), adj_elem_retain, adj_elem_release };
+
+void store_init(store *s)
+{
+    memset(s, 0, sizeof *s);
+    pvec_init(&s->node_meta);
+    pvec_init(&s->node_props);
+    pvec_init(&s->node_adj);
+    pvec_init(&s->rel_meta);
+    pvec_init(&s->rel_props);
+    s->node_free = SLOT_END;
+    s->rel_free = SLOT_END;
+}
+
+void store_share(const store *src, store *dst)
+{
+    *dst = *src;
+    pvec_share(&src->node_meta, &dst->node_meta);
+    pvec_share(&src->node_props, &dst->node_props);
+    pvec_share(&src->node_adj, &dst->node_adj);
+    pvec_share(&src->rel_meta, &dst->rel_meta);
+    pvec_share(&src->rel_props, &dst->rel_props);
+}
+
+void store_release(store *s, mem_ctx *m)
+{
+    pvec_release(&s->node_meta, &node_meta_ops, m);
+    pvec_release(&s->node_props, &props_ops, m);
+    pvec_release(&s->node_adj, &adj_ops, m);
+    pvec_release(&s->rel_meta, &rel_meta_ops, m);
+    pvec_release(&s->rel_props, &props_ops, m);
+}
+
+const node_meta *store_node(const store *s, uint64_t id)
+{
+    if (id >= s->node_meta.len)
+        return NULL;
+    const node_meta *n = pvec_get(&s->node_meta, &node_meta_ops, id);
+    return n->link == SLOT_LIVE ? n : NULL;
+}
+
+const rel_meta *store_rel(const store *s, uint64_t id)
+{
+    if (id >= s->rel_meta.len)
+        return NULL;
+    const rel_meta *r = pvec_get(&s->rel_meta, &rel_meta_ops, id);
+    return r->link == SLOT_LIVE ? r : NULL;
+}
+
+/* Property and adjacency reads assume a live id (callers check first); a
+   free slot holds NULL there anyway (invariant 2). */
+const prop_rec *store_node_props(const store *s, uint64_t id)
+{
+    return *(prop_rec *const *)pvec_get(&s->node_props, &props_ops, id);
+}
+
+const prop_rec *store_rel_props(const store *s, uint64_t id)
+{
+    return *(prop_rec *const *)pvec_get(&s->rel_props, &props_ops, id);
+}
+
+const adj_block *store_node_adj(const store *s, uint64_t id)
+{
+    return *(adj_block *const *)pvec_get(&s->node_adj, &adj_ops, id);
+}
+
+node_meta *store_node_meta_mut(store *s, mem_ctx *m, uint64_t id)
+{
+    return pvec_get_mut(&s->node_meta, &node_meta_ops, m, id);
+}
+
+prop_rec **store_node_props_mut(store *s, mem_ctx *m, uint64_t id)
+{
+    return pvec_get_mut(&s->node_props, &props_ops, m, id);
+}
+
+adj_block **store_node_adj_mut(store *s, mem_ctx *m, uint64_t id)
+{
+    return pvec_get_mut(&s->node_adj, &adj_ops, m, id);
+}
+
+rel_meta *store_rel_meta_mut(store *s, mem_ctx *m, uint64_t id)
+{
+    return pvec_get_mut(&s->rel_meta, &rel_meta_ops, m, id);
+}
+
+prop_rec **store_rel_props_mut(store *s, mem_ctx *m, uint64_t id)
+{
+    return pvec_get_mut(&s->rel_props, &props_ops, m, id);
+}
+
+uint64_t store_next_node_id(const store *s)
+{
+    return s->node_free != SLOT_END ? s->node_free : s->node_meta.len;
+}
+
+uint64_t store_next_rel_id(const store *s)
+{
+    return s->rel_free != SLOT_END ? s->rel_free : s->rel_meta.len;
+}
+
+int store_node_alloc(store *s, mem_ctx *m, uint32_t labelset, uint64_t *id)
+{
+    node_meta *n;
+    if (s->node_free != SLOT_END) {
+        n = store_node_meta_mut(s, m, s->node_free);
+        if (!n)
+            return -1;
+        *id = s->node_free;
+        s->node_free = n->link;
+    } else {
+        if (s->node_meta.len >= SLOT_MAX_ID)
+            return -1;
+        *id = s->node_meta.len;
+        if (!pvec_push(&s->node_props, &props_ops, m))
+            return -1;
+        if (!pvec_push(&s->node_adj, &adj_ops, m)) {
+            pvec_pop(&s->node_props, &props_ops, m);
+            return -1;
+        }
+        n = pvec_push(&s->node_meta, &node_meta_ops, m);
+        if (!n) {
+            pvec_pop(&s->node_adj, &adj_ops, m);
+            pvec_pop(&s->node_props, &props_ops, m);
+            return -1;
+        }
+    }
+    n->labelset = labelset;
+    n->link = SLOT_LIVE;
+    s->node_live++;
+    return 0;
+}
+
+int store_rel_alloc(store *s, mem_ctx *m, uint32_t start, uint32_t end, uint32_t type,
+                    uint64_t *id)
+{
+    rel_meta *r;
+    if (s->rel_free != SLOT_END) {
+        r = store_rel_meta_mut(s, m, s->rel_free);
+        if (!r)
+            return -1;
+        *id = s->rel_free;
+        s->rel_free = r->link;
+    } else {
+        if (s->rel_meta.len >= SLOT_MAX_ID)
+            return -1;
+        *id = s->rel_meta.len;
+        if (!pvec_push(&s->rel_props, &props_ops, m))
+            return -1;
+        r = pvec_push(&s->rel_meta, &rel_meta_ops, m);
+        if (!r) {
+            pvec_pop(&s->rel_props, &props_ops, m);
+            return -1;
+        }
+    }
+    r->start = start;
+    r->end = end;
+    r->type = type;
+    r->link = SLOT_LIVE;
+    s->rel_live++;
+    return 0;
+}
+
+int store_node_own(store *s, mem_ctx *m, uint64_t id)
+{
+    if (!store_node_meta_mut(s, m, id) || !store_node_props_mut(s, m, id) ||
+        !store_node_adj_mut(s, m, id))
+        return -1;
+    return 0;
+}
+
+int store_rel_own(store *s, mem_ctx *m, uint64_t id)
+{
+    if (!store_rel_meta_mut(s, m, id) || !store_rel_props_mut(s, m, id))
+        return -1;
+    return 0;
+}
+
+void store_node_free(store *s, mem_ctx *m, uint64_t id)
+{
+    props_release(m, store_node_props_mut(s, m, id));
+    adj_release(m, store_node_adj_mut(s, m, id));
+    node_meta *n = store_node_meta_mut(s, m, id);
+    n->labelset = 0;
+    n->link = s->node_free;
+    s->node_free = (uint32_t)id;
+    s->node_live--;
+}
+
+void store_rel_free(store *s, mem_ctx *m, uint64_t id)
+{
+    props_release(m, store_rel_props_mut(s, m, id));
+    rel_meta *r = store_rel_meta_mut(s, m, id);
+    memset(r, 0, sizeof *r);
+    r->link = s->rel_free;
+    s->rel_free = (uint32_t)id;
+    s->rel_live--;
+}
+
+#ifdef STRATA_TESTING
+int store_check(const store *s)
+{
+    if (pvec_check(&s->node_meta, &node_meta_ops) || pvec_check(&s->node_props, &props_ops) ||
+        pvec_check(&s->node_adj, &adj_ops) || pvec_check(&s->rel_meta, &rel_meta_ops) ||
+        pvec_check(&s->rel_props, &props_ops))
+        return -1;
+    if (s->node_props.len != s->node_meta.len || s->node_adj.len != s->node_meta.len ||
+        s->rel_props.len != s->rel_meta.len)
+        return -1;
+    uint64_t live = 0, free_slots = 0;
+    for (uint64_t i = 0; i < s->node_meta.len; i++) {
+        const node_meta *n = pvec_get(&s->node_meta, &node_meta_ops, i);
+        if (n->link == SLOT_LIVE) {
+            live++;
+            if (adj_check(store_node_adj(s, i)))
+                return -1;
+        } else {
+            free_slots++;
+            if (n->labelset || store_node_props(s, i) || store_node_adj(s, i))
+                return -1;
+        }
+    }
+    if (live != s->node_live)
+        return -1;
+    uint64_t walked = 0;
+    for (uint32_t f = s->node_free; f != SLOT_END; walked++) {
+        if (f >= s->node_meta.len || walked > free_slots)
+            return -1;
+        f = ((const node_meta *)pvec_get(&s->node_meta, &node_meta_ops, f))->link;
+        if (f == SLOT_LIVE)
+            return -1;
+    }
+    if (walked != free_slots)
+        return -1;
+    live = free_slots = 0;
+    for (uint64_t i = 0; i < s->rel_meta.len; i++) {
+        const rel_meta *r = pvec_get(&s->rel_meta, &rel_meta_ops, i);
+        if (r->link == SLOT_LIVE)
+            live++;
+        else if (free_slots++, store_rel_props(s, i))
+            return -1;
+    }
+    if (live != s->rel_live)
+        return -1;
+    walked = 0;
+    for (uint32_t f = s->rel_free; f != SLOT_END; walked++) {
+        if (f >= s->rel_meta.len || walked > free_slots)
+            return -1;
+        f = ((const rel_meta *)pvec_get(&s->rel_meta, &rel_meta_ops, f))->link;
+        if (f == SLOT_LIVE)
+            return -1;
+    }
+    return walked == free_slots ? 0 : -1;
+}
+#endif

@@ -1,0 +1,116 @@
+/*
+ * store — the graph-sized state of one version: node and relationship
+ * slots, their property maps and the adjacency of every node.
+ *
+ * Five persistent vectors (pvec.h) hold it, split by what a write touches
+ * so that a write under a held view copies only the leaf it needs:
+ *
+ *   node_meta   node_meta per node: label set id, free-list link
+ *   node_props  prop_rec * per node
+ *   node_adj    adj_block * per node
+ *   rel_meta    rel_meta per relationship: start, end, type, free-list link
+ *   rel_props   prop_rec * per relationship
+ *
+ * A SET copies one node_props leaf path and one property record; a
+ * relationship create copies a rel_meta path and the two endpoint
+ * adjacency blocks; nothing copies a column or the whole adjacency.
+ *
+ * Slot ids are indices.  Deleted slots form a LIFO free list threaded
+ * through the meta link field, so the most recently freed id is reused
+ * first.
+ *
+ * Invariants:
+ *   1. A slot is live iff its link is SLOT_LIVE; live counts match.
+ *   2. A free slot has no properties, no adjacency and label set 0.
+ *   3. The free list visits every free slot exactly once.
+ *   4. All five vectors of one kind have the same length.
+ *
+ * Writes are prepare-then-commit: the *_mut() and *_own() calls are the
+ * fallible steps and change nothing observable; once a caller has owned
+ * every slot it will touch, the changes themselves cannot fail.  *_alloc()
+ * is fallible and atomic, and goes last.
+ */
+#ifndef STRATA_STORAGE_STORE_H
+#define STRATA_STORAGE_STORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "storage/adjacency.h"
+#include "storage/mem.h"
+#include "storage/props.h"
+#include "storage/pvec.h"
+
+#define SLOT_LIVE UINT32_MAX
+#define SLOT_END (UINT32_MAX - 1)    /* end of a free list */
+#define SLOT_MAX_ID (UINT32_MAX - 2) /* ids are below this */
+
+typedef struct node_meta {
+    uint32_t labelset;   /* interned label set; 0 is the empty set */
+    uint32_t link;       /* SLOT_LIVE, or the next free slot */
+} node_meta;
+
+typedef struct rel_meta {
+    uint32_t start;
+    uint32_t end;
+    uint32_t type;
+    uint32_t link;
+} rel_meta;
+
+typedef struct store {
+    pvec node_meta, node_props, node_adj;
+    pvec rel_meta, rel_props;
+    uint32_t node_free, rel_free;   /* free-list heads, or SLOT_END */
+    uint64_t node_live, rel_live;
+} store;
+
+void store_init(store *s);
+/* dst becomes a second owner of everything src holds: O(1). */
+void store_share(const store *src, store *dst);
+void store_release(store *s, mem_ctx *m);
+
+/* Reads: NULL / false for ids that are out of range or not live. */
+const node_meta *store_node(const store *s, uint64_t id);
+const rel_meta *store_rel(const store *s, uint64_t id);
+const prop_rec *store_node_props(const store *s, uint64_t id);
+const prop_rec *store_rel_props(const store *s, uint64_t id);
+const adj_block *store_node_adj(const store *s, uint64_t id);
+static inline uint64_t store_node_slots(const store *s) { return s->node_meta.len; }
+static inline uint64_t store_rel_slots(const store *s) { return s->rel_meta.len; }
+
+/* Writable parts of a live slot, copying shared chunks on their paths;
+   NULL when out of memory.  Once one of these has succeeded for an id,
+   calling it again for that id before anything else is shared cannot
+   fail. */
+node_meta *store_node_meta_mut(store *s, mem_ctx *m, uint64_t id);
+prop_rec **store_node_props_mut(store *s, mem_ctx *m, uint64_t id);
+adj_block **store_node_adj_mut(store *s, mem_ctx *m, uint64_t id);
+rel_meta *store_rel_meta_mut(store *s, mem_ctx *m, uint64_t id);
+prop_rec **store_rel_props_mut(store *s, mem_ctx *m, uint64_t id);
+
+/* The id the next create will return. */
+uint64_t store_next_node_id(const store *s);
+uint64_t store_next_rel_id(const store *s);
+
+/* Takes the slot store_next_*_id() named, marks it live and returns its id;
+   -1 when out of memory or out of ids, with nothing changed.  Callers make
+   this their last fallible step. */
+int store_node_alloc(store *s, mem_ctx *m, uint32_t labelset, uint64_t *id);
+int store_rel_alloc(store *s, mem_ctx *m, uint32_t start, uint32_t end, uint32_t type,
+                    uint64_t *id);
+
+/* Own a live slot's meta and properties (and for nodes adjacency) so that
+   a later free cannot fail. */
+int store_node_own(store *s, mem_ctx *m, uint64_t id);
+int store_rel_own(store *s, mem_ctx *m, uint64_t id);
+/* Frees an owned live slot: drops its properties and adjacency and pushes
+   it on the free list. */
+void store_node_free(store *s, mem_ctx *m, uint64_t id);
+void store_rel_free(store *s, mem_ctx *m, uint64_t id);
+
+#ifdef STRATA_TESTING
+/* Invariants 1-4 and every vector's own check; 0 when sound. */
+int store_check(const store *s);
+#endif
+
+#endif
