@@ -126,6 +126,8 @@ void version_release(version **vp)
     catalog *c = v->cat;
     store_release(&v->st, c->m);
     labelidx_release(c->m, &v->labels);
+    labelidx_release(c->m, &v->rel_types);
+    idxset_release(c->m, &v->indexes);
     mem_free(c->m, v, sizeof *v);
     catalog_release(&c);
 }
@@ -142,6 +144,10 @@ static version *version_fork(const version *src)
     store_share(&src->st, &v->st);
     v->labels = src->labels;
     labelidx_retain(v->labels);
+    v->rel_types = src->rel_types;
+    labelidx_retain(v->rel_types);
+    v->indexes = src->indexes;
+    idxset_retain(v->indexes);
     return v;
 }
 
@@ -167,6 +173,8 @@ strata_status strata_graph_new(strata_graph **out)
     v->cat = c;   /* the version takes the catalog's first reference */
     store_init(&v->st);
     v->labels = NULL;
+    v->rel_types = NULL;
+    v->indexes = NULL;
     pthread_mutex_init(&g->lock, NULL);
     g->cat = c;
     atomic_fetch_add_explicit(&c->refs, 1, memory_order_relaxed);
@@ -187,6 +195,7 @@ void strata_graph_free(strata_graph **gp)
     for (size_t i = 0; i < g->nbases; i++)
         version_release(&g->bases[i]);
     mem_free(c->m, g->bases, g->capbases * sizeof *g->bases);
+    pbtree_pool_free(&g->pool, c->m);
     pthread_mutex_destroy(&g->lock);
     mem_free(c->m, g, sizeof *g);
     catalog_release(&c);
@@ -210,6 +219,11 @@ version *graph_write_begin(strata_graph *g)
 {
     pthread_mutex_lock(&g->lock);
     fold_back(g);
+    return g->current;
+}
+
+version *graph_writable(strata_graph *g)
+{
     version *cur = g->current;
     if (atomic_load_explicit(&cur->refs, memory_order_acquire) == 1)
         return cur;
@@ -230,11 +244,20 @@ version *graph_write_begin(strata_graph *g)
     return v;
 nomem:
     graph_fail(g, STRATA_ENOMEM, "out of memory forking the graph for a write");
-    pthread_mutex_unlock(&g->lock);
     return NULL;
 }
 
 void graph_write_end(strata_graph *g) { pthread_mutex_unlock(&g->lock); }
+
+bool strata_is_forked(strata_graph *g)
+{
+    if (!g)
+        return false;
+    pthread_mutex_lock(&g->lock);
+    bool forked = g->nbases > 0;
+    pthread_mutex_unlock(&g->lock);
+    return forked;
+}
 
 strata_status strata_snapshot(strata_graph *g, strata_view **out)
 {
@@ -296,6 +319,8 @@ strata_status strata_token_intern(strata_graph *g, strata_token_kind kind, const
     if (len == 0 || len > 65535)
         return graph_fail(g, STRATA_EINVAL, "a %s name must be 1 to 65535 bytes, not %zu",
                           kind_names[kind], len);
+    if (!value_utf8_valid(name, len))
+        return graph_fail(g, STRATA_EINVAL, "a %s name must be valid UTF-8", kind_names[kind]);
     if (intern_add(g->cat->tokens[kind], name, len, out) != 0)
         return graph_fail(g, STRATA_ENOMEM, "out of memory interning %s '%s'",
                           kind_names[kind], name);

@@ -6,7 +6,8 @@
  * view is a counted reference to a version.  Versions are immutable while
  * shared:
  *
- *   write entry (graph_write_begin, under the graph's mutex):
+ *   write entry (graph_write_begin and graph_writable, under the graph's
+ *   mutex):
  *     1. fold back: every base version that only the graph still holds is
  *        released; this frees the chunks the fork copied (O(delta)) and
  *        leaves the current version's chunks unshared again, so writes go
@@ -38,6 +39,7 @@
 #include <stdatomic.h>
 
 #include "strata.h"
+#include "index/index_set.h"
 #include "index/label_index.h"
 #include "storage/intern.h"
 #include "storage/mem.h"
@@ -58,7 +60,9 @@ typedef struct version {
     atomic_uint refs;
     catalog *cat;
     store st;
-    label_index *labels;
+    label_index *labels;      /* label -> nodes */
+    label_index *rel_types;   /* relationship type -> relationships */
+    index_set *indexes;       /* property, range, unique, composite */
 } version;
 
 struct strata_graph {
@@ -68,6 +72,7 @@ struct strata_graph {
     version *current;
     version **bases;
     size_t nbases, capbases;
+    pbtree_pool pool;       /* index tree nodes reserved for the next write */
     char err[ERRMSG_MAX];
 };
 
@@ -80,13 +85,39 @@ struct strata_value {
     value v;
 };
 
+/* One iterator type walks node ids or relationship ids from any source. */
+typedef enum iter_mode {
+    ITER_ALL_NODES,   /* every live node, by scanning slots */
+    ITER_BITMAP,      /* members of one token of a label_index */
+    ITER_INDEX,       /* entries of a property index, within bounds */
+} iter_mode;
+
+struct strata_node_iter {
+    version *ver;
+    iter_mode mode;
+    uint64_t next;                /* ITER_ALL_NODES, ITER_BITMAP */
+    const label_index *bitmap;    /* ITER_BITMAP */
+    uint32_t token;
+    struct lstack_cursor *cur;    /* ITER_INDEX */
+    value lo, hi;                 /* bounds (owned); null when open */
+    bool lo_incl, hi_incl;
+    bool exact;                   /* a lookup: every key equal to lo */
+};
+
+/* A new iterator holding a reference on ver. */
+strata_status iter_new(strata_view *v, iter_mode mode, strata_node_iter **out);
+
 void version_retain(version *v);
 void version_release(version **vp);
 
-/* Locks the graph and returns the current version, forked and folded back
-   as the header describes; NULL (unlocked, message set) when the fork ran
-   out of memory. */
+/* Locks the graph, folds back, and returns the current version to read
+   and validate against (it may still be shared with views: do not write
+   it).  Never fails.  graph_write_end unlocks. */
 version *graph_write_begin(strata_graph *g);
+/* The current version made writable, forking it when a view shares it;
+   NULL (message set, graph unchanged) when the fork ran out of memory.
+   Called once validation has passed, so a rejected write never forks. */
+version *graph_writable(strata_graph *g);
 void graph_write_end(strata_graph *g);
 
 /* Records a message on the handle and returns s. */

@@ -4,12 +4,6 @@
 
 #include "core/graph_impl.h"
 
-struct strata_node_iter {
-    version *ver;
-    uint64_t next;
-    uint32_t label;   /* STRATA_ANY_TYPE: every node */
-};
-
 struct strata_edge_iter {
     version *ver;
     const adj_block *adj;
@@ -198,15 +192,16 @@ strata_status strata_node_degree(strata_view *v, strata_id node, strata_directio
 
 /* ---- iterators ------------------------------------------------------------ */
 
-static strata_status node_iter(strata_view *v, uint32_t label, strata_node_iter **out)
+strata_status iter_new(strata_view *v, iter_mode mode, strata_node_iter **out)
 {
-    strata_node_iter *it = mem_alloc(mem_scratch(), sizeof *it);
+    strata_node_iter *it = mem_calloc(mem_scratch(), sizeof *it);
     if (!it)
         return view_fail(v, STRATA_ENOMEM, "out of memory starting an iteration");
     it->ver = v->ver;
     version_retain(it->ver);
-    it->next = 0;
-    it->label = label;
+    it->mode = mode;
+    it->lo = value_null();
+    it->hi = value_null();
     *out = it;
     return STRATA_OK;
 }
@@ -216,17 +211,68 @@ strata_status strata_nodes(strata_view *v, strata_node_iter **out)
     VIEW_CHECK(v);
     if (!out)
         return view_fail(v, STRATA_EINVAL, "strata_nodes: out is NULL");
-    return node_iter(v, STRATA_ANY_TYPE, out);
+    return iter_new(v, ITER_ALL_NODES, out);
+}
+
+static strata_status bitmap_iter(strata_view *v, strata_token_kind kind, strata_token tok,
+                                 strata_node_iter **out)
+{
+    static const char *const what[] = { "label", "relationship type" };
+    VIEW_CHECK(v);
+    if (!out)
+        return view_fail(v, STRATA_EINVAL, "iterating by %s: out is NULL", what[kind]);
+    if (!intern_name(v->ver->cat->tokens[kind], tok, NULL))
+        return view_fail(v, STRATA_ENOTFOUND, "no %s with token %u", what[kind], tok);
+    strata_status s = iter_new(v, ITER_BITMAP, out);
+    if (s == STRATA_OK) {
+        (*out)->bitmap = kind == STRATA_LABEL ? v->ver->labels : v->ver->rel_types;
+        (*out)->token = tok;
+    }
+    return s;
 }
 
 strata_status strata_nodes_by_label(strata_view *v, strata_token label, strata_node_iter **out)
 {
-    VIEW_CHECK(v);
-    if (!out)
-        return view_fail(v, STRATA_EINVAL, "strata_nodes_by_label: out is NULL");
-    if (label == STRATA_ANY_TYPE || !intern_name(v->ver->cat->tokens[STRATA_LABEL], label, NULL))
-        return view_fail(v, STRATA_ENOTFOUND, "no label with token %u", label);
-    return node_iter(v, label, out);
+    return bitmap_iter(v, STRATA_LABEL, label, out);
+}
+
+strata_status strata_rels_by_type(strata_view *v, strata_token type, strata_node_iter **out)
+{
+    return bitmap_iter(v, STRATA_RELTYPE, type, out);
+}
+
+/* Whether an index entry's key lies within the iterator's bounds; sets
+   *past when it and everything after it lies beyond them. */
+static bool in_bounds(const strata_node_iter *it, const value *key, bool *past)
+{
+    *past = false;
+    if (it->exact) {
+        *past = value_order(key, &it->lo) != 0;
+        return !*past;
+    }
+    const value *bound = value_is_null(&it->lo) ? &it->hi : &it->lo;
+    int cmp;
+    /* Entries are ordered by type first: leaving the bound's type ends the
+       range; NaN (comparable but unordered) is skipped. */
+    int rc = value_compare(key, bound, &cmp);
+    if (rc < 0) {
+        *past = true;
+        return false;
+    }
+    if (rc > 0)
+        return false;
+    if (!value_is_null(&it->lo) && (cmp < 0 || (cmp == 0 && !it->lo_incl)))
+        return false;
+    if (!value_is_null(&it->hi)) {
+        rc = value_compare(key, &it->hi, &cmp);
+        if (rc > 0)
+            return false;
+        if (rc < 0 || cmp > 0 || (cmp == 0 && !it->hi_incl)) {
+            *past = true;
+            return false;
+        }
+    }
+    return true;
 }
 
 bool strata_node_iter_next(strata_node_iter *it, strata_id *node)
@@ -234,22 +280,41 @@ bool strata_node_iter_next(strata_node_iter *it, strata_id *node)
     if (!it || !node)
         return false;
     const store *s = &it->ver->st;
-    if (it->label != STRATA_ANY_TYPE) {
-        uint64_t n = labelidx_next(it->ver->labels, it->label, it->next);
-        if (n == UINT64_MAX) {
-            it->next = UINT64_MAX;
-            return false;
-        }
-        it->next = n + 1;
+    switch (it->mode) {
+    case ITER_BITMAP: {
+        uint64_t n = it->next == UINT64_MAX ? UINT64_MAX
+                                            : labelidx_next(it->bitmap, it->token, it->next);
+        it->next = n == UINT64_MAX ? UINT64_MAX : n + 1;
         *node = n;
-        return true;
+        return n != UINT64_MAX;
     }
-    while (it->next < store_node_slots(s)) {
-        uint64_t n = it->next++;
-        if (store_node(s, n)) {
-            *node = n;
-            return true;
+    case ITER_INDEX: {
+        const value *key;
+        uint64_t id;
+        while (it->cur && lstack_cursor_get(it->cur, &key, &id)) {
+            bool past;
+            bool ok = in_bounds(it, key, &past);
+            if (past) {
+                lstack_cursor_free(&it->cur, mem_scratch());
+                return false;
+            }
+            lstack_cursor_next(it->cur);
+            if (ok) {
+                *node = id;
+                return true;
+            }
         }
+        return false;
+    }
+    case ITER_ALL_NODES:
+        while (it->next < store_node_slots(s)) {
+            uint64_t n = it->next++;
+            if (store_node(s, n)) {
+                *node = n;
+                return true;
+            }
+        }
+        return false;
     }
     return false;
 }
@@ -258,6 +323,9 @@ void strata_node_iter_free(strata_node_iter **it)
 {
     if (!it || !*it)
         return;
+    lstack_cursor_free(&(*it)->cur, mem_scratch());
+    value_release(&(*it)->lo);
+    value_release(&(*it)->hi);
     version_release(&(*it)->ver);
     mem_free(mem_scratch(), *it, sizeof **it);
     *it = NULL;

@@ -8,9 +8,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/graph_impl.h"
+#include "core/index_maint.h"
 
 #define MAX_LABELS_PER_NODE 1024
+
+/* Validation has passed: from here the write may fork (graph_writable). */
+#define MAKE_WRITABLE()                                                                  \
+    do {                                                                                 \
+        if (!(v = graph_writable(g))) {                                                  \
+            s = STRATA_ENOMEM;                                                           \
+            goto cleanup;                                                                \
+        }                                                                                \
+    } while (0)
 
 /* Checks a token handed in by the caller. */
 static strata_status check_token(strata_graph *g, strata_token_kind kind, strata_token t)
@@ -97,8 +106,6 @@ strata_status strata_node_create(strata_graph *g, const strata_token *labels, si
     n = normalise_labels(sorted, n);
 
     version *v = graph_write_begin(g);
-    if (!v)
-        return STRATA_ENOMEM;
     strata_status s = STRATA_OK;
     uint32_t ls;
     uint64_t id = store_next_node_id(&v->st);
@@ -107,6 +114,7 @@ strata_status strata_node_create(strata_graph *g, const strata_token *labels, si
                        (unsigned long long)id);
         goto cleanup;
     }
+    MAKE_WRITABLE();
     if (intern_labelset(g->cat, sorted, n, &ls) != 0) {
         s = nomem(g, "interning a label set");
         goto cleanup;
@@ -145,23 +153,35 @@ static void clear_labels(strata_graph *g, version *v, uint32_t ls, uint64_t node
         labelidx_set(g->m, v->labels, labelset_at(g->cat, ls, i), node, false);
 }
 
-/* Owns everything deleting rel touches: its slot and the blocks of its
-   endpoints, except the block of skip (a node being deleted with it, whose
-   block goes whole). */
-static int prepare_rel_delete(strata_graph *g, version *v, uint64_t rel, uint64_t skip)
+static entity_state rel_state(const version *v, uint64_t rel, const uint32_t *type)
+{
+    entity_state e = { true, type, 1, { store_rel_props(&v->st, rel), false, 0, NULL } };
+    return e;
+}
+
+/* Owns everything deleting rel touches — its slot, its type index bit, the
+   blocks of its endpoints except skip's (a node deleted with it, whose
+   block goes whole) — and plans its index removals. */
+static strata_status prepare_rel_delete(strata_graph *g, version *v, uint64_t rel, uint64_t skip,
+                                        idx_plan *plan)
 {
     const rel_meta *r = store_rel(&v->st, rel);
-    uint32_t ends[2] = { r->start, r->end };
-    if (store_rel_own(&v->st, g->m, rel) != 0)
-        return -1;
+    uint32_t ends[2] = { r->start, r->end }, type = r->type;
+    entity_state before = rel_state(v, rel, &type);
+    strata_status s = idxplan_build(g, v, rel, &before, NULL, UINT32_MAX, plan);
+    if (s)
+        return s;
+    if (store_rel_own(&v->st, g->m, rel) != 0 ||
+        labelidx_prepare(g->m, &v->rel_types, type, rel) != 0)
+        return nomem(g, "deleting a relationship");
     for (int i = 0; i < 2; i++) {
         if (ends[i] == skip)
             continue;
         adj_block **b = store_node_adj_mut(&v->st, g->m, ends[i]);
         if (!b || adj_reserve(g->m, b, 0) != 0)
-            return -1;
+            return nomem(g, "deleting a relationship");
     }
-    return 0;
+    return STRATA_OK;
 }
 
 static void commit_rel_delete(strata_graph *g, version *v, uint64_t rel, uint64_t skip)
@@ -171,13 +191,14 @@ static void commit_rel_delete(strata_graph *g, version *v, uint64_t rel, uint64_
         adj_erase(*store_node_adj_mut(&v->st, g->m, r.start), ADJ_OUT, r.type, (uint32_t)rel);
     if (r.end != skip)
         adj_erase(*store_node_adj_mut(&v->st, g->m, r.end), ADJ_IN, r.type, (uint32_t)rel);
+    labelidx_set(g->m, v->rel_types, r.type, rel, false);
     store_rel_free(&v->st, g->m, rel);
 }
 
 /* Visits each relationship at a node once (a self-loop is in both
-   directions), preparing (pass 0) or committing (pass 1) its deletion. */
-static int detach_pass(strata_graph *g, version *v, const adj_block *adj, uint64_t node,
-                       int pass)
+   directions), preparing (plan != NULL) or committing its deletion. */
+static strata_status detach_pass(strata_graph *g, version *v, const adj_block *adj,
+                                 uint64_t node, idx_plan *plan)
 {
     for (uint32_t i = 0; i < adj_nsegments(adj); i++) {
         int dir;
@@ -186,13 +207,16 @@ static int detach_pass(strata_graph *g, version *v, const adj_block *adj, uint64
         for (uint32_t k = 0; k < cnt; k++) {
             if (dir == ADJ_IN && e[k].other == node)
                 continue;
-            if (pass == 0 && prepare_rel_delete(g, v, e[k].rel, node) != 0)
-                return -1;
-            if (pass == 1)
+            if (!plan)
                 commit_rel_delete(g, v, e[k].rel, node);
+            else {
+                strata_status s = prepare_rel_delete(g, v, e[k].rel, node, plan);
+                if (s)
+                    return s;
+            }
         }
     }
-    return 0;
+    return STRATA_OK;
 }
 
 static strata_status node_delete(strata_graph *g, strata_id node, bool detach)
@@ -200,9 +224,8 @@ static strata_status node_delete(strata_graph *g, strata_id node, bool detach)
     if (!g)
         return STRATA_EINVAL;
     version *v = graph_write_begin(g);
-    if (!v)
-        return STRATA_ENOMEM;
     strata_status s = STRATA_OK;
+    idx_plan plan = { 0 };
     const node_meta *nm = store_node(&v->st, node);
     if (!nm) {
         s = no_node(g, node);
@@ -219,15 +242,23 @@ static strata_status node_delete(strata_graph *g, strata_id node, bool detach)
                        (unsigned long long)node, adj_len(adj));
         goto cleanup;
     }
-    if (detach_pass(g, v, adj, node, 0) != 0 || store_node_own(&v->st, g->m, node) != 0 ||
-        prepare_labels(g, v, ls, node) != 0) {
+    MAKE_WRITABLE();
+    uint32_t labels[MAX_LABELS_PER_NODE];
+    entity_state before;
+    node_state(g->cat, ls, store_node_props(&v->st, node), labels, &before);
+    if ((s = idxplan_build(g, v, node, &before, NULL, UINT32_MAX, &plan)) ||
+        (s = detach_pass(g, v, adj, node, &plan)) || (s = idxplan_prepare(g, v, &plan)))
+        goto cleanup;
+    if (store_node_own(&v->st, g->m, node) != 0 || prepare_labels(g, v, ls, node) != 0) {
         s = nomem(g, "deleting a node");
         goto cleanup;
     }
-    detach_pass(g, v, adj, node, 1);
+    idxplan_commit(g, v, &plan);
+    detach_pass(g, v, adj, node, NULL);
     clear_labels(g, v, ls, node);
     store_node_free(&v->st, g->m, node);
 cleanup:
+    idxplan_free(&plan);
     graph_write_end(g);
     return s;
 }
@@ -250,34 +281,45 @@ static strata_status node_label(strata_graph *g, strata_id node, strata_token la
     if (s)
         return s;
     version *v = graph_write_begin(g);
-    if (!v)
-        return STRATA_ENOMEM;
+    idx_plan plan = { 0 };
     const node_meta *nm = store_node(&v->st, node);
-    uint32_t ls;
+    uint32_t ls, old_ls;
     if (!nm) {
         s = no_node(g, node);
         goto cleanup;
     }
+    old_ls = nm->labelset;
     if (labelidx_has(v->labels, label, node) == on)
         goto cleanup;   /* already so: nothing to do */
-    if (on && labelset_len(g->cat, nm->labelset) >= MAX_LABELS_PER_NODE) {
+    if (on && labelset_len(g->cat, old_ls) >= MAX_LABELS_PER_NODE) {
         s = graph_fail(g, STRATA_EINVAL, "node %llu already carries %d labels",
                        (unsigned long long)node, MAX_LABELS_PER_NODE);
         goto cleanup;
     }
-    if (labelset_with(g->cat, nm->labelset, label, on, &ls) != 0 ||
-        labelidx_prepare(g->m, &v->labels, label, node) != 0) {
+    MAKE_WRITABLE();
+    if (labelset_with(g->cat, old_ls, label, on, &ls) != 0) {
         s = nomem(g, "changing a label");
         goto cleanup;
     }
-    node_meta *m = store_node_meta_mut(&v->st, g->m, node);
-    if (!m) {
+    uint32_t before_buf[MAX_LABELS_PER_NODE], after_buf[MAX_LABELS_PER_NODE];
+    entity_state before, after;
+    const prop_rec *props = store_node_props(&v->st, node);
+    node_state(g->cat, old_ls, props, before_buf, &before);
+    node_state(g->cat, ls, props, after_buf, &after);
+    if ((s = idxplan_build(g, v, node, &before, &after, UINT32_MAX, &plan)) ||
+        (s = idxplan_check(g, v, &plan)) || (s = idxplan_prepare(g, v, &plan)))
+        goto cleanup;
+    node_meta *m;
+    if (labelidx_prepare(g->m, &v->labels, label, node) != 0 ||
+        !(m = store_node_meta_mut(&v->st, g->m, node))) {
         s = nomem(g, "changing a label");
         goto cleanup;
     }
     m->labelset = ls;
     labelidx_set(g->m, v->labels, label, node, on);
+    idxplan_commit(g, v, &plan);
 cleanup:
+    idxplan_free(&plan);
     graph_write_end(g);
     return s;
 }
@@ -303,8 +345,6 @@ strata_status strata_rel_create(strata_graph *g, strata_id start, strata_id end,
     if (s)
         return s;
     version *v = graph_write_begin(g);
-    if (!v)
-        return STRATA_ENOMEM;
     uint64_t id = store_next_rel_id(&v->st);
     adj_block **sb, **eb;
     if (!store_node(&v->st, start) || !store_node(&v->st, end)) {
@@ -317,11 +357,21 @@ strata_status strata_rel_create(strata_graph *g, strata_id start, strata_id end,
         s = graph_fail(g, STRATA_EFULL, "no relationship ids left");
         goto cleanup;
     }
+    if (adj_nsegments(store_node_adj(&v->st, start)) + 2 > ADJ_MAX_SEGMENTS ||
+        adj_nsegments(store_node_adj(&v->st, end)) + 2 > ADJ_MAX_SEGMENTS) {
+        s = graph_fail(g, STRATA_EFULL, "node %llu has relationships of too many types "
+                       "(at most %d direction-type pairs per node)",
+                       (unsigned long long)start, ADJ_MAX_SEGMENTS - 2);
+        goto cleanup;
+    }
+    MAKE_WRITABLE();
     sb = store_node_adj_mut(&v->st, g->m, start);
     if (!sb || adj_reserve(g->m, sb, start == end ? 2 : 1) != 0)
         goto oom;
     eb = store_node_adj_mut(&v->st, g->m, end);
     if (!eb || (start != end && adj_reserve(g->m, eb, 1) != 0))
+        goto oom;
+    if (labelidx_prepare(g->m, &v->rel_types, type, id) != 0)
         goto oom;
     if (store_rel_alloc(&v->st, g->m, (uint32_t)start, (uint32_t)end, type, &id) != 0)
         goto oom;
@@ -329,6 +379,7 @@ strata_status strata_rel_create(strata_graph *g, strata_id start, strata_id end,
        private, so nothing on its path is copied again. */
     adj_insert(*sb, ADJ_OUT, type, (uint32_t)id, (uint32_t)end);
     adj_insert(*eb, ADJ_IN, type, (uint32_t)id, (uint32_t)start);
+    labelidx_set(g->m, v->rel_types, type, id, true);
     *out = id;
     goto cleanup;
 oom:
@@ -343,15 +394,18 @@ strata_status strata_rel_delete(strata_graph *g, strata_id rel)
     if (!g)
         return STRATA_EINVAL;
     version *v = graph_write_begin(g);
-    if (!v)
-        return STRATA_ENOMEM;
     strata_status s = STRATA_OK;
+    idx_plan plan = { 0 };
     if (!store_rel(&v->st, rel))
         s = no_rel(g, rel);
-    else if (prepare_rel_delete(g, v, rel, UINT64_MAX) != 0)
-        s = nomem(g, "deleting a relationship");
-    else
+    else if (!(v = graph_writable(g)))
+        s = STRATA_ENOMEM;
+    else if (!(s = prepare_rel_delete(g, v, rel, UINT64_MAX, &plan)) &&
+             !(s = idxplan_prepare(g, v, &plan))) {
+        idxplan_commit(g, v, &plan);
         commit_rel_delete(g, v, rel, UINT64_MAX);
+    }
+    idxplan_free(&plan);
     graph_write_end(g);
     return s;
 }
@@ -402,28 +456,50 @@ static strata_status set_prop(strata_graph *g, bool is_rel, strata_id id, strata
                           "float, string, and lists of those without nulls)",
                           type_name(&val->v));
     version *v = graph_write_begin(g);
-    if (!v)
-        return STRATA_ENOMEM;
+    value copy = value_null();
+    idx_plan plan = { 0 };
     if (is_rel ? !store_rel(&v->st, id) : !store_node(&v->st, id)) {
         s = is_rel ? no_rel(g, id) : no_node(g, id);
         goto cleanup;
     }
-    value copy = value_null();
+    const prop_rec *rec = is_rel ? store_rel_props(&v->st, id) : store_node_props(&v->st, id);
+    if (!remove && !props_get(rec, key) && props_len(rec) >= PROPS_MAX) {
+        s = graph_fail(g, STRATA_EFULL, "%s %llu already has %d properties, the most one "
+                       "entity can hold", is_rel ? "relationship" : "node",
+                       (unsigned long long)id, PROPS_MAX);
+        goto cleanup;
+    }
+    MAKE_WRITABLE();
     if (!remove && value_clone(g->m, &val->v, &copy) != 0) {
         s = nomem(g, "copying a property value");
         goto cleanup;
     }
+    uint32_t tokens[MAX_LABELS_PER_NODE];
+    entity_state before, after;
+    if (is_rel) {
+        tokens[0] = store_rel(&v->st, id)->type;
+        before = rel_state(v, id, tokens);
+    } else {
+        node_state(g->cat, store_node(&v->st, id)->labelset, store_node_props(&v->st, id),
+                   tokens, &before);
+    }
+    after = before;
+    after.props = (props_view){ before.props.rec, true, key, remove ? NULL : &copy };
+    if ((s = idxplan_build(g, v, id, &before, &after, key, &plan)) ||
+        (s = idxplan_check(g, v, &plan)) || (s = idxplan_prepare(g, v, &plan)))
+        goto cleanup;
     prop_rec **rp = is_rel ? store_rel_props_mut(&v->st, g->m, id)
                            : store_node_props_mut(&v->st, g->m, id);
-    if (!rp) {
-        value_release(&copy);
+    int rc = !rp ? -1 : remove ? props_remove(g->m, rp, key, NULL)
+                               : props_set(g->m, rp, key, value_retain(copy), NULL);
+    if (rc != 0) {
         s = nomem(g, "setting a property");
         goto cleanup;
     }
-    if (remove ? props_remove(g->m, rp, key, NULL) != 0
-               : props_set(g->m, rp, key, copy, NULL) != 0)
-        s = nomem(g, "setting a property");
+    idxplan_commit(g, v, &plan);
 cleanup:
+    value_release(&copy);
+    idxplan_free(&plan);
     graph_write_end(g);
     return s;
 }

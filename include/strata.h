@@ -9,7 +9,10 @@
  *     strata_view_errmsg() return it.  No call aborts on bad input: a NULL
  *     where a handle is required, an unknown or deleted id, a value of the
  *     wrong type all come back as statuses.  Nothing is global.
- *   - A failed write changes nothing.
+ *   - A failed write changes nothing (it does not even fork the graph).
+ *   - Reads given a token that was never interned answer as for a token
+ *     nothing carries (no label, null property, no neighbours); calls that
+ *     name a token to iterate it (strata_nodes_by_label) say NOTFOUND.
  *   - Ownership: "new" results (out parameters of type T **) are owned by the
  *     caller and freed with the matching *_free / *_release, which takes a
  *     T ** and sets it to NULL.  Every const pointer argument is borrowed for
@@ -178,7 +181,64 @@ STRATA_API strata_status strata_node_degree(strata_view *v, strata_id node,
                                             strata_direction dir, strata_token type,
                                             uint64_t *out);
 
+/* ---- indices ---------------------------------------------------------- */
+
+typedef enum strata_index_kind {
+    STRATA_INDEX_HASH = 0,   /* equality lookups */
+    STRATA_INDEX_RANGE,      /* equality and ordered ranges (<, <=, >, >=) */
+    STRATA_INDEX_UNIQUE,     /* a constraint: at most one entity per key */
+} strata_index_kind;
+
+typedef uint32_t strata_index;   /* an index handle; never reused */
+
+typedef struct strata_index_info {
+    strata_index_kind kind;
+    bool relationships;      /* over relationships of a type, not nodes */
+    strata_token token;      /* the label, or the relationship type */
+    size_t nkeys;
+    strata_token keys[8];
+    uint64_t entries;        /* entities indexed */
+    uint32_t depth;          /* delta levels above the base (see ARCHITECTURE.md) */
+} strata_index_info;
+
+/* Creates an index over the entities carrying token (a label, or a
+   relationship type when relationships is true) on 1..8 property keys (two
+   or more make a composite index, keyed by the list of values).  Existing
+   entities are indexed; a unique index over data that already holds a
+   duplicate fails with STRATA_ECONSTRAINT and changes nothing.  An index of
+   the same kind on the same keys is STRATA_EINVAL (*out names it). */
+STRATA_API strata_status strata_index_create(strata_graph *g, strata_index_kind kind,
+                                             bool relationships, strata_token token,
+                                             const strata_token *keys, size_t nkeys,
+                                             strata_index *out);
+STRATA_API strata_status strata_index_drop(strata_graph *g, strata_index idx);
+/* Every index of the view, up to cap handles into buf; *n is the count. */
+STRATA_API strata_status strata_indexes(strata_view *v, strata_index *buf, size_t cap,
+                                        size_t *n);
+STRATA_API strata_status strata_index_info_get(strata_view *v, strata_index idx,
+                                               strata_index_info *out);
+
 /* ---- iteration (an iterator holds its view's state alive) -------------- */
+
+/* Iterators from indices yield node ids, or relationship ids for indices
+   over relationships; strata_rels_by_type yields relationship ids. */
+
+/* The entities whose key equals key[0..nkey) (nkey = the index's key
+   count), in (key, id) order.  Equality is Cypher's: 1 matches 1.0. */
+STRATA_API strata_status strata_index_lookup(strata_view *v, strata_index idx,
+                                             const strata_value *const *key, size_t nkey,
+                                             strata_node_iter **out);
+/* The entities of a single-key index whose value lies between lo and hi
+   (either may be NULL for an open end, not both), in value order.  Bounds
+   must be numbers, strings or booleans; values of another type than the
+   bounds' are never in range, as in Cypher's comparisons. */
+STRATA_API strata_status strata_index_range(strata_view *v, strata_index idx,
+                                            const strata_value *lo, bool lo_inclusive,
+                                            const strata_value *hi, bool hi_inclusive,
+                                            strata_node_iter **out);
+/* The relationships of a type, in id order. */
+STRATA_API strata_status strata_rels_by_type(strata_view *v, strata_token type,
+                                             strata_node_iter **out);
 
 /* Every node, in id order. */
 STRATA_API strata_status strata_nodes(strata_view *v, strata_node_iter **out);
@@ -235,6 +295,17 @@ typedef struct strata_memstats {
 } strata_memstats;
 
 STRATA_API strata_status strata_memory_stats(strata_graph *g, strata_memstats *out);
+
+/* Cross-checks every structure of the view (slots, free lists, adjacency
+   against relationships, indices against labels and properties) in
+   O(graph); STRATA_ECONSTRAINT with a message naming the first
+   inconsistency. */
+STRATA_API strata_status strata_integrity_check(strata_view *v);
+
+/* Whether the graph's current state shares structure with a version a view
+   may still read: true from the first write under a held view until the
+   first write after every such view is released. */
+STRATA_API bool strata_is_forked(strata_graph *g);
 
 #ifdef __cplusplus
 }

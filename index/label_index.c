@@ -64,6 +64,8 @@ static int own_table(mem_ctx *m, label_index **lp, uint32_t n)
             t->e[i].count = 0;
         }
     }
+    if (shared)
+        MEM_NOTE_COPIED(have);
     labelidx_release(m, lp);
     *lp = t;
     return 0;

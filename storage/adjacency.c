@@ -17,7 +17,6 @@ struct adj_block {
     _Alignas(8) unsigned char body[];   /* segcap segments, then cap entries */
 };
 
-#define MAX_SEGS UINT16_MAX
 
 static inline struct adj_seg *segs(adj_block *b) { return (struct adj_seg *)(void *)b->body; }
 static inline const struct adj_seg *csegs(const adj_block *b)
@@ -115,12 +114,12 @@ int adj_reserve(mem_ctx *m, adj_block **bp, uint32_t add)
     uint32_t len = adj_len(b), nseg = adj_nsegments(b);
     uint32_t old_cap = b ? b->cap : 0, old_segcap = b ? b->segcap : 0;
     /* Each added entry may open a segment of its own. */
-    if (add > UINT32_MAX - len || nseg + add > MAX_SEGS)
+    if (add > UINT32_MAX - len || nseg + add > ADJ_MAX_SEGMENTS)
         return -1;
     uint32_t cap = grow(old_cap, len + add, 4);
     uint32_t segcap = grow(old_segcap, nseg + add, 2);
-    if (segcap > MAX_SEGS)
-        segcap = MAX_SEGS;
+    if (segcap > ADJ_MAX_SEGMENTS)
+        segcap = ADJ_MAX_SEGMENTS;
     int shared = b && atomic_load_explicit(&b->refs, memory_order_acquire) != 1;
     if (b && !shared) {
         if (cap == old_cap && segcap == old_segcap)
@@ -149,6 +148,7 @@ int adj_reserve(mem_ctx *m, adj_block **bp, uint32_t add)
     if (b) {
         memcpy(segs(n), csegs(b), (size_t)nseg * sizeof(struct adj_seg));
         memcpy(entries(n), centries(b), (size_t)len * sizeof(adj_entry));
+        MEM_NOTE_COPIED(len);
         adj_release(m, bp);
     }
     *bp = n;

@@ -31,6 +31,8 @@
 
 enum { ADJ_OUT = 0, ADJ_IN = 1 };
 
+#define ADJ_MAX_SEGMENTS 65535   /* (direction, type) pairs at one node */
+
 typedef struct adj_block adj_block;
 
 typedef struct adj_entry {

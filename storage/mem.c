@@ -1,11 +1,43 @@
 #include "storage/mem.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #ifdef STRATA_JEMALLOC
 #include <jemalloc/jemalloc.h>
+#include <pthread.h>
+
+/* Arenas are recycled, not destroyed: a thread cache may still hold blocks
+   of an arena whose context is gone (a reader thread freed them), and
+   destroying the arena under such a cache corrupts the next allocation.  A
+   recycled arena's cached blocks stay valid memory; jemalloc's decay
+   returns its idle pages to the system. */
+#define ARENA_RECYCLE_MAX 256
+static pthread_mutex_t arena_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned recycled[ARENA_RECYCLE_MAX];
+static unsigned nrecycled;
+
+static int arena_get(unsigned *arena)
+{
+    int rc = 0;
+    pthread_mutex_lock(&arena_lock);
+    if (nrecycled) {
+        *arena = recycled[--nrecycled];
+    } else {
+        size_t sz = sizeof *arena;
+        rc = mallctl("arenas.create", arena, &sz, NULL, 0);
+    }
+    pthread_mutex_unlock(&arena_lock);
+    return rc;
+}
+
+static void arena_put(unsigned arena)
+{
+    pthread_mutex_lock(&arena_lock);
+    if (nrecycled < ARENA_RECYCLE_MAX)
+        recycled[nrecycled++] = arena;
+    pthread_mutex_unlock(&arena_lock);
+}
 #endif
 
 struct mem_ctx {
@@ -31,6 +63,11 @@ void mem_fail_at(long k)
 void mem_fail_clear(void) { mem_fail_at(0); }
 
 long mem_fail_count(void) { return atomic_load(&alloc_count); }
+
+static atomic_uint_fast64_t copied_entries;
+
+void mem_note_copied(uint64_t entries) { atomic_fetch_add(&copied_entries, entries); }
+uint64_t mem_copied_entries(void) { return atomic_load(&copied_entries); }
 
 static int injected_failure(void)
 {
@@ -77,8 +114,7 @@ mem_ctx *mem_ctx_new(void)
     atomic_init(&m->refs, 1);
 #ifdef STRATA_JEMALLOC
     unsigned arena;
-    size_t sz = sizeof arena;
-    if (mallctl("arenas.create", &arena, &sz, NULL, 0) != 0) {
+    if (arena_get(&arena) != 0) {
         free(m);
         return NULL;
     }
@@ -101,11 +137,8 @@ void mem_ctx_release(mem_ctx *m)
     if (atomic_fetch_sub_explicit(&m->refs, 1, memory_order_acq_rel) != 1)
         return;
 #ifdef STRATA_JEMALLOC
-    /* Everything allocated from the arena has been freed (invariant 3), so
-       the arena can go back to jemalloc whole. */
-    char name[64];
-    snprintf(name, sizeof name, "arena.%u.destroy", m->arena);
-    mallctl(name, NULL, NULL, NULL, 0);
+    /* Everything allocated from the arena has been freed (invariant 3). */
+    arena_put(m->arena);
 #endif
     free(m);
 }

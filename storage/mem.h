@@ -63,6 +63,16 @@ void mem_fail_at(long k);
 void mem_fail_clear(void);
 /* Allocations attempted since the last mem_fail_at / mem_fail_clear. */
 long mem_fail_count(void);
+
+/* The copy counter: entries (slots, chunk pointers, properties, adjacency
+   entries, index entries) copied because a shared structure had to be
+   made private.  The oracle that tells a genuine copy from an O(1) share;
+   process-wide, monotonic. */
+void mem_note_copied(uint64_t entries);
+uint64_t mem_copied_entries(void);
+#define MEM_NOTE_COPIED(n) mem_note_copied(n)
+#else
+#define MEM_NOTE_COPIED(n) ((void)0)
 #endif
 
 #endif

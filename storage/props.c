@@ -12,7 +12,6 @@ struct prop_rec {
     _Alignas(8) unsigned char body[];
 };
 
-#define MAX_PROPS UINT16_MAX
 
 static inline value *vals(prop_rec *r) { return (value *)(void *)r->body; }
 static inline const value *cvals(const prop_rec *r)
@@ -104,8 +103,8 @@ static int make_private(mem_ctx *m, prop_rec **rp, uint32_t need)
     uint32_t cap = old_cap;
     if (need > cap)
         cap = need < 4 ? need : need + need / 2;
-    if (cap > MAX_PROPS)
-        cap = MAX_PROPS;
+    if (cap > PROPS_MAX)
+        cap = PROPS_MAX;
     if (r && atomic_load_explicit(&r->refs, memory_order_acquire) == 1) {
         if (need <= old_cap)
             return 0;
@@ -122,6 +121,7 @@ static int make_private(mem_ctx *m, prop_rec **rp, uint32_t need)
     prop_rec *n = rec_copy(m, r, cap);
     if (!n)
         return -1;
+    MEM_NOTE_COPIED(props_len(r));
     props_release(m, rp);
     *rp = n;
     return 0;
@@ -132,7 +132,7 @@ int props_set(mem_ctx *m, prop_rec **rp, uint32_t key, value val, value *old)
     int found;
     uint32_t i = search(*rp, key, &found);
     uint32_t need = props_len(*rp) + (found ? 0 : 1);
-    if (need > MAX_PROPS || make_private(m, rp, need) != 0) {
+    if (need > PROPS_MAX || make_private(m, rp, need) != 0) {
         value_release(&val);
         return -1;
     }

@@ -26,6 +26,8 @@
 
 typedef struct prop_rec prop_rec;
 
+#define PROPS_MAX 65535   /* properties one entity can hold */
+
 uint32_t props_len(const prop_rec *r);
 uint32_t props_key_at(const prop_rec *r, uint32_t i);
 const value *props_val_at(const prop_rec *r, uint32_t i);

@@ -11,14 +11,6 @@ struct pvec_chunk {
     _Alignas(8) unsigned char body[];  /* kids or elements */
 };
 
-#ifdef STRATA_TESTING
-static atomic_uint_fast64_t copied_entries;
-uint64_t pvec_copied_entries(void) { return atomic_load(&copied_entries); }
-#define COUNT_COPIED(n) atomic_fetch_add(&copied_entries, (n))
-#else
-#define COUNT_COPIED(n) ((void)0)
-#endif
-
 static inline struct pvec_chunk **kids(struct pvec_chunk *c)
 {
     return (struct pvec_chunk **)(void *)c->body;
@@ -89,7 +81,7 @@ static struct pvec_chunk *chunk_copy(const struct pvec_chunk *c, uint32_t height
         for (unsigned k = 0; k < PVEC_FANOUT; k++)
             ops->retain(n->body + (size_t)k * ops->elem_size);
     }
-    COUNT_COPIED(PVEC_FANOUT);
+    MEM_NOTE_COPIED(PVEC_FANOUT);
     return n;
 }
 

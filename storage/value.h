@@ -98,6 +98,9 @@ static inline bool value_is_number(const value *v)
 /* Returns 0, or -1 when out of memory (*out is then null).  The bytes are
    copied; they need not be NUL-terminated, and may contain NUL. */
 int value_string(mem_ctx *m, const char *s, size_t len, value *out);
+/* Whether bytes[0..len) are well-formed UTF-8 (no overlongs, surrogates
+   or code points above U+10FFFF). */
+bool value_utf8_valid(const char *bytes, size_t len);
 /* Borrowed pointer to the bytes (NUL-terminated) and their length; NULL
    (length 0) when v is not a string.  len may be NULL. */
 const char *value_str(const value *v, size_t *len);

@@ -1,0 +1,295 @@
+/*
+ * fork_cost — W1 of SPEC section 12: what a write costs while a reader holds
+ * a view, on the graph shapes of the seed project's table.
+ *
+ *   fork_cost [--nodes N] [--rounds R] [--quick] [--json]
+ *
+ * For each shape (plain: one property per node; columns: 12 properties per
+ * node; indexed: 2 property indices + 1 composite + 1 range + 1 unique),
+ * each round takes a view (untimed), times one single-property SET through
+ * the C API, and releases the view (untimed).  Also measured:
+ *   - the same SET with nothing held;
+ *   - relationship create and node detach-delete under a held view;
+ *   - a continuously held reader: the view re-taken before every write,
+ *     the previous one released after it (mean, median, worst);
+ *   - fold-back: the first write after the view drops;
+ *   - resident growth over 20 writes under one held view;
+ *   - a deep-copy baseline: rebuilding the same graph through the API,
+ *     the cost a fork would have if it copied (the seed's "before").
+ * Timings are per operation in microseconds, from CLOCK_MONOTONIC around the
+ * one call.  The machine is shared: compare ratios within one run.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <strata.h>
+
+static double now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static long rss_kib(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kib = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmRSS: %ld kB", &kib) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kib;
+}
+
+static uint64_t rng = 0x2545f4914f6cdd1dull;
+static uint64_t xorshift(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+static void die(strata_graph *g, const char *what)
+{
+    fprintf(stderr, "fork_cost: %s: %s\n", what, strata_errmsg(g));
+    exit(1);
+}
+
+#define OK(g, call)                                                                  \
+    do {                                                                             \
+        if ((call) != STRATA_OK)                                                     \
+            die(g, #call);                                                           \
+    } while (0)
+
+typedef struct stats {
+    double mean, median, worst;
+} stats;
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static stats summarise(double *t, int n)
+{
+    stats s = { 0, 0, 0 };
+    for (int i = 0; i < n; i++) {
+        s.mean += t[i];
+        if (t[i] > s.worst)
+            s.worst = t[i];
+    }
+    s.mean /= n;
+    qsort(t, (size_t)n, sizeof *t, cmp_double);
+    s.median = t[n / 2];
+    return s;
+}
+
+enum shape { PLAIN, COLUMNS, INDEXED, NSHAPES };
+static const char *const shape_names[] = { "plain", "12 columns", "indexed" };
+
+typedef struct graph_fixture {
+    strata_graph *g;
+    strata_token label, type, keys[12];
+    uint64_t n;
+} graph_fixture;
+
+static void build(graph_fixture *f, enum shape shape, uint64_t n)
+{
+    strata_graph *g;
+    if (strata_graph_new(&g) != STRATA_OK)
+        exit(1);
+    f->g = g;
+    f->n = n;
+    OK(g, strata_token_intern(g, STRATA_LABEL, "Item", &f->label));
+    OK(g, strata_token_intern(g, STRATA_RELTYPE, "LINKS", &f->type));
+    for (int k = 0; k < 12; k++) {
+        char name[8];
+        snprintf(name, sizeof name, "p%d", k);
+        OK(g, strata_token_intern(g, STRATA_KEY, name, &f->keys[k]));
+    }
+    int columns = shape == COLUMNS ? 12 : shape == INDEXED ? 5 : 1;
+    strata_value *vals[12];
+    for (uint64_t i = 0; i < n; i++) {
+        strata_id id;
+        OK(g, strata_node_create(g, &f->label, 1, &id));
+        for (int k = 0; k < columns; k++) {
+            /* p0: unique; p1: ~1000 distinct (the seed's range index);
+               others: small ints and short strings. */
+            int64_t x = k == 0 ? (int64_t)i : k == 1 ? (int64_t)(i % 1000) : (int64_t)(i % 97);
+            vals[k] = k % 3 == 2 ? strata_value_string("s", 1) : strata_value_int(x);
+            OK(g, strata_node_set(g, id, f->keys[k], vals[k]));
+            strata_value_free(&vals[k]);
+        }
+    }
+    if (shape == INDEXED) {
+        strata_index idx;
+        OK(g, strata_index_create(g, STRATA_INDEX_UNIQUE, false, f->label, &f->keys[0], 1, &idx));
+        OK(g, strata_index_create(g, STRATA_INDEX_RANGE, false, f->label, &f->keys[1], 1, &idx));
+        OK(g, strata_index_create(g, STRATA_INDEX_HASH, false, f->label, &f->keys[3], 1, &idx));
+        OK(g, strata_index_create(g, STRATA_INDEX_HASH, false, f->label, &f->keys[4], 1, &idx));
+        OK(g, strata_index_create(g, STRATA_INDEX_HASH, false, f->label, &f->keys[3], 2, &idx));
+    }
+}
+
+/* The timed write: SET p1 (indexed by the range index in the indexed
+   shape) on a random node to a fresh value. */
+static double timed_set(graph_fixture *f, strata_value *v)
+{
+    strata_id node = xorshift() % f->n;
+    double t0 = now_us();
+    if (strata_node_set(f->g, node, f->keys[1], v) != STRATA_OK)
+        die(f->g, "set");
+    return now_us() - t0;
+}
+
+static void report(FILE *out, bool json, const char *shape, const char *what, stats s,
+                   const char *seed)
+{
+    if (json)
+        fprintf(out, "{\"shape\":\"%s\",\"case\":\"%s\",\"mean_us\":%.3f,\"median_us\":%.3f,"
+                     "\"worst_us\":%.3f}\n", shape, what, s.mean, s.median, s.worst);
+    else
+        fprintf(out, "  %-44s mean %9.2f  median %9.2f  worst %10.2f   %s\n", what, s.mean,
+                s.median, s.worst, seed);
+}
+
+int main(int argc, char **argv)
+{
+    uint64_t n = 1000000;
+    int rounds = 200;
+    bool json = false;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--nodes") && i + 1 < argc)
+            n = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
+            rounds = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--quick"))
+            n = 20000, rounds = 50;
+        else if (!strcmp(argv[i], "--json"))
+            json = true;
+        else {
+            fprintf(stderr, "usage: fork_cost [--nodes N] [--rounds R] [--quick] [--json]\n");
+            return 2;
+        }
+    }
+    if (n < 100 || rounds < 2) {
+        fprintf(stderr, "fork_cost: need at least 100 nodes and 2 rounds\n");
+        return 2;
+    }
+    double *t = malloc(sizeof(double) * (size_t)rounds);
+    if (!json)
+        printf("W1 fork cost, %llu nodes, %d rounds (times in microseconds; seed figures "
+               "from its 1M-node table)\n", (unsigned long long)n, rounds);
+    static const char *const seed_held[] = { "seed: 4.6 mean", "seed: 587.6 mean (100k)",
+                                             "seed: ~97 mean" };
+    for (int sh = 0; sh < NSHAPES; sh++) {
+        graph_fixture f;
+        double b0 = now_us();
+        build(&f, (enum shape)sh, n);
+        double build_us = now_us() - b0;
+        if (!json)
+            printf("%s (built in %.0f ms):\n", shape_names[sh], build_us / 1000);
+        strata_value *v = strata_value_int(7);
+
+        for (int r = 0; r < rounds; r++)
+            t[r] = timed_set(&f, v);
+        report(stdout, json, shape_names[sh], "SET, nothing held", summarise(t, rounds),
+               "seed: 3 (Python API)");
+
+        for (int r = 0; r < rounds; r++) {
+            strata_view *view;
+            OK(f.g, strata_snapshot(f.g, &view));
+            t[r] = timed_set(&f, v);
+            strata_view_release(&view);
+        }
+        stats held_stats = summarise(t, rounds);
+        report(stdout, json, shape_names[sh], "SET, first write under a held view", held_stats,
+               seed_held[sh]);
+
+        for (int r = 0; r < rounds; r++) {
+            strata_view *view;
+            OK(f.g, strata_snapshot(f.g, &view));
+            strata_id a = xorshift() % n, b = xorshift() % n, rel;
+            double t0 = now_us();
+            OK(f.g, strata_rel_create(f.g, a, b, f.type, &rel));
+            t[r] = now_us() - t0;
+            strata_view_release(&view);
+        }
+        report(stdout, json, shape_names[sh], "relationship create under a held view",
+               summarise(t, rounds), "seed: whole-graph flatten");
+
+        for (int r = 0; r < rounds; r++) {
+            strata_view *view;
+            OK(f.g, strata_snapshot(f.g, &view));
+            strata_id victim;
+            do
+                victim = xorshift() % n;
+            while (!strata_node_exists(view, victim));
+            double t0 = now_us();
+            OK(f.g, strata_node_detach_delete(f.g, victim));
+            t[r] = now_us() - t0;
+            strata_view_release(&view);
+            /* Keep the graph's size: the next create reuses the slot. */
+            strata_id again;
+            OK(f.g, strata_node_create(f.g, &f.label, 1, &again));
+            OK(f.g, strata_node_set(f.g, again, f.keys[1], v));
+        }
+        report(stdout, json, shape_names[sh], "node detach-delete under a held view",
+               summarise(t, rounds), "seed: whole-graph flatten");
+
+        strata_view *held = NULL;
+        for (int r = 0; r < rounds; r++) {
+            strata_view *next;
+            OK(f.g, strata_snapshot(f.g, &next));
+            t[r] = timed_set(&f, v);
+            strata_view_release(&held);
+            held = next;
+        }
+        strata_view_release(&held);
+        stats cont = summarise(t, rounds);
+        report(stdout, json, shape_names[sh], "continuously held reader", cont,
+               "seed: mean ~44x median");
+
+        for (int r = 0; r < rounds; r++) {
+            strata_view *view;
+            OK(f.g, strata_snapshot(f.g, &view));
+            timed_set(&f, v);
+            strata_view_release(&view);
+            t[r] = timed_set(&f, v);   /* folds back */
+        }
+        report(stdout, json, shape_names[sh], "fold-back: first write after the view drops",
+               summarise(t, rounds), "seed: 137.7 (100k x 12)");
+
+        strata_view *one;
+        OK(f.g, strata_snapshot(f.g, &one));
+        long before = rss_kib();
+        for (int r = 0; r < 20; r++)
+            timed_set(&f, v);
+        long growth = rss_kib() - before;
+        strata_view_release(&one);
+        if (json)
+            printf("{\"shape\":\"%s\",\"case\":\"rss growth 20 writes\",\"kib\":%ld}\n",
+                   shape_names[sh], growth);
+        else
+            printf("  %-44s %ld KiB   seed: +0.0 MB\n", "resident growth, 20 writes, one view",
+                   growth);
+
+        strata_memstats ms;
+        strata_memory_stats(f.g, &ms);
+        if (!json)
+            printf("  graph bytes: %.1f MiB; deep copy (rebuild through the API): %.0f us, "
+                   "%.0fx the held-view median\n",
+                   ms.graph_bytes / 1048576.0, build_us, build_us / held_stats.median);
+        strata_value_free(&v);
+        strata_graph_free(&f.g);
+    }
+    free(t);
+    return 0;
+}

@@ -1,0 +1,287 @@
+/* Index DDL and index reads.  Maintenance on write is index_maint.c. */
+#include <math.h>
+#include <string.h>
+
+#include "core/index_maint.h"
+
+static const char *const kind_names[] = { "hash", "range", "unique" };
+
+/* Builds the stack for a new index over what v holds. */
+static strata_status build_index(strata_graph *g, version *v, const index_def *d,
+                                 level_stack **out)
+{
+    level_stack *ls = NULL;
+    const label_index *members = d->on_rels ? v->rel_types : v->labels;
+    strata_status s = STRATA_OK;
+    if (lstack_prepare(&ls, &g->pool, g->m, 0) != 0)
+        goto nomem;
+    for (uint64_t id = labelidx_next(members, d->token, 0); id != UINT64_MAX;
+         id = labelidx_next(members, d->token, id + 1)) {
+        props_view pv = { d->on_rels ? store_rel_props(&v->st, id)
+                                     : store_node_props(&v->st, id),
+                          false, 0, NULL };
+        value key;
+        int r = idx_key(d, g->m, &pv, &key);
+        if (r < 0)
+            goto nomem;
+        if (r == 0)
+            continue;
+        if (d->kind == IDX_UNIQUE) {
+            lstack_cursor *c = lstack_seek(ls, mem_scratch(), &key);
+            const value *k;
+            uint64_t other;
+            bool dup = c && lstack_cursor_get(c, &k, &other) && value_order(k, &key) == 0;
+            lstack_cursor_free(&c, mem_scratch());
+            if (dup) {
+                value_release(&key);
+                s = graph_fail(g, STRATA_ECONSTRAINT,
+                               "cannot create the unique index: %s %llu and %llu have the "
+                               "same value", d->on_rels ? "relationships" : "nodes",
+                               (unsigned long long)other, (unsigned long long)id);
+                goto fail;
+            }
+        }
+        if (lstack_prepare(&ls, &g->pool, g->m, 1) != 0) {
+            value_release(&key);
+            goto nomem;
+        }
+        lstack_insert(ls, &g->pool, g->m, &key, id);
+        value_release(&key);
+    }
+    *out = ls;
+    return STRATA_OK;
+nomem:
+    s = graph_fail(g, STRATA_ENOMEM, "out of memory building an index");
+fail:
+    lstack_release(g->m, &ls);
+    return s;
+}
+
+strata_status strata_index_create(strata_graph *g, strata_index_kind kind, bool relationships,
+                                  strata_token token, const strata_token *keys, size_t nkeys,
+                                  strata_index *out)
+{
+    if (!g)
+        return STRATA_EINVAL;
+    if (!out || !keys)
+        return graph_fail(g, STRATA_EINVAL, "strata_index_create: %s is NULL",
+                          out ? "keys" : "out");
+    if (kind < STRATA_INDEX_HASH || kind > STRATA_INDEX_UNIQUE)
+        return graph_fail(g, STRATA_EINVAL, "unknown index kind %d", (int)kind);
+    if (nkeys < 1 || nkeys > IDX_MAX_KEYS)
+        return graph_fail(g, STRATA_EINVAL, "an index has 1 to %d keys, not %zu", IDX_MAX_KEYS,
+                          nkeys);
+    strata_token_kind tk = relationships ? STRATA_RELTYPE : STRATA_LABEL;
+    if (token >= intern_count(g->cat->tokens[tk]))
+        return graph_fail(g, STRATA_ENOTFOUND, "%s token %u was never interned",
+                          relationships ? "relationship type" : "label", token);
+    index_def d = { .kind = (uint8_t)kind, .on_rels = relationships, .nkeys = (uint8_t)nkeys,
+                    .token = token };
+    for (size_t i = 0; i < nkeys; i++) {
+        if (keys[i] >= intern_count(g->cat->tokens[STRATA_KEY]))
+            return graph_fail(g, STRATA_ENOTFOUND, "property key token %u was never interned",
+                              keys[i]);
+        for (size_t j = 0; j < i; j++)
+            if (keys[j] == keys[i])
+                return graph_fail(g, STRATA_EINVAL, "an index names property key %u twice",
+                                  keys[i]);
+        d.keys[i] = keys[i];
+    }
+    version *v = graph_write_begin(g);
+    strata_status s;
+    level_stack *ls = NULL;
+    int same = idxset_find_same(v->indexes, &d);
+    if (same >= 0) {
+        *out = idxset_def(v->indexes, (uint32_t)same)->id;
+        s = graph_fail(g, STRATA_EINVAL, "an equal %s index exists already (index %u)",
+                       kind_names[kind], *out);
+    } else if (!(v = graph_writable(g))) {
+        s = STRATA_ENOMEM;
+    } else if ((s = build_index(g, v, &d, &ls)) == STRATA_OK) {
+        if (idxset_add(g->m, &v->indexes, &d, ls) != 0)
+            s = graph_fail(g, STRATA_ENOMEM, "out of memory adding an index");
+        else
+            *out = d.id;
+    }
+    graph_write_end(g);
+    return s;
+}
+
+strata_status strata_index_drop(strata_graph *g, strata_index idx)
+{
+    if (!g)
+        return STRATA_EINVAL;
+    version *v = graph_write_begin(g);
+    strata_status s = STRATA_OK;
+    int pos = idxset_find(v->indexes, idx);
+    if (pos < 0)
+        s = graph_fail(g, STRATA_ENOTFOUND, "no index %u", idx);
+    else if (!(v = graph_writable(g)))
+        s = STRATA_ENOMEM;
+    else if (idxset_remove(g->m, &v->indexes, (uint32_t)pos) != 0)
+        s = graph_fail(g, STRATA_ENOMEM, "out of memory dropping an index");
+    graph_write_end(g);
+    return s;
+}
+
+strata_status strata_indexes(strata_view *v, strata_index *buf, size_t cap, size_t *n)
+{
+    if (!v)
+        return STRATA_EINVAL;
+    if (!n || (cap && !buf))
+        return view_fail(v, STRATA_EINVAL, "strata_indexes: %s is NULL", n ? "buf" : "n");
+    const index_set *set = v->ver->indexes;
+    *n = idxset_len(set);
+    for (size_t i = 0; i < *n && i < cap; i++)
+        buf[i] = idxset_def(set, (uint32_t)i)->id;
+    return STRATA_OK;
+}
+
+static strata_status find_index(strata_view *v, strata_index idx, uint32_t *pos)
+{
+    int p = idxset_find(v->ver->indexes, idx);
+    if (p < 0)
+        return view_fail(v, STRATA_ENOTFOUND, "no index %u in this view", idx);
+    *pos = (uint32_t)p;
+    return STRATA_OK;
+}
+
+strata_status strata_index_info_get(strata_view *v, strata_index idx, strata_index_info *out)
+{
+    if (!v)
+        return STRATA_EINVAL;
+    if (!out)
+        return view_fail(v, STRATA_EINVAL, "strata_index_info_get: out is NULL");
+    uint32_t pos = 0;
+    strata_status s = find_index(v, idx, &pos);
+    if (s)
+        return s;
+    const index_def *d = idxset_def(v->ver->indexes, pos);
+    const level_stack *ls = idxset_stack(v->ver->indexes, pos);
+    memset(out, 0, sizeof *out);
+    out->kind = (strata_index_kind)d->kind;
+    out->relationships = d->on_rels;
+    out->token = d->token;
+    out->nkeys = d->nkeys;
+    memcpy(out->keys, d->keys, d->nkeys * sizeof *d->keys);
+    out->entries = lstack_count(ls);
+    out->depth = lstack_depth(ls);
+    return STRATA_OK;
+}
+
+/* An index iterator positioned at seek (NULL: the start). */
+static strata_status index_iter(strata_view *v, uint32_t pos, const value *seek,
+                                strata_node_iter **out)
+{
+    strata_status s = iter_new(v, ITER_INDEX, out);
+    if (s)
+        return s;
+    (*out)->cur = lstack_seek(idxset_stack(v->ver->indexes, pos), mem_scratch(), seek);
+    if (!(*out)->cur) {
+        strata_node_iter_free(out);
+        return view_fail(v, STRATA_ENOMEM, "out of memory starting an index scan");
+    }
+    return STRATA_OK;
+}
+
+strata_status strata_index_lookup(strata_view *v, strata_index idx,
+                                  const strata_value *const *key, size_t nkey,
+                                  strata_node_iter **out)
+{
+    if (!v)
+        return STRATA_EINVAL;
+    if (!out || !key)
+        return view_fail(v, STRATA_EINVAL, "strata_index_lookup: %s is NULL",
+                         out ? "key" : "out");
+    uint32_t pos = 0;
+    strata_status s = find_index(v, idx, &pos);
+    if (s)
+        return s;
+    const index_def *d = idxset_def(v->ver->indexes, pos);
+    if (nkey != d->nkeys)
+        return view_fail(v, STRATA_EINVAL, "index %u has %u keys; the lookup gave %zu", idx,
+                         d->nkeys, nkey);
+    value k = value_null();
+    bool null_part = false;
+    for (size_t i = 0; i < nkey; i++) {
+        if (!key[i])
+            return view_fail(v, STRATA_EINVAL, "lookup key part %zu is NULL", i);
+        null_part |= value_is_null(&key[i]->v);
+    }
+    if (nkey == 1) {
+        k = value_retain(key[0]->v);
+    } else {
+        value parts[IDX_MAX_KEYS];
+        for (size_t i = 0; i < nkey; i++)
+            parts[i] = value_retain(key[i]->v);
+        if (value_list_from(mem_scratch(), parts, nkey, &k) != 0)
+            return view_fail(v, STRATA_ENOMEM, "out of memory building a lookup key");
+    }
+    s = index_iter(v, pos, &k, out);
+    if (s) {
+        value_release(&k);
+        return s;
+    }
+    (*out)->exact = true;
+    (*out)->lo = k;
+    if (null_part)   /* null equals nothing: an empty result */
+        lstack_cursor_free(&(*out)->cur, mem_scratch());
+    return STRATA_OK;
+}
+
+static bool range_type(const value *b)
+{
+    value_type t = value_kind(b);
+    return t == VAL_INT || t == VAL_FLOAT || t == VAL_STRING || t == VAL_BOOL;
+}
+
+/* The least value of b's type: where an open-below range starts. */
+static value type_floor(const value *b)
+{
+    switch (value_kind(b)) {
+    case VAL_STRING: {
+        value e;
+        value_string(mem_scratch(), "", 0, &e);   /* inline: cannot fail */
+        return e;
+    }
+    case VAL_BOOL:
+        return value_bool(false);
+    default:
+        return value_float(-INFINITY);
+    }
+}
+
+strata_status strata_index_range(strata_view *v, strata_index idx, const strata_value *lo,
+                                 bool lo_inclusive, const strata_value *hi, bool hi_inclusive,
+                                 strata_node_iter **out)
+{
+    if (!v)
+        return STRATA_EINVAL;
+    if (!out || (!lo && !hi))
+        return view_fail(v, STRATA_EINVAL, "strata_index_range: %s",
+                         out ? "both bounds are NULL" : "out is NULL");
+    if ((lo && !range_type(&lo->v)) || (hi && !range_type(&hi->v)))
+        return view_fail(v, STRATA_EINVAL, "range bounds must be numbers, strings or booleans");
+    uint32_t pos = 0;
+    strata_status s = find_index(v, idx, &pos);
+    if (s)
+        return s;
+    if (idxset_def(v->ver->indexes, pos)->nkeys != 1)
+        return view_fail(v, STRATA_EINVAL, "index %u is composite: ranges need a single key",
+                         idx);
+    value start = lo ? value_retain(lo->v) : type_floor(&hi->v);
+    s = index_iter(v, pos, &start, out);
+    value_release(&start);
+    if (s)
+        return s;
+    strata_node_iter *it = *out;
+    it->lo = lo ? value_retain(lo->v) : value_null();
+    it->hi = hi ? value_retain(hi->v) : value_null();
+    it->lo_incl = lo_inclusive;
+    it->hi_incl = hi_inclusive;
+    int cmp;
+    /* Bounds of different types, or lo above hi: nothing is in range. */
+    if (lo && hi && (value_compare(&lo->v, &hi->v, &cmp) != 0 || cmp > 0))
+        lstack_cursor_free(&it->cur, mem_scratch());
+    return STRATA_OK;
+}

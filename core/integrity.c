@@ -1,0 +1,124 @@
+/*
+ * strata_integrity_check: cross-checks every structure of a view against
+ * the others, in O(nodes + relationships + label bits).  Tests call it
+ * after every step; it is public so an embedding program can too.
+ *
+ * What it checks:
+ *   1. slots: live counts, free lists (store_check in test builds).
+ *   2. every live relationship joins live nodes and appears exactly in its
+ *      start's outgoing and its end's incoming segment of its type;
+ *   3. every adjacency entry names a live relationship that agrees with it,
+ *      and the entries add up to twice the relationship count;
+ *   4. the label index holds exactly the live nodes' labels, with counts;
+ *   5. property maps are sorted by key and hold no nulls.
+ */
+#include "core/graph_impl.h"
+
+#define FAIL(...) return view_fail(v, STRATA_ECONSTRAINT, "integrity: " __VA_ARGS__)
+
+static bool has_entry(const adj_block *b, int dir, uint32_t type, uint64_t rel, uint64_t other)
+{
+    uint32_t n;
+    const adj_entry *e = adj_segment(b, dir, type, &n);
+    uint32_t found = 0;
+    for (uint32_t i = 0; i < n; i++)
+        found += e[i].rel == rel && e[i].other == other;
+    return found == 1;
+}
+
+static bool props_sound(const prop_rec *r)
+{
+    for (uint32_t i = 0; i < props_len(r); i++) {
+        if (value_is_null(props_val_at(r, i)))
+            return false;
+        if (i && props_key_at(r, i - 1) >= props_key_at(r, i))
+            return false;
+    }
+    return true;
+}
+
+strata_status strata_integrity_check(strata_view *v)
+{
+    if (!v)
+        return STRATA_EINVAL;
+    const store *s = &v->ver->st;
+    const catalog *c = v->ver->cat;
+    const label_index *li = v->ver->labels;
+#ifdef STRATA_TESTING
+    if (store_check(s) != 0)
+        FAIL("slot vectors or free lists are inconsistent");
+#endif
+    uint64_t live = 0;
+    for (uint64_t r = 0; r < store_rel_slots(s); r++) {
+        const rel_meta *m = store_rel(s, r);
+        if (!m)
+            continue;
+        live++;
+        if (!store_node(s, m->start) || !store_node(s, m->end))
+            FAIL("relationship %llu joins a deleted node", (unsigned long long)r);
+        if (!has_entry(store_node_adj(s, m->start), ADJ_OUT, m->type, r, m->end) ||
+            !has_entry(store_node_adj(s, m->end), ADJ_IN, m->type, r, m->start))
+            FAIL("relationship %llu is missing from its endpoints' adjacency",
+                 (unsigned long long)r);
+        if (!props_sound(store_rel_props(s, r)))
+            FAIL("relationship %llu has an unsorted or null property", (unsigned long long)r);
+    }
+    if (live != s->rel_live)
+        FAIL("%llu live relationships, count says %llu", (unsigned long long)live,
+             (unsigned long long)s->rel_live);
+
+    uint64_t entries = 0;
+    live = 0;
+    for (uint64_t n = 0; n < store_node_slots(s); n++) {
+        const node_meta *m = store_node(s, n);
+        if (!m)
+            continue;
+        live++;
+        const adj_block *b = store_node_adj(s, n);
+        for (uint32_t i = 0; i < adj_nsegments(b); i++) {
+            int dir;
+            uint32_t type, cnt;
+            const adj_entry *e = adj_segment_at(b, i, &dir, &type, &cnt);
+            for (uint32_t k = 0; k < cnt; k++) {
+                const rel_meta *r = store_rel(s, e[k].rel);
+                uint32_t self = dir == ADJ_OUT ? r ? r->start : 0 : r ? r->end : 0;
+                uint32_t other = dir == ADJ_OUT ? r ? r->end : 0 : r ? r->start : 0;
+                if (!r || r->type != type || self != n || other != e[k].other)
+                    FAIL("node %llu lists relationship %u, which does not match",
+                         (unsigned long long)n, e[k].rel);
+            }
+            entries += cnt;
+        }
+        size_t nl = labelset_len(c, m->labelset);
+        for (size_t i = 0; i < nl; i++)
+            if (!labelidx_has(li, labelset_at(c, m->labelset, i), n))
+                FAIL("node %llu has label %u but the label index lacks it",
+                     (unsigned long long)n, labelset_at(c, m->labelset, i));
+        if (!props_sound(store_node_props(s, n)))
+            FAIL("node %llu has an unsorted or null property", (unsigned long long)n);
+    }
+    if (live != s->node_live)
+        FAIL("%llu live nodes, count says %llu", (unsigned long long)live,
+             (unsigned long long)s->node_live);
+    if (entries != 2 * s->rel_live)
+        FAIL("%llu adjacency entries for %llu relationships", (unsigned long long)entries,
+             (unsigned long long)s->rel_live);
+
+    for (uint32_t l = 0; l < labelidx_labels(li); l++) {
+        uint64_t count = 0;
+        for (uint64_t n = labelidx_next(li, l, 0); n != UINT64_MAX; n = labelidx_next(li, l, n + 1)) {
+            const node_meta *m = store_node(s, n);
+            bool carries = false;
+            for (size_t i = 0; m && i < labelset_len(c, m->labelset); i++)
+                carries |= labelset_at(c, m->labelset, i) == l;
+            if (!carries)
+                FAIL("the label index lists node %llu under label %u it does not carry",
+                     (unsigned long long)n, l);
+            count++;
+        }
+        if (count != labelidx_count(li, l))
+            FAIL("label %u indexes %llu nodes, count says %llu", l, (unsigned long long)count,
+                 (unsigned long long)labelidx_count(li, l));
+    }
+    return STRATA_OK;
+}

@@ -1,0 +1,277 @@
+#include "index/level_stack.h"
+
+#include <stdatomic.h>
+#include <string.h>
+
+struct level_stack {
+    atomic_uint refs;
+    uint32_t depth;
+    uint64_t count;
+    pbtree base;
+    pbtree levels[LSTACK_CAP];
+};
+
+#ifdef STRATA_TESTING
+static atomic_uint_fast64_t flattens;
+uint64_t lstack_flattens(void) { return atomic_load(&flattens); }
+#define NOTE_FLATTEN() atomic_fetch_add(&flattens, 1)
+#else
+#define NOTE_FLATTEN() ((void)0)
+#endif
+
+static inline uint64_t enc(uint64_t id, int tomb) { return id << 1 | (uint64_t)tomb; }
+
+void lstack_retain(level_stack *s)
+{
+    if (s)
+        atomic_fetch_add_explicit(&s->refs, 1, memory_order_relaxed);
+}
+
+void lstack_release(mem_ctx *m, level_stack **sp)
+{
+    level_stack *s = *sp;
+    *sp = NULL;
+    if (!s || atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    pbtree_release(&s->base, m);
+    for (uint32_t i = 0; i < s->depth; i++)
+        pbtree_release(&s->levels[i], m);
+    mem_free(m, s, sizeof *s);
+}
+
+uint64_t lstack_count(const level_stack *s) { return s ? s->count : 0; }
+uint32_t lstack_depth(const level_stack *s) { return s ? s->depth : 0; }
+
+/* What the stack shows for (key, id), looking from the top down. */
+bool lstack_contains(const level_stack *s, const value *key, uint64_t id)
+{
+    if (!s)
+        return false;
+    for (uint32_t i = s->depth; i-- > 0;) {
+        if (pbtree_contains(&s->levels[i], key, enc(id, 0)))
+            return true;
+        if (pbtree_contains(&s->levels[i], key, enc(id, 1)))
+            return false;
+    }
+    return pbtree_contains(&s->base, key, enc(id, 0));
+}
+
+static uint64_t level_ops(const level_stack *s)
+{
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < s->depth; i++)
+        n += s->levels[i].count;
+    return n;
+}
+
+/* Applies every level to the base, bottom up, and drops the levels.  The
+   pool holds a reserve for level_ops() writes on the base. */
+static void fold_levels(level_stack *s, pbtree_pool *pool, mem_ctx *m)
+{
+    for (uint32_t i = 0; i < s->depth; i++) {
+        pbtree_cursor c;
+        for (pbtree_first(&s->levels[i], &c); c.valid; pbtree_cursor_next(&c)) {
+            const pbtree_entry *e = pbtree_cursor_entry(&c);
+            if (e->id & 1)
+                pbtree_delete(&s->base, pool, m, &e->key, e->id & ~(uint64_t)1);
+            else
+                pbtree_insert(&s->base, pool, m, &e->key, e->id);
+        }
+        pbtree_release(&s->levels[i], m);
+    }
+    s->depth = 0;
+}
+
+/* A private copy of a shared header: every tree shared, O(depth). */
+static level_stack *copy_header(const level_stack *s, mem_ctx *m)
+{
+    level_stack *n = mem_alloc(m, sizeof *n);
+    if (!n)
+        return NULL;
+    memset(n, 0, sizeof *n);
+    atomic_init(&n->refs, 1);
+    n->depth = s ? s->depth : 0;
+    n->count = s ? s->count : 0;
+    if (s) {
+        pbtree_share(&s->base, &n->base);
+        for (uint32_t i = 0; i < s->depth; i++)
+            pbtree_share(&s->levels[i], &n->levels[i]);
+        MEM_NOTE_COPIED(s->depth + 1);
+    }
+    return n;
+}
+
+static const pbtree *taller(const pbtree *a, const pbtree *b)
+{
+    return a->height >= b->height ? a : b;
+}
+
+int lstack_prepare(level_stack **sp, pbtree_pool *pool, mem_ctx *m, uint32_t ops)
+{
+    level_stack *s = *sp;
+    if (!s || atomic_load_explicit(&s->refs, memory_order_acquire) != 1) {
+        level_stack *n = copy_header(s, m);
+        if (!n)
+            return -1;
+        lstack_release(m, sp);
+        *sp = s = n;
+    }
+    /* A level write is a tombstone removal plus an insert: two tree ops. */
+    uint64_t writes = (uint64_t)ops * 2;
+    uint64_t fold = level_ops(s);
+    if (s->depth && !pbtree_is_shared(&s->base)) {
+        /* Fold-back: nobody else reads the base, so the levels go into it
+           in place and the writes after them go to the base too. */
+        if (pbtree_reserve(pool, m, &s->base, (uint32_t)(fold + writes)) != 0)
+            return -1;
+        fold_levels(s, pool, m);
+        return 0;
+    }
+    pbtree *target = s->depth ? &s->levels[s->depth - 1] : &s->base;
+    if (pbtree_is_shared(target)) {
+        if (s->depth == LSTACK_CAP) {
+            /* Flatten: path-copy the levels into the base. */
+            if (pbtree_reserve(pool, m, &s->base, (uint32_t)(fold + writes)) != 0)
+                return -1;
+            fold_levels(s, pool, m);
+            NOTE_FLATTEN();
+            return 0;
+        }
+        pbtree_init(&s->levels[s->depth++]);
+        target = &s->levels[s->depth - 1];
+    }
+    return pbtree_reserve(pool, m, taller(target, &s->base), (uint32_t)writes);
+}
+
+void lstack_insert(level_stack *s, pbtree_pool *pool, mem_ctx *m, const value *key, uint64_t id)
+{
+    if (!s->depth) {
+        s->count += (uint64_t)pbtree_insert(&s->base, pool, m, key, enc(id, 0));
+        return;
+    }
+    if (lstack_contains(s, key, id))
+        return;
+    pbtree *top = &s->levels[s->depth - 1];
+    pbtree_delete(top, pool, m, key, enc(id, 1));
+    if (!lstack_contains(s, key, id))
+        pbtree_insert(top, pool, m, key, enc(id, 0));
+    s->count++;
+}
+
+void lstack_delete(level_stack *s, pbtree_pool *pool, mem_ctx *m, const value *key, uint64_t id)
+{
+    if (!s->depth) {
+        s->count -= (uint64_t)pbtree_delete(&s->base, pool, m, key, enc(id, 0));
+        return;
+    }
+    if (!lstack_contains(s, key, id))
+        return;
+    pbtree *top = &s->levels[s->depth - 1];
+    pbtree_delete(top, pool, m, key, enc(id, 0));
+    /* Still shown by a lower level or the base: hide it here. */
+    if (lstack_contains(s, key, id))
+        pbtree_insert(top, pool, m, key, enc(id, 1));
+    s->count--;
+}
+
+/* ---- merged cursor ------------------------------------------------------- */
+
+struct lstack_cursor {
+    uint32_t n;                        /* sources: base, then levels */
+    pbtree_cursor src[LSTACK_CAP + 1];
+    const value *key;                  /* current entry, when valid */
+    uint64_t id;
+    bool valid;
+};
+
+static int cmp_at(const pbtree_cursor *a, const pbtree_cursor *b)
+{
+    const pbtree_entry *x = pbtree_cursor_entry(a), *y = pbtree_cursor_entry(b);
+    return pbtree_entry_cmp(&x->key, x->id >> 1, &y->key, y->id >> 1);
+}
+
+/* Moves to the next (key, id) that the topmost source mentioning it shows. */
+static void settle(lstack_cursor *c)
+{
+    for (;;) {
+        int min = -1;
+        for (uint32_t i = 0; i < c->n; i++)
+            if (c->src[i].valid && (min < 0 || cmp_at(&c->src[i], &c->src[min]) < 0))
+                min = (int)i;
+        if (min < 0) {
+            c->valid = false;
+            return;
+        }
+        /* The topmost source at this (key, id) decides. */
+        uint32_t top = (uint32_t)min;
+        for (uint32_t i = (uint32_t)min + 1; i < c->n; i++)
+            if (c->src[i].valid && cmp_at(&c->src[i], &c->src[min]) == 0)
+                top = i;
+        const pbtree_entry *e = pbtree_cursor_entry(&c->src[top]);
+        if (!(e->id & 1)) {
+            c->key = &e->key;
+            c->id = e->id >> 1;
+            c->valid = true;
+            return;
+        }
+        /* Hidden by a tombstone: step every source past it. */
+        pbtree_entry hidden = *e;
+        for (uint32_t i = 0; i < c->n; i++)
+            while (c->src[i].valid &&
+                   pbtree_entry_cmp(&pbtree_cursor_entry(&c->src[i])->key,
+                                    pbtree_cursor_entry(&c->src[i])->id >> 1, &hidden.key,
+                                    hidden.id >> 1) <= 0)
+                pbtree_cursor_next(&c->src[i]);
+    }
+}
+
+lstack_cursor *lstack_seek(const level_stack *s, mem_ctx *m, const value *key)
+{
+    lstack_cursor *c = mem_alloc(m, sizeof *c);
+    if (!c)
+        return NULL;
+    c->n = 0;
+    c->valid = false;
+    if (!s)
+        return c;
+    c->n = s->depth + 1;
+    for (uint32_t i = 0; i < c->n; i++) {
+        const pbtree *t = i == 0 ? &s->base : &s->levels[i - 1];
+        if (key)
+            pbtree_seek(t, key, 0, &c->src[i]);
+        else
+            pbtree_first(t, &c->src[i]);
+    }
+    settle(c);
+    return c;
+}
+
+bool lstack_cursor_get(const lstack_cursor *c, const value **key, uint64_t *id)
+{
+    if (!c->valid)
+        return false;
+    *key = c->key;
+    *id = c->id;
+    return true;
+}
+
+void lstack_cursor_next(lstack_cursor *c)
+{
+    if (!c->valid)
+        return;
+    value key = *c->key;   /* borrowed bytes stay valid: the trees are immutable */
+    uint64_t id = c->id;
+    for (uint32_t i = 0; i < c->n; i++)
+        while (c->src[i].valid &&
+               pbtree_entry_cmp(&pbtree_cursor_entry(&c->src[i])->key,
+                                pbtree_cursor_entry(&c->src[i])->id >> 1, &key, id) <= 0)
+            pbtree_cursor_next(&c->src[i]);
+    settle(c);
+}
+
+void lstack_cursor_free(lstack_cursor **c, mem_ctx *m)
+{
+    if (*c)
+        mem_free(m, *c, sizeof **c);
+    *c = NULL;
+}

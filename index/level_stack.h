@@ -1,0 +1,88 @@
+/*
+ * level_stack — the layered ordered map under every property index.
+ *
+ * A stack is a base tree plus up to LSTACK_CAP delta levels above it; all
+ * are persistent B+trees (pbtree.h) holding (key, id << 1 | tombstone)
+ * entries.  The base never holds tombstones.  A lookup merges the base
+ * and the levels; for each (key, id) the topmost level that mentions it
+ * decides (an insert shows it, a tombstone hides it).
+ *
+ * State transitions, all at write entry (lstack_prepare):
+ *   fork       the stack header is shared with a version a view holds: the
+ *              writer copies the header (O(depth): one root reference per
+ *              level) and pushes a fresh private level; its writes go there.
+ *              The stack grows only while a reader is held across writes.
+ *   fold-back  the header is private and the base has no other holder: the
+ *              levels are applied to the base in place and dropped
+ *              (O(delta)); the base is moved, never copied.
+ *   flatten    a fork finds the stack at the cap: every level is applied to
+ *              the base by path copying, so the flatten costs O(entries in
+ *              the levels x log n), not O(index) — the one amortised cost a
+ *              continuously held reader pays, and a bounded one.
+ *   write      into the top level, or into the base when there are no
+ *              levels (in place when private, path-copied when shared).
+ *
+ * Invariants:
+ *   1. depth <= LSTACK_CAP; levels above depth are empty.
+ *   2. A header with refcount one belongs to one index of one version.
+ *   3. Each (key, id) appears at most once per level.
+ *   4. count is the number of (key, id) the merged view shows.
+ *
+ * Writes are prepare-then-commit: lstack_prepare() does every fallible
+ * step (header copy, level push, fold-back, flatten, node reserve) for the
+ * given number of ops; lstack_insert() / lstack_delete() then cannot fail.
+ */
+#ifndef STRATA_INDEX_LEVEL_STACK_H
+#define STRATA_INDEX_LEVEL_STACK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "storage/mem.h"
+#include "storage/pbtree.h"
+#include "storage/value.h"
+
+#ifdef STRATA_TESTING
+#define LSTACK_CAP 4   /* tiny in test builds: the flatten runs all the time */
+#else
+/* 32: the seed project measured a ~5x-median spike one round in eight at 8
+   levels with an O(index) flatten; ours is O(delta), and 32 keeps the read
+   merge bounded.  Measured in bench/fork_cost (docs/BENCHMARKS.md). */
+#define LSTACK_CAP 32
+#endif
+
+typedef struct level_stack level_stack;
+
+/* NULL is the empty stack. */
+void lstack_retain(level_stack *s);
+void lstack_release(mem_ctx *m, level_stack **sp);
+
+/* Makes *sp writable for ops inserts/deletes (see the header comment).
+   -1 when out of memory; what the stack shows is unchanged either way. */
+int lstack_prepare(level_stack **sp, pbtree_pool *pool, mem_ctx *m, uint32_t ops);
+/* key is borrowed (retained by the stack). */
+void lstack_insert(level_stack *s, pbtree_pool *pool, mem_ctx *m, const value *key, uint64_t id);
+void lstack_delete(level_stack *s, pbtree_pool *pool, mem_ctx *m, const value *key, uint64_t id);
+
+bool lstack_contains(const level_stack *s, const value *key, uint64_t id);
+uint64_t lstack_count(const level_stack *s);
+uint32_t lstack_depth(const level_stack *s);
+
+#ifdef STRATA_TESTING
+/* Flattens performed since the process started (test oracle). */
+uint64_t lstack_flattens(void);
+#endif
+
+/* A merged cursor in (key, id) order over a stack that does not change
+   while it is used.  Heap-allocated: it holds one tree cursor per level. */
+typedef struct lstack_cursor lstack_cursor;
+
+/* NULL when out of memory.  Positions at the first (key, id) >= (key, 0),
+   or at the first entry when key is NULL. */
+lstack_cursor *lstack_seek(const level_stack *s, mem_ctx *m, const value *key);
+/* The current entry, or false at the end; *key is borrowed. */
+bool lstack_cursor_get(const lstack_cursor *c, const value **key, uint64_t *id);
+void lstack_cursor_next(lstack_cursor *c);
+void lstack_cursor_free(lstack_cursor **c, mem_ctx *m);
+
+#endif

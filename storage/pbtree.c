@@ -1,0 +1,493 @@
+/*
+ * pbtree — the persistent B+tree behind the property indices (design and
+ * invariants in pbtree.h).
+ *
+ * Nodes.  Leaves and interior nodes have one size, so one pool serves both.
+ * ent[] holds a leaf's entries, or an interior node's separators: ent[i] of
+ * an interior node is <= every entry under kid[i], and everything under
+ * kid[i] is < ent[i + 1] (the second half is what lets a descent trust the
+ * separators; it holds because a separator is only ever created as the
+ * minimum of the subtree to its right, and only separator 0 is ever
+ * lowered).  A separator owns a reference to its key, like an entry.
+ *
+ * Writes.  pbtree_insert and pbtree_delete first look the entry up, so a
+ * write that changes nothing touches nothing.  Then they descend from the
+ * root making each node on the path private (own(): a node with refcount
+ * one is already this tree's; a shared one is copied from the pool and the
+ * original loses this tree's reference), remembering the path, and fix the
+ * tree up bottom-up along it:
+ *   insert  puts the entry into its leaf; a full node splits into halves
+ *           (split()) and hands a separator and kid to its parent; a root
+ *           that splits gets a new root above it (height + 1).  A new
+ *           minimum lowers separator 0 on the way down.
+ *   delete  removes the entry; a node left empty is unlinked from its
+ *           parent, recursively (an empty root leaves the tree empty); an
+ *           interior root left with one kid is replaced by that kid
+ *           (height - 1) while it is private.  Underfull nodes are not
+ *           merged: indices mostly grow, and a merge would have to copy a
+ *           shared sibling off the path.
+ * Nodes come only from the pool and freed ones go back to it, so neither
+ * write allocates and neither can fail.
+ */
+#include "storage/pbtree.h"
+
+#include <assert.h>
+#include <stdatomic.h>
+#include <string.h>
+
+/* Deepest path a cursor can hold.  A tree only grows a level when its root
+   splits, which takes some (PBTREE_ORDER / 2)^height inserts: 16^15 at the
+   release order, 2^15 at the test order. */
+#define MAX_DEPTH (sizeof(((pbtree_cursor *)0)->path) / sizeof(((pbtree_cursor *)0)->path[0]))
+
+/* Freed nodes the pool keeps for later writes; beyond that they go back to
+   the allocator, so a mass delete does not pin its memory. */
+#define POOL_KEEP 64
+
+_Static_assert(PBTREE_ORDER >= 4 && PBTREE_ORDER <= UINT16_MAX, "n is a uint16_t");
+
+struct pbtree_node {
+    union {
+        struct pbtree_node *next_free;   /* while in a pool */
+        struct {
+            atomic_uint refs;
+            uint16_t n;                  /* entries, or kids; never 0 in a tree */
+            uint8_t leaf;
+        };
+    };
+    _Alignas(8) pbtree_entry ent[PBTREE_ORDER];   /* entries, or separators */
+    struct pbtree_node *kid[PBTREE_ORDER];        /* interior nodes only */
+};
+
+int pbtree_entry_cmp(const value *akey, uint64_t aid, const value *bkey, uint64_t bid)
+{
+    int c = value_order(akey, bkey);
+    if (c)
+        return c;
+    return (aid > bid) - (aid < bid);
+}
+
+/* The first index in a[0..n) whose entry is >= (key, id), or > it when
+   after is set. */
+static unsigned bound(const pbtree_entry *a, unsigned n, const value *key, uint64_t id,
+                      bool after)
+{
+    unsigned lo = 0, hi = n;
+    while (lo < hi) {
+        unsigned mid = lo + (hi - lo) / 2;
+        int c = pbtree_entry_cmp(&a[mid].key, a[mid].id, key, id);
+        if (c < 0 || (after && c == 0))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The kid of interior node x whose subtree holds (key, id) if anything
+   does: the last one whose separator is <= it, or kid 0. */
+static unsigned route(const struct pbtree_node *x, const value *key, uint64_t id)
+{
+    unsigned i = bound(x->ent, x->n, key, id, true);
+    return i ? i - 1 : 0;
+}
+
+/* ---- nodes and the pool ------------------------------------------------ */
+
+static void pool_push(pbtree_pool *pool, struct pbtree_node *x)
+{
+    x->next_free = pool->free;
+    pool->free = x;
+    pool->n++;
+}
+
+static struct pbtree_node *pool_take(pbtree_pool *pool, bool leaf)
+{
+    assert(pool->n > 0 && "pbtree write without pbtree_reserve");
+    struct pbtree_node *x = pool->free;
+    pool->free = x->next_free;
+    pool->n--;
+    atomic_init(&x->refs, 1);
+    x->n = 0;
+    x->leaf = leaf;
+    return x;
+}
+
+/* Returns an empty private node (its keys released) to the pool. */
+static void pool_put(pbtree_pool *pool, mem_ctx *m, struct pbtree_node *x)
+{
+    assert(x->n == 0);
+    if (pool->n < POOL_KEEP)
+        pool_push(pool, x);
+    else
+        mem_free(m, x, sizeof *x);
+}
+
+static void node_unref(struct pbtree_node *x, mem_ctx *m)
+{
+    if (atomic_fetch_sub_explicit(&x->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    for (unsigned i = 0; i < x->n; i++) {
+        value_release(&x->ent[i].key);
+        if (!x->leaf)
+            node_unref(x->kid[i], m);
+    }
+    mem_free(m, x, sizeof *x);
+}
+
+/* Makes *slot private to this tree, copying it from the pool when shared;
+   the copy owns new references to everything the original pointed at. */
+static struct pbtree_node *own(struct pbtree_node **slot, pbtree_pool *pool, mem_ctx *m)
+{
+    struct pbtree_node *x = *slot;
+    if (atomic_load_explicit(&x->refs, memory_order_acquire) == 1)
+        return x;
+    struct pbtree_node *c = pool_take(pool, x->leaf);
+    c->n = x->n;
+    for (unsigned i = 0; i < x->n; i++) {
+        c->ent[i].key = value_retain(x->ent[i].key);
+        c->ent[i].id = x->ent[i].id;
+        if (!x->leaf) {
+            c->kid[i] = x->kid[i];
+            atomic_fetch_add_explicit(&c->kid[i]->refs, 1, memory_order_relaxed);
+        }
+    }
+    MEM_NOTE_COPIED(x->n);
+    *slot = c;
+    node_unref(x, m);
+    return c;
+}
+
+/* Moves the upper half of full node x into a new right sibling. */
+static struct pbtree_node *split(struct pbtree_node *x, pbtree_pool *pool)
+{
+    struct pbtree_node *r = pool_take(pool, x->leaf);
+    unsigned keep = PBTREE_ORDER / 2, moved = x->n - keep;
+    memcpy(r->ent, x->ent + keep, moved * sizeof *r->ent);
+    if (!x->leaf)
+        memcpy(r->kid, x->kid + keep, moved * sizeof *r->kid);
+    r->n = (uint16_t)moved;
+    x->n = (uint16_t)keep;
+    return r;
+}
+
+/* Puts entry or separator e (and, in an interior node, kid) at index i of
+   private node x, taking ownership of both.  A full x splits first; the
+   new right sibling is returned for the parent to link, else NULL. */
+static struct pbtree_node *insert_at(struct pbtree_node *x, unsigned i, pbtree_entry e,
+                                     struct pbtree_node *kid, pbtree_pool *pool)
+{
+    struct pbtree_node *right = NULL;
+    if (x->n == PBTREE_ORDER) {
+        right = split(x, pool);
+        if (i > x->n) {
+            i -= x->n;
+            x = right;
+        }
+    }
+    memmove(x->ent + i + 1, x->ent + i, (x->n - i) * sizeof *x->ent);
+    x->ent[i] = e;
+    if (!x->leaf) {
+        memmove(x->kid + i + 1, x->kid + i, (x->n - i) * sizeof *x->kid);
+        x->kid[i] = kid;
+    }
+    x->n++;
+    return right;
+}
+
+/* Removes entry i of private node x, or separator and kid i (the kid is the
+   caller's to dispose of). */
+static void remove_at(struct pbtree_node *x, unsigned i)
+{
+    /* Dropping kid 0 keeps separator 0 for the new kid 0: it is still a
+       lower bound for it, and stays equal to the parent's separator for x. */
+    unsigned s = (!x->leaf && i == 0 && x->n > 1) ? 1 : i;
+    value_release(&x->ent[s].key);
+    memmove(x->ent + s, x->ent + s + 1, (x->n - s - 1) * sizeof *x->ent);
+    if (!x->leaf)
+        memmove(x->kid + i, x->kid + i + 1, (x->n - i - 1) * sizeof *x->kid);
+    x->n--;
+}
+
+/* Makes the root-to-leaf path towards (key, id) private, filling path[0..
+   height] and pos[0..height); with lower_min, lowers separator 0 wherever
+   (key, id) is below it, for an insert of a new minimum. */
+static void descend_mut(pbtree *t, pbtree_pool *pool, mem_ctx *m, const value *key,
+                        uint64_t id, bool lower_min, struct pbtree_node **path, unsigned *pos)
+{
+    struct pbtree_node **slot = &t->root;
+    for (uint32_t d = 0;; d++) {
+        struct pbtree_node *x = own(slot, pool, m);
+        path[d] = x;
+        if (d == t->height)
+            return;
+        unsigned i = route(x, key, id);
+        if (lower_min && i == 0 && pbtree_entry_cmp(key, id, &x->ent[0].key, x->ent[0].id) < 0) {
+            value_release(&x->ent[0].key);
+            x->ent[0].key = value_retain(*key);
+            x->ent[0].id = id;
+        }
+        pos[d] = i;
+        slot = &x->kid[i];
+    }
+}
+
+/* ---- the tree ---------------------------------------------------------- */
+
+void pbtree_init(pbtree *t)
+{
+    t->root = NULL;
+    t->height = 0;
+    t->count = 0;
+}
+
+void pbtree_share(const pbtree *src, pbtree *dst)
+{
+    *dst = *src;
+    if (src->root)
+        atomic_fetch_add_explicit(&src->root->refs, 1, memory_order_relaxed);
+}
+
+void pbtree_release(pbtree *t, mem_ctx *m)
+{
+    if (t->root)
+        node_unref(t->root, m);
+    pbtree_init(t);
+}
+
+int pbtree_reserve(pbtree_pool *pool, mem_ctx *m, const pbtree *t, uint32_t ops)
+{
+    /* Per write: a copy and a split on every level, and a new root; the
+       height is taken one higher than now, for a tree that grows during
+       the ops. */
+    uint64_t need = (uint64_t)ops * (2 * ((uint64_t)t->height + 2) + 1);
+    if (need > UINT32_MAX)
+        return -1;
+    while (pool->n < need) {
+        struct pbtree_node *x = mem_alloc(m, sizeof *x);
+        if (!x)
+            return -1;
+        pool_push(pool, x);
+    }
+    return 0;
+}
+
+void pbtree_pool_free(pbtree_pool *pool, mem_ctx *m)
+{
+    while (pool->free) {
+        struct pbtree_node *x = pool->free;
+        pool->free = x->next_free;
+        mem_free(m, x, sizeof *x);
+    }
+    pool->n = 0;
+}
+
+int pbtree_insert(pbtree *t, pbtree_pool *pool, mem_ctx *m, const value *key, uint64_t id)
+{
+    if (pbtree_contains(t, key, id))
+        return 0;
+    pbtree_entry e = { value_retain(*key), id };
+    t->count++;
+    if (!t->root) {
+        t->root = pool_take(pool, true);
+        insert_at(t->root, 0, e, NULL, pool);
+        return 1;
+    }
+    assert(t->height + 1 < MAX_DEPTH);   /* room for a new root */
+    struct pbtree_node *path[MAX_DEPTH];
+    unsigned pos[MAX_DEPTH];
+    descend_mut(t, pool, m, key, id, true, path, pos);
+
+    uint32_t d = t->height;
+    struct pbtree_node *x = path[d];
+    struct pbtree_node *right = insert_at(x, bound(x->ent, x->n, key, id, false), e, NULL, pool);
+    while (right) {
+        pbtree_entry sep = { value_retain(right->ent[0].key), right->ent[0].id };
+        if (d == 0) {
+            struct pbtree_node *root = pool_take(pool, false);
+            pbtree_entry low = { value_retain(x->ent[0].key), x->ent[0].id };
+            insert_at(root, 0, low, x, pool);
+            insert_at(root, 1, sep, right, pool);
+            t->root = root;
+            t->height++;
+            break;
+        }
+        x = path[--d];
+        right = insert_at(x, pos[d] + 1, sep, right, pool);
+    }
+    return 1;
+}
+
+int pbtree_delete(pbtree *t, pbtree_pool *pool, mem_ctx *m, const value *key, uint64_t id)
+{
+    if (!pbtree_contains(t, key, id))
+        return 0;
+    struct pbtree_node *path[MAX_DEPTH];
+    unsigned pos[MAX_DEPTH];
+    descend_mut(t, pool, m, key, id, false, path, pos);
+
+    uint32_t d = t->height;
+    struct pbtree_node *x = path[d];
+    remove_at(x, bound(x->ent, x->n, key, id, false));
+    t->count--;
+    while (x->n == 0) {
+        pool_put(pool, m, x);
+        if (d == 0) {
+            pbtree_init(t);
+            return 1;
+        }
+        x = path[--d];
+        remove_at(x, pos[d]);
+    }
+    /* Only a private root is collapsed: its reference to the kid passes to
+       the tree.  A shared one-kid root is still a sound tree, one level
+       deeper than it needs to be. */
+    while (t->height > 0 && t->root->n == 1 &&
+           atomic_load_explicit(&t->root->refs, memory_order_acquire) == 1) {
+        struct pbtree_node *old = t->root;
+        t->root = old->kid[0];
+        value_release(&old->ent[0].key);
+        old->n = 0;
+        pool_put(pool, m, old);
+        t->height--;
+    }
+    return 1;
+}
+
+bool pbtree_contains(const pbtree *t, const value *key, uint64_t id)
+{
+    const struct pbtree_node *x = t->root;
+    if (!x)
+        return false;
+    for (uint32_t d = 0; d < t->height; d++)
+        x = x->kid[route(x, key, id)];
+    unsigned i = bound(x->ent, x->n, key, id, false);
+    return i < x->n && pbtree_entry_cmp(&x->ent[i].key, x->ent[i].id, key, id) == 0;
+}
+
+bool pbtree_is_shared(const pbtree *t)
+{
+    return t->root && atomic_load_explicit(&((struct pbtree_node *)t->root)->refs,
+                                           memory_order_acquire) != 1;
+}
+
+/* ---- cursors ----------------------------------------------------------- */
+
+/* Moves c to the first entry of the leaf after its current one. */
+static void next_leaf(pbtree_cursor *c)
+{
+    uint32_t d = c->height;
+    do {
+        if (d == 0) {
+            c->valid = false;
+            return;
+        }
+        d--;
+    } while (c->pos[d] + 1 >= c->path[d]->n);
+    c->pos[d]++;
+    for (; d < c->height; d++) {
+        c->path[d + 1] = c->path[d]->kid[c->pos[d]];
+        c->pos[d + 1] = 0;
+    }
+}
+
+void pbtree_seek(const pbtree *t, const value *key, uint64_t id, pbtree_cursor *c)
+{
+    c->height = t->height;
+    c->valid = t->root != NULL;
+    if (!c->valid)
+        return;
+    assert(t->height < MAX_DEPTH);
+    const struct pbtree_node *x = t->root;
+    for (uint32_t d = 0; d < t->height; d++) {
+        c->path[d] = x;
+        c->pos[d] = route(x, key, id);
+        x = x->kid[c->pos[d]];
+    }
+    c->path[t->height] = x;
+    c->pos[t->height] = bound(x->ent, x->n, key, id, false);
+    if (c->pos[t->height] == x->n)
+        next_leaf(c);
+}
+
+void pbtree_first(const pbtree *t, pbtree_cursor *c)
+{
+    c->height = t->height;
+    c->valid = t->root != NULL;
+    if (!c->valid)
+        return;
+    assert(t->height < MAX_DEPTH);
+    const struct pbtree_node *x = t->root;
+    for (uint32_t d = 0;; d++) {
+        c->path[d] = x;
+        c->pos[d] = 0;
+        if (d == t->height)
+            break;
+        x = x->kid[0];
+    }
+}
+
+const pbtree_entry *pbtree_cursor_entry(const pbtree_cursor *c)
+{
+    assert(c->valid);
+    return &c->path[c->height]->ent[c->pos[c->height]];
+}
+
+void pbtree_cursor_next(pbtree_cursor *c)
+{
+    assert(c->valid);
+    if (++c->pos[c->height] == c->path[c->height]->n)
+        next_leaf(c);
+}
+
+/* ---- checks ------------------------------------------------------------ */
+
+#ifdef STRATA_TESTING
+struct check_state {
+    const pbtree_entry *prev;   /* the last entry seen, in order */
+    uint64_t count;
+};
+
+static int entry_lt(const pbtree_entry *a, const pbtree_entry *b)
+{
+    return pbtree_entry_cmp(&a->key, a->id, &b->key, b->id) < 0;
+}
+
+/* Everything under x must lie in [lo, hi) (NULL: unbounded). */
+static int check_node(const struct pbtree_node *x, uint32_t depth, uint32_t height,
+                      const pbtree_entry *lo, const pbtree_entry *hi, struct check_state *s)
+{
+    if (atomic_load(&x->refs) == 0 || x->n == 0 || x->n > PBTREE_ORDER)
+        return -1;
+    if ((bool)x->leaf != (depth == height))
+        return -1;
+    for (unsigned i = 0; i < x->n; i++) {
+        const pbtree_entry *e = &x->ent[i];
+        if ((lo && entry_lt(e, lo)) || (hi && !entry_lt(e, hi)))
+            return -1;
+        if (x->leaf) {
+            if (s->prev && !entry_lt(s->prev, e))
+                return -1;
+            s->prev = e;
+            s->count++;
+        } else {
+            const pbtree_entry *next = i + 1 < x->n ? &x->ent[i + 1] : hi;
+            if (check_node(x->kid[i], depth + 1, height, e, next, s))
+                return -1;
+        }
+    }
+    return 0;
+}
+
+int pbtree_check(const pbtree *t)
+{
+    if (!t->root)
+        return t->height == 0 && t->count == 0 ? 0 : -1;
+    if (t->height >= MAX_DEPTH)
+        return -1;
+    struct check_state s = { NULL, 0 };
+    if (check_node(t->root, 0, t->height, NULL, NULL, &s))
+        return -1;
+    return s.count == t->count ? 0 : -1;
+}
+#endif

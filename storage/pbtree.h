@@ -1,0 +1,117 @@
+/*
+ * pbtree — a persistent B+tree of (value key, 64-bit id) entries.
+ *
+ * The ordered map under every property index: entries are sorted by
+ * value_order() of the key, then by id, so all entries of one key are
+ * adjacent (a point lookup is a seek), ranges are seeks plus a scan, and a
+ * key held by a million nodes is a million small entries rather than one
+ * million-long posting list that a write would have to copy.
+ *
+ * Persistence is by path copying, like pvec: pbtree_share() is O(1) (one
+ * refcount on the root); a write copies the shared nodes on its root-to-
+ * leaf path (O(log n) nodes of PBTREE_ORDER entries) and writes in place
+ * where a node's refcount is one.
+ *
+ * Writes never fail half way: pbtree_reserve() first sets aside, in a
+ * pbtree_pool, every node the next ops writes could need (path copies and
+ * splits, worst case), and pbtree_insert() / pbtree_delete() then draw from
+ * that pool and cannot fail.  A pool is private to one writer (the graph's
+ * writer owns one for all its trees); unused nodes stay in it for the next
+ * write until pbtree_pool_free().
+ *
+ * Invariants:
+ *   1. Entries are strictly increasing in (value_order(key), id) order.
+ *   2. A node with refcount one belongs to one tree and may change in place;
+ *      a shared node never changes.
+ *   3. Every leaf is at the same depth; interior node i's separator is <= every
+ *      entry below kid i (deletes may leave it lower than the minimum; nodes
+ *      may be underfull after deletes — there is no merging — but never
+ *      empty, except an empty tree's NULL root).
+ *   4. count is the number of entries.
+ *   5. Keys are owned by the tree (one reference per stored entry).
+ */
+#ifndef STRATA_STORAGE_PBTREE_H
+#define STRATA_STORAGE_PBTREE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "storage/mem.h"
+#include "storage/value.h"
+
+#ifdef STRATA_TESTING
+#define PBTREE_ORDER 4    /* tiny nodes in test builds: splits happen all the time */
+#else
+#define PBTREE_ORDER 32   /* entries per node: 24-byte entries, ~800-byte nodes */
+#endif
+
+typedef struct pbtree_entry {
+    value key;
+    uint64_t id;
+} pbtree_entry;
+
+struct pbtree_node;
+
+typedef struct pbtree {
+    struct pbtree_node *root;     /* NULL when empty */
+    uint32_t height;              /* 0: the root is a leaf */
+    uint64_t count;
+} pbtree;
+
+/* Spare nodes set aside for writes that must not fail. */
+typedef struct pbtree_pool {
+    struct pbtree_node *free;     /* linked through the nodes' first word */
+    uint32_t n;
+} pbtree_pool;
+
+void pbtree_init(pbtree *t);
+/* dst becomes a second owner of src's entries: O(1). */
+void pbtree_share(const pbtree *src, pbtree *dst);
+/* Drops this owner's reference; frees nodes no one else holds. */
+void pbtree_release(pbtree *t, mem_ctx *m);
+
+/* Makes sure pool holds enough nodes for ops more inserts or deletes on t
+   (worst case: every node on the path copied and split, and a new root).
+   -1 when out of memory; nothing else changes. */
+int pbtree_reserve(pbtree_pool *pool, mem_ctx *m, const pbtree *t, uint32_t ops);
+void pbtree_pool_free(pbtree_pool *pool, mem_ctx *m);
+
+/* Inserts (key, id); key is retained (borrowed from the caller).  Returns
+   1 when inserted, 0 when the entry was already there (nothing changes).
+   Draws nodes from pool, which must hold a reserve for one op. */
+int pbtree_insert(pbtree *t, pbtree_pool *pool, mem_ctx *m, const value *key, uint64_t id);
+/* Deletes (key, id); returns 1 when deleted, 0 when absent.  Same pool
+   contract; freed nodes go back to the pool. */
+int pbtree_delete(pbtree *t, pbtree_pool *pool, mem_ctx *m, const value *key, uint64_t id);
+
+bool pbtree_contains(const pbtree *t, const value *key, uint64_t id);
+/* Whether the root has another holder (a write would copy it). */
+bool pbtree_is_shared(const pbtree *t);
+
+/* A cursor over a tree that must not change while the cursor is used (a
+   shared tree, or one the caller does not write). */
+typedef struct pbtree_cursor {
+    const struct pbtree_node *path[16];
+    uint32_t pos[16];
+    uint32_t height;
+    bool valid;
+} pbtree_cursor;
+
+/* Positions c at the first entry >= (key, id); c->valid is false when there
+   is none. */
+void pbtree_seek(const pbtree *t, const value *key, uint64_t id, pbtree_cursor *c);
+/* Positions c at the first entry. */
+void pbtree_first(const pbtree *t, pbtree_cursor *c);
+/* The entry under a valid cursor (borrowed). */
+const pbtree_entry *pbtree_cursor_entry(const pbtree_cursor *c);
+void pbtree_cursor_next(pbtree_cursor *c);
+
+/* (a.key, a.id) against (b.key, b.id): negative, zero or positive. */
+int pbtree_entry_cmp(const value *akey, uint64_t aid, const value *bkey, uint64_t bid);
+
+#ifdef STRATA_TESTING
+/* Invariants 1, 3 and 4; 0 when sound. */
+int pbtree_check(const pbtree *t);
+#endif
+
+#endif
