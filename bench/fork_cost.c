@@ -203,6 +203,25 @@ int main(int argc, char **argv)
         report(stdout, json, shape_names[sh], "SET, nothing held", summarise(t, rounds),
                "seed: 3 (Python API)");
 
+        /* The journal's cost: the same SET inside an open statement (undo
+           entry captured), and a whole one-SET statement. */
+        OK(f.g, strata_statement_begin(f.g));
+        for (int r = 0; r < rounds; r++)
+            t[r] = timed_set(&f, v);
+        OK(f.g, strata_statement_end(f.g, true));
+        report(stdout, json, shape_names[sh], "SET inside an open statement",
+               summarise(t, rounds), "target: <= 1.2x nothing held");
+        for (int r = 0; r < rounds; r++) {
+            strata_id node = xorshift() % f.n;
+            double t0 = now_us();
+            OK(f.g, strata_statement_begin(f.g));
+            OK(f.g, strata_node_set(f.g, node, f.keys[1], v));
+            OK(f.g, strata_statement_end(f.g, true));
+            t[r] = now_us() - t0;
+        }
+        report(stdout, json, shape_names[sh], "statement of one SET (begin, set, commit)",
+               summarise(t, rounds), "");
+
         for (int r = 0; r < rounds; r++) {
             strata_view *view;
             OK(f.g, strata_snapshot(f.g, &view));

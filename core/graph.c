@@ -133,7 +133,7 @@ void version_release(version **vp)
 }
 
 /* A new version sharing everything with src: O(1). */
-static version *version_fork(const version *src)
+version *version_fork(const version *src)
 {
     version *v = mem_alloc(src->cat->m, sizeof *v);
     if (!v)
@@ -192,6 +192,9 @@ void strata_graph_free(strata_graph **gp)
     *gp = NULL;
     catalog *c = g->cat;
     version_release(&g->current);
+    version_release(&g->tx);
+    version_release(&g->published);
+    journal_free(&g->j, c->m);
     for (size_t i = 0; i < g->nbases; i++)
         version_release(&g->bases[i]);
     mem_free(c->m, g->bases, g->capbases * sizeof *g->bases);
@@ -207,7 +210,10 @@ static void fold_back(strata_graph *g)
     size_t keep = 0;
     for (size_t i = 0; i < g->nbases; i++) {
         version *b = g->bases[i];
-        if (atomic_load_explicit(&b->refs, memory_order_acquire) == 1)
+        /* A base that is current again (a rolled-back statement swapped
+           back to it) shares nothing with a view through us either. */
+        if (atomic_load_explicit(&b->refs, memory_order_acquire) == 1 || b == g->current ||
+            b == g->tx)
             version_release(&b);
         else
             g->bases[keep++] = b;
@@ -222,9 +228,33 @@ version *graph_write_begin(strata_graph *g)
     return g->current;
 }
 
+void graph_keep_base(strata_graph *g, version **vp)
+{
+    version *v = *vp;
+    *vp = NULL;
+    if (atomic_load_explicit(&v->refs, memory_order_acquire) != 1) {
+        if (g->nbases == g->capbases) {
+            size_t cap = g->capbases ? g->capbases * 2 : 4;
+            version **b = mem_realloc(g->m, g->bases, g->capbases * sizeof *b, cap * sizeof *b);
+            if (b) {
+                g->bases = b;
+                g->capbases = cap;
+            }
+        }
+        if (g->nbases < g->capbases) {
+            g->bases[g->nbases++] = v;
+            return;
+        }
+    }
+    /* Unshared, or no room to remember it (then is_forked under-reports,
+       and nothing else changes: the views keep the version alive). */
+    version_release(&v);
+}
+
 version *graph_writable(strata_graph *g)
 {
-    version *cur = g->current;
+    version **slot = g->in_txn ? &g->tx : &g->current;
+    version *cur = *slot;
     if (atomic_load_explicit(&cur->refs, memory_order_acquire) == 1)
         return cur;
     if (g->nbases == g->capbases) {
@@ -238,9 +268,15 @@ version *graph_writable(strata_graph *g)
     version *v = version_fork(cur);
     if (!v)
         goto nomem;
-    /* The graph's reference to the old version moves to bases. */
+    if (!g->in_txn && g->in_stmt && g->j.n == g->stmt_mark && !g->published) {
+        /* The statement's first write, and a view holds the state before
+           it: that state is what readers get until the statement ends. */
+        version_retain(cur);
+        g->published = cur;
+    }
+    /* The slot's reference to the old version moves to bases. */
     g->bases[g->nbases++] = cur;
-    g->current = v;
+    *slot = v;
     return v;
 nomem:
     graph_fail(g, STRATA_ENOMEM, "out of memory forking the graph for a write");
@@ -269,9 +305,18 @@ strata_status strata_snapshot(strata_graph *g, strata_view **out)
         return graph_fail(g, STRATA_ENOMEM, "out of memory taking a snapshot");
     v->err[0] = '\0';
     pthread_mutex_lock(&g->lock);
-    v->ver = g->current;
-    version_retain(v->ver);
+    if (!g->published && g->in_stmt && !g->in_txn && g->j.n > g->stmt_mark)
+        g->published = stmt_materialize(g);
+    v->ver = g->published ? g->published : g->in_stmt && !g->in_txn && g->j.n > g->stmt_mark
+                                               ? NULL
+                                               : g->current;
+    if (v->ver)
+        version_retain(v->ver);
     pthread_mutex_unlock(&g->lock);
+    if (!v->ver) {
+        mem_free(mem_scratch(), v, sizeof *v);
+        return graph_fail(g, STRATA_ENOMEM, "out of memory taking a snapshot during a statement");
+    }
     *out = v;
     return STRATA_OK;
 }

@@ -41,6 +41,7 @@
 #include "strata.h"
 #include "index/index_set.h"
 #include "index/label_index.h"
+#include "journal/journal.h"
 #include "storage/intern.h"
 #include "storage/mem.h"
 #include "storage/store.h"
@@ -66,15 +67,28 @@ typedef struct version {
 } version;
 
 struct strata_graph {
-    pthread_mutex_t lock;   /* serialises writers; guards current */
+    pthread_mutex_t lock;   /* serialises write calls; guards what follows */
     catalog *cat;
     mem_ctx *m;
-    version *current;
+    version *current;       /* committed state; outside a transaction also
+                               the writer's */
+    version *tx;            /* an open transaction's working version */
+    version *published;     /* during a statement outside a transaction:
+                               the state before it, once a reader needed it */
     version **bases;
     size_t nbases, capbases;
     pbtree_pool pool;       /* index tree nodes reserved for the next write */
+    bool in_txn;
+    bool in_stmt;
+    uint32_t stmt_mark;     /* journal length when the statement began */
+    journal j;              /* undo entries of the open statement/transaction */
     char err[ERRMSG_MAX];
 };
+
+/* Whether writes are being journaled: a statement is open.  (Outside a
+   statement, a transaction's writes need no journal: rolling back the
+   transaction drops its version.) */
+static inline bool graph_journaling(const strata_graph *g) { return g->in_stmt; }
 
 struct strata_view {
     version *ver;
@@ -109,6 +123,9 @@ strata_status iter_new(strata_view *v, iter_mode mode, strata_node_iter **out);
 
 void version_retain(version *v);
 void version_release(version **vp);
+/* A new version sharing everything with src: O(1).  NULL when out of
+   memory. */
+version *version_fork(const version *src);
 
 /* Locks the graph, folds back, and returns the current version to read
    and validate against (it may still be shared with views: do not write
@@ -119,6 +136,15 @@ version *graph_write_begin(strata_graph *g);
    Called once validation has passed, so a rejected write never forks. */
 version *graph_writable(strata_graph *g);
 void graph_write_end(strata_graph *g);
+/* Hands the graph's reference on a version it no longer uses to bases
+   while views may share it (for fold-back and is_forked), else drops it. */
+void graph_keep_base(strata_graph *g, version **vp);
+
+/* A new version holding the state before the open statement (outside a
+   transaction), built by replaying the journal onto a fork of the
+   writer's version: O(the statement's writes).  NULL when out of memory.
+   Called under the lock. */
+version *stmt_materialize(strata_graph *g);
 
 /* Records a message on the handle and returns s. */
 strata_status graph_fail(strata_graph *g, strata_status s, const char *fmt, ...)

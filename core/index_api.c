@@ -91,7 +91,10 @@ strata_status strata_index_create(strata_graph *g, strata_index_kind kind, bool 
     strata_status s;
     level_stack *ls = NULL;
     int same = idxset_find_same(v->indexes, &d);
-    if (same >= 0) {
+    if (g->in_stmt || g->in_txn) {
+        s = graph_fail(g, STRATA_EINVAL, "schema changes run outside statements and "
+                                         "transactions");
+    } else if (same >= 0) {
         *out = idxset_def(v->indexes, (uint32_t)same)->id;
         s = graph_fail(g, STRATA_EINVAL, "an equal %s index exists already (index %u)",
                        kind_names[kind], *out);
@@ -114,7 +117,10 @@ strata_status strata_index_drop(strata_graph *g, strata_index idx)
     version *v = graph_write_begin(g);
     strata_status s = STRATA_OK;
     int pos = idxset_find(v->indexes, idx);
-    if (pos < 0)
+    if (g->in_stmt || g->in_txn)
+        s = graph_fail(g, STRATA_EINVAL, "schema changes run outside statements and "
+                                         "transactions");
+    else if (pos < 0)
         s = graph_fail(g, STRATA_ENOTFOUND, "no index %u", idx);
     else if (!(v = graph_writable(g)))
         s = STRATA_ENOMEM;

@@ -46,6 +46,26 @@ static strata_status nomem(strata_graph *g, const char *what)
     return graph_fail(g, STRATA_ENOMEM, "out of memory: %s", what);
 }
 
+/* Room for a write's undo entries when a statement or transaction is open
+   (prepare phase: the commit phase then appends without allocating). */
+static int journal_room(strata_graph *g, uint64_t entries)
+{
+    if (!graph_journaling(g))
+        return 0;
+    if (entries > UINT32_MAX)
+        return -1;
+    return journal_reserve(&g->j, g->m, (uint32_t)entries);
+}
+
+static undo_entry *journal_add(strata_graph *g, undo_kind kind, uint64_t id)
+{
+    if (!graph_journaling(g))
+        return NULL;
+    undo_entry *e = journal_push(&g->j, kind);
+    e->id = id;
+    return e;
+}
+
 static int cmp_u32(const void *a, const void *b)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -124,12 +144,18 @@ strata_status strata_node_create(strata_graph *g, const strata_token *labels, si
             s = nomem(g, "growing the label index");
             goto cleanup;
         }
-    if (store_node_alloc(&v->st, g->m, ls, &id) != 0) {
+    bool pushed = v->st.node_free == SLOT_END;
+    if (journal_room(g, 1) != 0 || store_node_alloc(&v->st, g->m, ls, &id) != 0) {
         s = nomem(g, "allocating a node slot");
         goto cleanup;
     }
     for (size_t i = 0; i < n; i++)
         labelidx_set(g->m, v->labels, sorted[i], id, true);
+    undo_entry *e = journal_add(g, UNDO_NODE_CREATED, id);
+    if (e) {
+        e->flag = pushed;
+        e->key = ls;
+    }
     *out = id;
 cleanup:
     graph_write_end(g);
@@ -187,12 +213,24 @@ static strata_status prepare_rel_delete(strata_graph *g, version *v, uint64_t re
 static void commit_rel_delete(strata_graph *g, version *v, uint64_t rel, uint64_t skip)
 {
     rel_meta r = *store_rel(&v->st, rel);
+    /* UINT32_MAX: that endpoint's block was not edited (it goes whole). */
+    int pos_out = -1, pos_in = -1;
     if (r.start != skip)
-        adj_erase(*store_node_adj_mut(&v->st, g->m, r.start), ADJ_OUT, r.type, (uint32_t)rel);
+        pos_out = adj_erase(*store_node_adj_mut(&v->st, g->m, r.start), ADJ_OUT, r.type,
+                            (uint32_t)rel);
     if (r.end != skip)
-        adj_erase(*store_node_adj_mut(&v->st, g->m, r.end), ADJ_IN, r.type, (uint32_t)rel);
+        pos_in = adj_erase(*store_node_adj_mut(&v->st, g->m, r.end), ADJ_IN, r.type,
+                           (uint32_t)rel);
     labelidx_set(g->m, v->rel_types, r.type, rel, false);
-    store_rel_free(&v->st, g->m, rel);
+    undo_entry *e = journal_add(g, UNDO_REL_DELETED, rel);
+    store_rel_free(&v->st, g->m, rel, e ? &e->u.rel.props : NULL);
+    if (e) {
+        e->u.rel.start = r.start;
+        e->u.rel.end = r.end;
+        e->u.rel.type = r.type;
+        e->u.rel.pos_out = pos_out < 0 ? UINT32_MAX : (uint32_t)pos_out;
+        e->u.rel.pos_in = pos_in < 0 ? UINT32_MAX : (uint32_t)pos_in;
+    }
 }
 
 /* Visits each relationship at a node once (a self-loop is in both
@@ -249,14 +287,18 @@ static strata_status node_delete(strata_graph *g, strata_id node, bool detach)
     if ((s = idxplan_build(g, v, node, &before, NULL, UINT32_MAX, &plan)) ||
         (s = detach_pass(g, v, adj, node, &plan)) || (s = idxplan_prepare(g, v, &plan)))
         goto cleanup;
-    if (store_node_own(&v->st, g->m, node) != 0 || prepare_labels(g, v, ls, node) != 0) {
+    if (store_node_own(&v->st, g->m, node) != 0 || prepare_labels(g, v, ls, node) != 0 ||
+        journal_room(g, (uint64_t)plan.n * 2 + adj_len(adj) + 1) != 0) {
         s = nomem(g, "deleting a node");
         goto cleanup;
     }
     idxplan_commit(g, v, &plan);
     detach_pass(g, v, adj, node, NULL);
     clear_labels(g, v, ls, node);
-    store_node_free(&v->st, g->m, node);
+    undo_entry *e = journal_add(g, UNDO_NODE_DELETED, node);
+    if (e)
+        e->key = ls;
+    store_node_free(&v->st, g->m, node, e ? &e->u.node.props : NULL, e ? &e->u.node.adj : NULL);
 cleanup:
     idxplan_free(&plan);
     graph_write_end(g);
@@ -311,12 +353,16 @@ static strata_status node_label(strata_graph *g, strata_id node, strata_token la
         goto cleanup;
     node_meta *m;
     if (labelidx_prepare(g->m, &v->labels, label, node) != 0 ||
-        !(m = store_node_meta_mut(&v->st, g->m, node))) {
+        !(m = store_node_meta_mut(&v->st, g->m, node)) ||
+        journal_room(g, (uint64_t)plan.n * 2 + 1) != 0) {
         s = nomem(g, "changing a label");
         goto cleanup;
     }
     m->labelset = ls;
     labelidx_set(g->m, v->labels, label, node, on);
+    undo_entry *e = journal_add(g, UNDO_LABELS, node);
+    if (e)
+        e->key = old_ls;
     idxplan_commit(g, v, &plan);
 cleanup:
     idxplan_free(&plan);
@@ -371,8 +417,9 @@ strata_status strata_rel_create(strata_graph *g, strata_id start, strata_id end,
     eb = store_node_adj_mut(&v->st, g->m, end);
     if (!eb || (start != end && adj_reserve(g->m, eb, 1) != 0))
         goto oom;
-    if (labelidx_prepare(g->m, &v->rel_types, type, id) != 0)
+    if (labelidx_prepare(g->m, &v->rel_types, type, id) != 0 || journal_room(g, 1) != 0)
         goto oom;
+    bool pushed = v->st.rel_free == SLOT_END;
     if (store_rel_alloc(&v->st, g->m, (uint32_t)start, (uint32_t)end, type, &id) != 0)
         goto oom;
     /* sb stays valid across the second adj_mut: its chunks are already
@@ -380,6 +427,9 @@ strata_status strata_rel_create(strata_graph *g, strata_id start, strata_id end,
     adj_insert(*sb, ADJ_OUT, type, (uint32_t)id, (uint32_t)end);
     adj_insert(*eb, ADJ_IN, type, (uint32_t)id, (uint32_t)start);
     labelidx_set(g->m, v->rel_types, type, id, true);
+    undo_entry *e = journal_add(g, UNDO_REL_CREATED, id);
+    if (e)
+        e->flag = pushed;
     *out = id;
     goto cleanup;
 oom:
@@ -401,7 +451,9 @@ strata_status strata_rel_delete(strata_graph *g, strata_id rel)
     else if (!(v = graph_writable(g)))
         s = STRATA_ENOMEM;
     else if (!(s = prepare_rel_delete(g, v, rel, UINT64_MAX, &plan)) &&
-             !(s = idxplan_prepare(g, v, &plan))) {
+             !(s = idxplan_prepare(g, v, &plan)) &&
+             !(s = journal_room(g, (uint64_t)plan.n * 2 + 1) ? nomem(g, "deleting a relationship")
+                                                              : STRATA_OK)) {
         idxplan_commit(g, v, &plan);
         commit_rel_delete(g, v, rel, UINT64_MAX);
     }
@@ -490,11 +542,20 @@ static strata_status set_prop(strata_graph *g, bool is_rel, strata_id id, strata
         goto cleanup;
     prop_rec **rp = is_rel ? store_rel_props_mut(&v->st, g->m, id)
                            : store_node_props_mut(&v->st, g->m, id);
-    int rc = !rp ? -1 : remove ? props_remove(g->m, rp, key, NULL)
-                               : props_set(g->m, rp, key, value_retain(copy), NULL);
+    value old = value_null();
+    value *keep_old = graph_journaling(g) ? &old : NULL;
+    int rc = !rp || journal_room(g, (uint64_t)plan.n * 2 + 1) != 0 ? -1
+             : remove ? props_remove(g->m, rp, key, keep_old)
+                      : props_set(g->m, rp, key, value_retain(copy), keep_old);
     if (rc != 0) {
         s = nomem(g, "setting a property");
         goto cleanup;
+    }
+    undo_entry *e = journal_add(g, UNDO_PROP, id);
+    if (e) {
+        e->flag = is_rel;
+        e->key = key;
+        e->u.old = old;
     }
     idxplan_commit(g, v, &plan);
 cleanup:

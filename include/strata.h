@@ -139,9 +139,36 @@ STRATA_API strata_status strata_rel_set(strata_graph *g, strata_id rel, strata_t
                                         const strata_value *val);
 STRATA_API strata_status strata_rel_remove(strata_graph *g, strata_id rel, strata_token key);
 
+/* ---- statements and transactions ------------------------------------- */
+
+/* A statement groups writes into one atomic unit: strata_statement_end
+   with commit false undoes every write since strata_statement_begin — the
+   graph, its free lists (the next ids handed out) and every index end
+   exactly as before.  Readers taking views while a statement is open get
+   the state before it (at most waiting out a replay of the statement's
+   writes so far, once); the writes become visible when it commits.
+   Rolling back cannot fail. */
+STRATA_API strata_status strata_statement_begin(strata_graph *g);
+STRATA_API strata_status strata_statement_end(strata_graph *g, bool commit);
+
+/* A transaction groups statements (and single writes): readers see none of
+   it until strata_commit, which publishes it in O(1); strata_rollback drops
+   it whole.  Inside a transaction a failing statement can be rolled back
+   alone.  While a statement or transaction is open, every write through
+   this graph handle joins it: drive them from one thread. */
+STRATA_API strata_status strata_begin(strata_graph *g);
+STRATA_API strata_status strata_commit(strata_graph *g);
+STRATA_API strata_status strata_rollback(strata_graph *g);
+STRATA_API bool strata_in_transaction(strata_graph *g);
+/* A view of what the writer sees: an open transaction's writes included.
+   Not while a statement is open (STRATA_EINVAL).  Holding it makes the
+   next write fork, as with any view. */
+STRATA_API strata_status strata_snapshot_own(strata_graph *g, strata_view **out);
+
 /* ---- views and reads ------------------------------------------------ */
 
-/* An immutable view of the last committed state, in O(1). */
+/* An immutable view of the last committed state, in O(1): never an open
+   statement's or transaction's writes. */
 STRATA_API strata_status strata_snapshot(strata_graph *g, strata_view **out);
 STRATA_API void strata_view_release(strata_view **v);
 STRATA_API const char *strata_view_errmsg(const strata_view *v);

@@ -106,6 +106,14 @@ static const pbtree *taller(const pbtree *a, const pbtree *b)
     return a->height >= b->height ? a : b;
 }
 
+uint32_t lstack_op_nodes(const level_stack *s)
+{
+    static const pbtree empty = { 0 };
+    const pbtree *top = s && s->depth ? &s->levels[s->depth - 1] : &empty;
+    /* A level write is a tombstone removal plus an insert. */
+    return 2 * pbtree_op_nodes(taller(top, s ? &s->base : &empty));
+}
+
 int lstack_prepare(level_stack **sp, pbtree_pool *pool, mem_ctx *m, uint32_t ops)
 {
     level_stack *s = *sp;
@@ -143,35 +151,39 @@ int lstack_prepare(level_stack **sp, pbtree_pool *pool, mem_ctx *m, uint32_t ops
     return pbtree_reserve(pool, m, taller(target, &s->base), (uint32_t)writes);
 }
 
-void lstack_insert(level_stack *s, pbtree_pool *pool, mem_ctx *m, const value *key, uint64_t id)
+bool lstack_insert(level_stack *s, pbtree_pool *pool, mem_ctx *m, const value *key, uint64_t id)
 {
     if (!s->depth) {
-        s->count += (uint64_t)pbtree_insert(&s->base, pool, m, key, enc(id, 0));
-        return;
+        int added = pbtree_insert(&s->base, pool, m, key, enc(id, 0));
+        s->count += (uint64_t)added;
+        return added;
     }
     if (lstack_contains(s, key, id))
-        return;
+        return false;
     pbtree *top = &s->levels[s->depth - 1];
     pbtree_delete(top, pool, m, key, enc(id, 1));
     if (!lstack_contains(s, key, id))
         pbtree_insert(top, pool, m, key, enc(id, 0));
     s->count++;
+    return true;
 }
 
-void lstack_delete(level_stack *s, pbtree_pool *pool, mem_ctx *m, const value *key, uint64_t id)
+bool lstack_delete(level_stack *s, pbtree_pool *pool, mem_ctx *m, const value *key, uint64_t id)
 {
     if (!s->depth) {
-        s->count -= (uint64_t)pbtree_delete(&s->base, pool, m, key, enc(id, 0));
-        return;
+        int gone = pbtree_delete(&s->base, pool, m, key, enc(id, 0));
+        s->count -= (uint64_t)gone;
+        return gone;
     }
     if (!lstack_contains(s, key, id))
-        return;
+        return false;
     pbtree *top = &s->levels[s->depth - 1];
     pbtree_delete(top, pool, m, key, enc(id, 0));
     /* Still shown by a lower level or the base: hide it here. */
     if (lstack_contains(s, key, id))
         pbtree_insert(top, pool, m, key, enc(id, 1));
     s->count--;
+    return true;
 }
 
 /* ---- merged cursor ------------------------------------------------------- */

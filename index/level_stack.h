@@ -60,9 +60,13 @@ void lstack_release(mem_ctx *m, level_stack **sp);
 /* Makes *sp writable for ops inserts/deletes (see the header comment).
    -1 when out of memory; what the stack shows is unchanged either way. */
 int lstack_prepare(level_stack **sp, pbtree_pool *pool, mem_ctx *m, uint32_t ops);
-/* key is borrowed (retained by the stack). */
-void lstack_insert(level_stack *s, pbtree_pool *pool, mem_ctx *m, const value *key, uint64_t id);
-void lstack_delete(level_stack *s, pbtree_pool *pool, mem_ctx *m, const value *key, uint64_t id);
+/* key is borrowed (retained by the stack).  Return whether what the stack
+   shows changed (false: the entry was already there / not there). */
+bool lstack_insert(level_stack *s, pbtree_pool *pool, mem_ctx *m, const value *key, uint64_t id);
+bool lstack_delete(level_stack *s, pbtree_pool *pool, mem_ctx *m, const value *key, uint64_t id);
+
+/* Worst-case pool nodes one lstack_insert or lstack_delete can take. */
+uint32_t lstack_op_nodes(const level_stack *s);
 
 bool lstack_contains(const level_stack *s, const value *key, uint64_t id);
 uint64_t lstack_count(const level_stack *s);

@@ -157,6 +157,12 @@ int adj_reserve(mem_ctx *m, adj_block **bp, uint32_t add)
 
 void adj_insert(adj_block *b, int dir, uint32_t type, uint32_t rel, uint32_t other)
 {
+    adj_insert_at(b, dir, type, UINT32_MAX, rel, other);
+}
+
+void adj_insert_at(adj_block *b, int dir, uint32_t type, uint32_t pos, uint32_t rel,
+                   uint32_t other)
+{
     uint32_t key = seg_key(dir, type);
     int found;
     uint32_t i = find_seg(b, key, &found);
@@ -166,7 +172,9 @@ void adj_insert(adj_block *b, int dir, uint32_t type, uint32_t rel, uint32_t oth
         segs(b)[i].end = seg_start(b, i);
         b->nseg++;
     }
-    uint32_t at = segs(b)[i].end;
+    uint32_t start = seg_start(b, i), at = segs(b)[i].end;
+    if (pos < at - start)
+        at = start + pos;
     adj_entry *e = entries(b);
     memmove(&e[at + 1], &e[at], (size_t)(b->len - at) * sizeof(adj_entry));
     e[at].rel = rel;
@@ -196,7 +204,7 @@ int adj_erase(adj_block *b, int dir, uint32_t type, uint32_t rel)
         memmove(&segs(b)[i], &segs(b)[i + 1], (size_t)(b->nseg - i - 1) * sizeof(struct adj_seg));
         b->nseg--;
     }
-    return 0;
+    return (int)(at - start);
 }
 
 #ifdef STRATA_TESTING

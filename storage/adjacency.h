@@ -47,8 +47,13 @@ int adj_reserve(mem_ctx *m, adj_block **bp, uint32_t add);
 /* Appends (rel, other) to the (dir, type) segment.  Needs a prior
    adj_reserve with room. */
 void adj_insert(adj_block *b, int dir, uint32_t type, uint32_t rel, uint32_t other);
-/* Removes rel from the (dir, type) segment; returns 0, or -1 when it is
-   not there.  Needs a private block (adj_reserve(m, bp, 0)). */
+/* Inserts (rel, other) at position pos of the (dir, type) segment (the
+   undo of an erase).  Needs room, as adj_insert. */
+void adj_insert_at(adj_block *b, int dir, uint32_t type, uint32_t pos, uint32_t rel,
+                   uint32_t other);
+/* Removes rel from the (dir, type) segment, keeping the block's room;
+   returns its position in the segment, or -1 when it is not there.  Needs
+   a private block (adj_reserve(m, bp, 0)). */
 int adj_erase(adj_block *b, int dir, uint32_t type, uint32_t rel);
 
 uint32_t adj_len(const adj_block *b);

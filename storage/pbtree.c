@@ -117,7 +117,7 @@ static struct pbtree_node *pool_take(pbtree_pool *pool, bool leaf)
 static void pool_put(pbtree_pool *pool, mem_ctx *m, struct pbtree_node *x)
 {
     assert(x->n == 0);
-    if (pool->n < POOL_KEEP)
+    if (pool->n < POOL_KEEP || pool->n < pool->keep)
         pool_push(pool, x);
     else
         mem_free(m, x, sizeof *x);
@@ -255,21 +255,30 @@ void pbtree_release(pbtree *t, mem_ctx *m)
     pbtree_init(t);
 }
 
-int pbtree_reserve(pbtree_pool *pool, mem_ctx *m, const pbtree *t, uint32_t ops)
+uint32_t pbtree_op_nodes(const pbtree *t)
 {
     /* Per write: a copy and a split on every level, and a new root; the
        height is taken one higher than now, for a tree that grows during
        the ops. */
-    uint64_t need = (uint64_t)ops * (2 * ((uint64_t)t->height + 2) + 1);
-    if (need > UINT32_MAX)
+    return 2 * (t->height + 2) + 1;
+}
+
+int pbtree_pool_fill(pbtree_pool *pool, mem_ctx *m, uint64_t n)
+{
+    if (n > UINT32_MAX)
         return -1;
-    while (pool->n < need) {
+    while (pool->n < n) {
         struct pbtree_node *x = mem_alloc(m, sizeof *x);
         if (!x)
             return -1;
         pool_push(pool, x);
     }
     return 0;
+}
+
+int pbtree_reserve(pbtree_pool *pool, mem_ctx *m, const pbtree *t, uint32_t ops)
+{
+    return pbtree_pool_fill(pool, m, (uint64_t)ops * pbtree_op_nodes(t) + pool->keep);
 }
 
 void pbtree_pool_free(pbtree_pool *pool, mem_ctx *m)

@@ -62,6 +62,8 @@ typedef struct pbtree {
 typedef struct pbtree_pool {
     struct pbtree_node *free;     /* linked through the nodes' first word */
     uint32_t n;
+    uint32_t keep;                /* nodes promised to pending undo work:
+                                     reserves come on top, frees refill */
 } pbtree_pool;
 
 void pbtree_init(pbtree *t);
@@ -75,6 +77,10 @@ void pbtree_release(pbtree *t, mem_ctx *m);
    -1 when out of memory; nothing else changes. */
 int pbtree_reserve(pbtree_pool *pool, mem_ctx *m, const pbtree *t, uint32_t ops);
 void pbtree_pool_free(pbtree_pool *pool, mem_ctx *m);
+/* Worst-case nodes one insert or delete on t can take. */
+uint32_t pbtree_op_nodes(const pbtree *t);
+/* Makes sure pool holds at least n nodes.  -1 when out of memory. */
+int pbtree_pool_fill(pbtree_pool *pool, mem_ctx *m, uint64_t n);
 
 /* Inserts (key, id); key is retained (borrowed from the caller).  Returns
    1 when inserted, 0 when the entry was already there (nothing changes).

@@ -164,13 +164,6 @@ int props_remove(mem_ctx *m, prop_rec **rp, uint32_t key, value *old)
             *old = value_null();
         return 0;
     }
-    if (props_len(*rp) == 1) {
-        /* The last property: the map becomes the NULL record. */
-        if (old)
-            *old = value_retain(cvals(*rp)[0]);
-        props_release(m, rp);
-        return 0;
-    }
     if (make_private(m, rp, props_len(*rp)) != 0)
         return -1;
     prop_rec *r = *rp;

@@ -10,7 +10,8 @@
  *   1. Keys are strictly increasing; no value is null (absence is null).
  *   2. A record with refcount one belongs to one slot of one version and may
  *      be changed in place; a shared record is immutable.
- *   3. A map with no properties is the NULL record.
+ *   3. A map with no properties is the NULL record or an empty one (a
+ *      remove keeps the record's room, so undoing it cannot need memory).
  *
  * Writes are prepare-then-commit: props_set() and props_remove() do their
  * only fallible step (making the record private and big enough) before they

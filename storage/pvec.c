@@ -1,6 +1,7 @@
 #include "storage/pvec.h"
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <string.h>
 
 #define MASK (PVEC_FANOUT - 1)
@@ -113,12 +114,14 @@ void pvec_release(pvec *v, const pvec_ops *ops, mem_ctx *m)
     pvec_init(v);
 }
 
+static const unsigned char zero_elem[PVEC_MAX_ELEM];
+
 const void *pvec_get(const pvec *v, const pvec_ops *ops, uint64_t i)
 {
     struct pvec_chunk *c = v->root;
-    for (uint32_t h = v->height; h > 0; h--)
+    for (uint32_t h = v->height; c && h > 0; h--)
         c = kids(c)[slot_index(i, h)];
-    return c->body + (size_t)(i & MASK) * ops->elem_size;
+    return c ? c->body + (size_t)(i & MASK) * ops->elem_size : zero_elem;
 }
 
 /* Walks to element i, owning every chunk on the way and creating missing
@@ -146,26 +149,51 @@ void *pvec_get_mut(pvec *v, const pvec_ops *ops, mem_ctx *m, uint64_t i)
     return walk_mut(v, ops, m, i);
 }
 
-void *pvec_push(pvec *v, const pvec_ops *ops, mem_ctx *m)
+/* Raises the tree one level when it is full. */
+static int make_room(pvec *v, const pvec_ops *ops, mem_ctx *m)
 {
-    if (v->root && v->len == capacity(v->height)) {
-        if (v->height + 1 >= PVEC_MAX_HEIGHT)
-            return NULL;
+    if (v->len < capacity(v->height) || (v->len == 0 && !v->root))
+        return 0;
+    if (v->height + 1 >= PVEC_MAX_HEIGHT)
+        return -1;
+    if (v->root) {
         struct pvec_chunk *top = chunk_new(ops, m, v->height + 1);
         if (!top)
-            return NULL;
+            return -1;
         kids(top)[0] = v->root;
         v->root = top;
-        v->height++;
     }
+    v->height++;
+    return 0;
+}
+
+void *pvec_push(pvec *v, const pvec_ops *ops, mem_ctx *m)
+{
+    if (make_room(v, ops, m) != 0)
+        return NULL;
     void *e = walk_mut(v, ops, m, v->len);
     if (e)
         v->len++;
     return e;
 }
 
+int pvec_grow(pvec *v, const pvec_ops *ops, mem_ctx *m)
+{
+    _Static_assert(sizeof zero_elem >= sizeof(void *) * 2, "zero element too small");
+    if (ops->elem_size > PVEC_MAX_ELEM || make_room(v, ops, m) != 0)
+        return -1;
+    v->len++;
+    return 0;
+}
+
 void pvec_pop(pvec *v, const pvec_ops *ops, mem_ctx *m)
 {
+    /* A zero element (a hole, or one never written) is already what lies
+       beyond len: dropping it writes nothing, so it cannot need a copy. */
+    if (!memcmp(pvec_get(v, ops, v->len - 1), zero_elem, ops->elem_size)) {
+        v->len--;
+        return;
+    }
     void *e = walk_mut(v, ops, m, v->len - 1);
     /* The path to the last element was owned by the push that made it,
        unless a view shares it now; then the copy can fail.  Popping is the
@@ -182,13 +210,14 @@ void pvec_pop(pvec *v, const pvec_ops *ops, mem_ctx *m)
 int pvec_is_shared(const pvec *v, uint64_t i)
 {
     struct pvec_chunk *c = v->root;
-    for (uint32_t h = v->height;; h--) {
+    for (uint32_t h = v->height; c; h--) {
         if (atomic_load_explicit(&c->refs, memory_order_acquire) != 1)
             return 1;
         if (h == 0)
             return 0;
         c = kids(c)[slot_index(i, h)];
     }
+    return 0;   /* a hole: writing it allocates, copies nothing */
 }
 
 #ifdef STRATA_TESTING
@@ -212,11 +241,8 @@ static int check_chunk(const struct pvec_chunk *c, uint32_t h, uint64_t base,
     for (unsigned k = 0; k < PVEC_FANOUT; k++) {
         const struct pvec_chunk *kid = ((struct pvec_chunk *const *)(const void *)c->body)[k];
         uint64_t kb = base + k * span;
-        if (!kid) {
-            if (kb < len)
-                return -1;
-            continue;
-        }
+        if (!kid)
+            continue;   /* a hole */
         if (check_chunk(kid, h - 1, kb, len, ops))
             return -1;
     }
@@ -226,7 +252,7 @@ static int check_chunk(const struct pvec_chunk *c, uint32_t h, uint64_t base,
 int pvec_check(const pvec *v, const pvec_ops *ops)
 {
     if (!v->root)
-        return v->len == 0 ? 0 : -1;
+        return v->len <= capacity(v->height) ? 0 : -1;
     if (v->len > capacity(v->height))
         return -1;
     return check_chunk(v->root, v->height, 0, v->len, ops);

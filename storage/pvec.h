@@ -16,7 +16,10 @@
  *      is above one is immutable.  pvec_get_mut() is the only way to get a
  *      writable element, and it copies every shared chunk on the path.
  *   2. Leaves hold PVEC_FANOUT elements of ops->elem_size bytes; elements at
- *      or beyond len are zero bytes.
+ *      or beyond len are zero bytes.  A missing chunk (a NULL kid or root)
+ *      is a hole: it reads as zero elements and is created on first write,
+ *      so a vector that is mostly zero (properties of a graph that has
+ *      none) costs no leaves.
  *   3. Copying a leaf calls ops->retain on each copied element (so elements
  *      may own refcounted objects); freeing a leaf calls ops->release on each
  *      element below len.
@@ -50,6 +53,7 @@
 #endif
 #define PVEC_FANOUT (1u << PVEC_BITS)
 #define PVEC_MAX_HEIGHT 16
+#define PVEC_MAX_ELEM 32    /* bytes: the zero element a hole reads as */
 
 typedef struct pvec_ops {
     uint32_t elem_size;
@@ -87,6 +91,10 @@ void *pvec_get_mut(pvec *v, const pvec_ops *ops, mem_ctx *m, uint64_t i);
 /* Appends one zeroed element and returns it writable; NULL when out of
    memory (the vector is unchanged). */
 void *pvec_push(pvec *v, const pvec_ops *ops, mem_ctx *m);
+/* Appends one zero element without allocating a leaf for it (a hole until
+   written).  -1 only when the tree would need a new root and none can be
+   allocated. */
+int pvec_grow(pvec *v, const pvec_ops *ops, mem_ctx *m);
 /* Removes the last element (releasing it).  The tree keeps its shape. */
 void pvec_pop(pvec *v, const pvec_ops *ops, mem_ctx *m);
 

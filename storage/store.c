@@ -124,9 +124,10 @@ int store_node_alloc(store *s, mem_ctx *m, uint32_t labelset, uint64_t *id)
         if (s->node_meta.len >= SLOT_MAX_ID)
             return -1;
         *id = s->node_meta.len;
-        if (!pvec_push(&s->node_props, &props_ops, m))
+        /* Properties and adjacency start as holes: no leaf until written. */
+        if (pvec_grow(&s->node_props, &props_ops, m) != 0)
             return -1;
-        if (!pvec_push(&s->node_adj, &adj_ops, m)) {
+        if (pvec_grow(&s->node_adj, &adj_ops, m) != 0) {
             pvec_pop(&s->node_props, &props_ops, m);
             return -1;
         }
@@ -157,7 +158,7 @@ int store_rel_alloc(store *s, mem_ctx *m, uint32_t start, uint32_t end, uint32_t
         if (s->rel_meta.len >= SLOT_MAX_ID)
             return -1;
         *id = s->rel_meta.len;
-        if (!pvec_push(&s->rel_props, &props_ops, m))
+        if (pvec_grow(&s->rel_props, &props_ops, m) != 0)
             return -1;
         r = pvec_push(&s->rel_meta, &rel_meta_ops, m);
         if (!r) {
@@ -188,10 +189,36 @@ int store_rel_own(store *s, mem_ctx *m, uint64_t id)
     return 0;
 }
 
-void store_node_free(store *s, mem_ctx *m, uint64_t id)
+/* Moves *from to *to when to is given, else releases it. */
+static void hand_over_props(mem_ctx *m, prop_rec **from, prop_rec **to)
 {
-    props_release(m, store_node_props_mut(s, m, id));
-    adj_release(m, store_node_adj_mut(s, m, id));
+    if (to) {
+        *to = *from;
+        *from = NULL;
+    } else {
+        props_release(m, from);
+    }
+}
+
+/* Slots whose properties or adjacency are NULL are not written (a hole
+   stays a hole, and nothing allocates). */
+void store_node_free(store *s, mem_ctx *m, uint64_t id, prop_rec **props, adj_block **adj)
+{
+    if (props)
+        *props = NULL;
+    if (adj)
+        *adj = NULL;
+    if (store_node_props(s, id))
+        hand_over_props(m, store_node_props_mut(s, m, id), props);
+    if (store_node_adj(s, id)) {
+        adj_block **b = store_node_adj_mut(s, m, id);
+        if (adj) {
+            *adj = *b;
+            *b = NULL;
+        } else {
+            adj_release(m, b);
+        }
+    }
     node_meta *n = store_node_meta_mut(s, m, id);
     n->labelset = 0;
     n->link = s->node_free;
@@ -199,14 +226,79 @@ void store_node_free(store *s, mem_ctx *m, uint64_t id)
     s->node_live--;
 }
 
-void store_rel_free(store *s, mem_ctx *m, uint64_t id)
+void store_rel_free(store *s, mem_ctx *m, uint64_t id, prop_rec **props)
 {
-    props_release(m, store_rel_props_mut(s, m, id));
+    if (props)
+        *props = NULL;
+    if (store_rel_props(s, id))
+        hand_over_props(m, store_rel_props_mut(s, m, id), props);
     rel_meta *r = store_rel_meta_mut(s, m, id);
     memset(r, 0, sizeof *r);
     r->link = s->rel_free;
     s->rel_free = (uint32_t)id;
     s->rel_live--;
+}
+
+int store_node_restore(store *s, mem_ctx *m, uint64_t id, uint32_t labelset, prop_rec *props,
+                       adj_block *adj)
+{
+    if (s->node_free != id || store_node_own(s, m, id) != 0)
+        return -1;
+    node_meta *n = store_node_meta_mut(s, m, id);
+    s->node_free = n->link;
+    n->labelset = labelset;
+    n->link = SLOT_LIVE;
+    *store_node_props_mut(s, m, id) = props;
+    *store_node_adj_mut(s, m, id) = adj;
+    s->node_live++;
+    return 0;
+}
+
+int store_rel_restore(store *s, mem_ctx *m, uint64_t id, const rel_meta *meta,
+                      prop_rec *props)
+{
+    if (s->rel_free != id || store_rel_own(s, m, id) != 0)
+        return -1;
+    rel_meta *r = store_rel_meta_mut(s, m, id);
+    s->rel_free = r->link;
+    *r = *meta;
+    r->link = SLOT_LIVE;
+    *store_rel_props_mut(s, m, id) = props;
+    s->rel_live++;
+    return 0;
+}
+
+int store_node_unalloc(store *s, mem_ctx *m, uint64_t id, bool pushed)
+{
+    if (!store_node_meta_mut(s, m, id) ||
+        (store_node_props(s, id) && !store_node_props_mut(s, m, id)) ||
+        (store_node_adj(s, id) && !store_node_adj_mut(s, m, id)))
+        return -1;
+    if (!pushed) {
+        store_node_free(s, m, id, NULL, NULL);
+        return 0;
+    }
+    /* Owned paths: the pops cannot fail. */
+    pvec_pop(&s->node_meta, &node_meta_ops, m);
+    pvec_pop(&s->node_props, &props_ops, m);
+    pvec_pop(&s->node_adj, &adj_ops, m);
+    s->node_live--;
+    return 0;
+}
+
+int store_rel_unalloc(store *s, mem_ctx *m, uint64_t id, bool pushed)
+{
+    if (!store_rel_meta_mut(s, m, id) ||
+        (store_rel_props(s, id) && !store_rel_props_mut(s, m, id)))
+        return -1;
+    if (!pushed) {
+        store_rel_free(s, m, id, NULL);
+        return 0;
+    }
+    pvec_pop(&s->rel_meta, &rel_meta_ops, m);
+    pvec_pop(&s->rel_props, &props_ops, m);
+    s->rel_live--;
+    return 0;
 }
 
 #ifdef STRATA_TESTING

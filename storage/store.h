@@ -103,10 +103,24 @@ int store_rel_alloc(store *s, mem_ctx *m, uint32_t start, uint32_t end, uint32_t
    a later free cannot fail. */
 int store_node_own(store *s, mem_ctx *m, uint64_t id);
 int store_rel_own(store *s, mem_ctx *m, uint64_t id);
-/* Frees an owned live slot: drops its properties and adjacency and pushes
-   it on the free list. */
-void store_node_free(store *s, mem_ctx *m, uint64_t id);
-void store_rel_free(store *s, mem_ctx *m, uint64_t id);
+/* Frees an owned live slot and pushes it on the free list.  Its properties
+   (and adjacency) move to *props (*adj) when those are not NULL, else they
+   are released. */
+void store_node_free(store *s, mem_ctx *m, uint64_t id, prop_rec **props, adj_block **adj);
+void store_rel_free(store *s, mem_ctx *m, uint64_t id, prop_rec **props);
+
+/* Undo of a free: id must head the free list; it becomes live again with
+   these contents (moved in).  -1 when out of memory (nothing changed). */
+int store_node_restore(store *s, mem_ctx *m, uint64_t id, uint32_t labelset, prop_rec *props,
+                       adj_block *adj);
+int store_rel_restore(store *s, mem_ctx *m, uint64_t id, const rel_meta *meta,
+                      prop_rec *props);
+/* Undo of an alloc: a live slot with no properties or adjacency goes back
+   where it came from — off the end when the alloc pushed it, else onto the
+   free list — so the next alloc returns it again.  -1 when out of memory
+   (nothing changed). */
+int store_node_unalloc(store *s, mem_ctx *m, uint64_t id, bool pushed);
+int store_rel_unalloc(store *s, mem_ctx *m, uint64_t id, bool pushed);
 
 #ifdef STRATA_TESTING
 /* Invariants 1-4 and every vector's own check; 0 when sound. */

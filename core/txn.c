@@ -1,0 +1,392 @@
+/*
+ * Statements and transactions: the undo journal's replay, and how a reader
+ * gets the committed state while a statement is open.
+ *
+ * States of a graph (graph_impl.h has the fields):
+ *
+ *   idle         writes are single atomic calls on current.
+ *   statement    (strata_statement_begin) writes go in place into current,
+ *                each appending its undo entries to the journal.  A reader
+ *                arriving meanwhile must not see them: if the statement's
+ *                first write forked (a view held current), the state before
+ *                the statement is that view's version and becomes
+ *                `published`; otherwise stmt_materialize() builds it once,
+ *                by replaying the journal onto a fork (O(the statement's
+ *                writes), the one bounded critical section a reader may
+ *                wait out).  Commit drops `published`; rollback either
+ *                swaps back to `published` or replays the journal in place.
+ *   transaction  (strata_begin) writes go to tx, a version readers never
+ *                see; commit publishes it as current in O(1), rollback
+ *                drops it.  A statement inside a transaction journals as
+ *                above, so it can be rolled back alone.
+ *
+ * Replay in place never allocates, so rollback cannot fail: every path and
+ * record an entry touches was made private by the write that logged it
+ * (no view of the writer's version can be taken mid-statement), deletes
+ * moved what they removed into their entries, removes keep their record's
+ * room, and the index pool keeps the nodes undoing index entries needs.
+ */
+#include <string.h>
+
+#include "core/graph_impl.h"
+
+/* Sets (on) or clears the bits of every label of labelset ls for node. */
+static int label_bits(strata_graph *g, version *t, uint32_t ls, uint64_t node, bool on)
+{
+    for (size_t i = 0; i < labelset_len(g->cat, ls); i++) {
+        uint32_t l = labelset_at(g->cat, ls, i);
+        if (labelidx_prepare(g->m, &t->labels, l, node) != 0)
+            return -1;
+        labelidx_set(g->m, t->labels, l, node, on);
+    }
+    return 0;
+}
+
+static bool labelset_has(const catalog *c, uint32_t ls, uint32_t label)
+{
+    for (size_t i = 0; i < labelset_len(c, ls); i++)
+        if (labelset_at(c, ls, i) == label)
+            return true;
+    return false;
+}
+
+/* What an entry hands back: the object itself (in place: the entry gives
+   it up) or a new reference (materialising: the entry keeps its own). */
+static prop_rec *take_props(prop_rec **p, bool in_place)
+{
+    prop_rec *r = *p;
+    if (in_place)
+        *p = NULL;
+    else
+        props_retain(r);
+    return r;
+}
+
+static value take_value(value *v, bool in_place)
+{
+    value r = *v;
+    if (in_place)
+        *v = value_null();
+    else
+        r = value_retain(r);
+    return r;
+}
+
+static int undo_index_entry(strata_graph *g, version *t, undo_entry *e, bool in_place,
+                            pbtree_pool *pool)
+{
+    int pos = idxset_find(t->indexes, e->key);
+    if (pos < 0)
+        return -1;
+    if (!in_place && (idxset_own(g->m, &t->indexes) != 0 ||
+                      lstack_prepare(idxset_stack_mut(t->indexes, (uint32_t)pos), pool, g->m,
+                                     1) != 0))
+        return -1;
+    level_stack *s = *idxset_stack_mut(t->indexes, (uint32_t)pos);
+    if (e->flag)
+        lstack_delete(s, pool, g->m, &e->u.old, e->id);
+    else
+        lstack_insert(s, pool, g->m, &e->u.old, e->id);
+    return 0;
+}
+
+static int undo_rel_created(strata_graph *g, version *t, const undo_entry *e)
+{
+    const rel_meta *r = store_rel(&t->st, e->id);
+    if (!r)
+        return -1;
+    rel_meta m = *r;
+    adj_block **b = store_node_adj_mut(&t->st, g->m, m.start);
+    if (!b || adj_reserve(g->m, b, 0) != 0)
+        return -1;
+    adj_erase(*b, ADJ_OUT, m.type, (uint32_t)e->id);
+    b = store_node_adj_mut(&t->st, g->m, m.end);
+    if (!b || adj_reserve(g->m, b, 0) != 0)
+        return -1;
+    adj_erase(*b, ADJ_IN, m.type, (uint32_t)e->id);
+    if (labelidx_prepare(g->m, &t->rel_types, m.type, e->id) != 0)
+        return -1;
+    labelidx_set(g->m, t->rel_types, m.type, e->id, false);
+    return store_rel_unalloc(&t->st, g->m, e->id, e->flag);
+}
+
+static int undo_rel_deleted(strata_graph *g, version *t, undo_entry *e, bool in_place)
+{
+    uint32_t ends[2] = { e->u.rel.start, e->u.rel.end };
+    uint32_t pos[2] = { e->u.rel.pos_out, e->u.rel.pos_in };
+    for (int d = 0; d < 2; d++) {
+        if (pos[d] == UINT32_MAX)
+            continue;   /* that block went with its node and comes back whole */
+        adj_block **b = store_node_adj_mut(&t->st, g->m, ends[d]);
+        if (!b || adj_reserve(g->m, b, 1) != 0)
+            return -1;
+        adj_insert_at(*b, d == 0 ? ADJ_OUT : ADJ_IN, e->u.rel.type, pos[d], (uint32_t)e->id,
+                      ends[1 - d]);
+    }
+    if (labelidx_prepare(g->m, &t->rel_types, e->u.rel.type, e->id) != 0)
+        return -1;
+    labelidx_set(g->m, t->rel_types, e->u.rel.type, e->id, true);
+    rel_meta m = { e->u.rel.start, e->u.rel.end, e->u.rel.type, SLOT_LIVE };
+    prop_rec *props = take_props(&e->u.rel.props, in_place);
+    if (store_rel_restore(&t->st, g->m, e->id, &m, props) != 0) {
+        if (!in_place)
+            props_release(g->m, &props);
+        return -1;
+    }
+    return 0;
+}
+
+static int undo_node_deleted(strata_graph *g, version *t, undo_entry *e, bool in_place)
+{
+    prop_rec *props = take_props(&e->u.node.props, in_place);
+    adj_block *adj = e->u.node.adj;
+    if (in_place)
+        e->u.node.adj = NULL;
+    else
+        adj_retain(adj);
+    if (store_node_restore(&t->st, g->m, e->id, e->key, props, adj) != 0) {
+        if (!in_place) {
+            props_release(g->m, &props);
+            adj_release(g->m, &adj);
+        }
+        return -1;
+    }
+    return label_bits(g, t, e->key, e->id, true);
+}
+
+static int undo_prop(strata_graph *g, version *t, undo_entry *e, bool in_place)
+{
+    prop_rec **rp = e->flag ? store_rel_props_mut(&t->st, g->m, e->id)
+                            : store_node_props_mut(&t->st, g->m, e->id);
+    if (!rp)
+        return -1;
+    if (value_is_null(&e->u.old))
+        return props_remove(g->m, rp, e->key, NULL);
+    return props_set(g->m, rp, e->key, take_value(&e->u.old, in_place), NULL);
+}
+
+static int undo_labels(strata_graph *g, version *t, const undo_entry *e)
+{
+    const node_meta *nm = store_node(&t->st, e->id);
+    if (!nm)
+        return -1;
+    uint32_t now = nm->labelset, then = e->key;
+    for (size_t i = 0; i < labelset_len(g->cat, now); i++) {
+        uint32_t l = labelset_at(g->cat, now, i);
+        if (!labelset_has(g->cat, then, l)) {
+            if (labelidx_prepare(g->m, &t->labels, l, e->id) != 0)
+                return -1;
+            labelidx_set(g->m, t->labels, l, e->id, false);
+        }
+    }
+    for (size_t i = 0; i < labelset_len(g->cat, then); i++) {
+        uint32_t l = labelset_at(g->cat, then, i);
+        if (!labelset_has(g->cat, now, l)) {
+            if (labelidx_prepare(g->m, &t->labels, l, e->id) != 0)
+                return -1;
+            labelidx_set(g->m, t->labels, l, e->id, true);
+        }
+    }
+    node_meta *m = store_node_meta_mut(&t->st, g->m, e->id);
+    if (!m)
+        return -1;
+    m->labelset = then;
+    return 0;
+}
+
+/* Replays entries [from, n) newest first onto t.  In place (t is the
+   writer's version) nothing allocates and entries give up what they own;
+   otherwise (materialising) entries keep theirs and -1 reports a failed
+   allocation, after which t is to be discarded. */
+static int replay(strata_graph *g, version *t, uint32_t from, bool in_place, pbtree_pool *pool)
+{
+    for (uint32_t i = g->j.n; i-- > from;) {
+        undo_entry *e = &g->j.e[i];
+        int rc = 0;
+        switch ((undo_kind)e->kind) {
+        case UNDO_NODE_CREATED:
+            rc = label_bits(g, t, e->key, e->id, false) ||
+                 store_node_unalloc(&t->st, g->m, e->id, e->flag);
+            break;
+        case UNDO_NODE_DELETED:
+            rc = undo_node_deleted(g, t, e, in_place);
+            break;
+        case UNDO_REL_CREATED:
+            rc = undo_rel_created(g, t, e);
+            break;
+        case UNDO_REL_DELETED:
+            rc = undo_rel_deleted(g, t, e, in_place);
+            break;
+        case UNDO_PROP:
+            rc = undo_prop(g, t, e, in_place);
+            break;
+        case UNDO_LABELS:
+            rc = undo_labels(g, t, e);
+            break;
+        case UNDO_INDEX_ENTRY:
+            rc = undo_index_entry(g, t, e, in_place, pool);
+            break;
+        }
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
+version *stmt_materialize(strata_graph *g)
+{
+    version *x = version_fork(g->current);
+    if (!x)
+        return NULL;
+    pbtree_pool pool = { 0 };
+    if (replay(g, x, g->stmt_mark, false, &pool) != 0)
+        version_release(&x);
+    pbtree_pool_free(&pool, g->m);
+    return x;
+}
+
+/* The journal is done with: drop what it still owns and what it kept. */
+static void journal_done(strata_graph *g)
+{
+    journal_truncate(&g->j, g->m, 0);
+    g->pool.keep = 0;
+}
+
+static strata_status misuse(strata_graph *g, const char *what)
+{
+    graph_write_end(g);
+    return graph_fail(g, STRATA_EINVAL, "%s", what);
+}
+
+strata_status strata_statement_begin(strata_graph *g)
+{
+    if (!g)
+        return STRATA_EINVAL;
+    graph_write_begin(g);
+    if (g->in_stmt)
+        return misuse(g, "a statement is already open");
+    g->in_stmt = true;
+    g->stmt_mark = g->j.n;
+    graph_write_end(g);
+    return STRATA_OK;
+}
+
+strata_status strata_statement_end(strata_graph *g, bool commit)
+{
+    if (!g)
+        return STRATA_EINVAL;
+    graph_write_begin(g);
+    if (!g->in_stmt)
+        return misuse(g, "no statement is open");
+    strata_status s = STRATA_OK;
+    if (commit) {
+        /* The statement's writes are the committed state now: the version
+           readers had meanwhile is just another base. */
+        if (g->published)
+            graph_keep_base(g, &g->published);
+    } else if (g->published) {
+        version_release(&g->current);
+        g->current = g->published;
+        g->published = NULL;
+    } else {
+        version *w = g->in_txn ? g->tx : g->current;
+        int rc = replay(g, w, g->stmt_mark, true, &g->pool);
+        if (rc != 0) {
+            /* Cannot happen by construction (see the top of this file);
+               if it ever did, the transaction is the unit left to drop. */
+            if (g->in_txn) {
+                version_release(&g->tx);
+                g->in_txn = false;
+            }
+            s = graph_fail(g, STRATA_ENOMEM,
+                           "rolling back the statement needed memory; the transaction was "
+                           "rolled back");
+        }
+    }
+    journal_done(g);
+    g->in_stmt = false;
+    graph_write_end(g);
+    return s;
+}
+
+strata_status strata_begin(strata_graph *g)
+{
+    if (!g)
+        return STRATA_EINVAL;
+    graph_write_begin(g);
+    if (g->in_txn)
+        return misuse(g, "a transaction is already open");
+    if (g->in_stmt)
+        return misuse(g, "a statement is open; end it before beginning a transaction");
+    version_retain(g->current);
+    g->tx = g->current;
+    g->in_txn = true;
+    graph_write_end(g);
+    return STRATA_OK;
+}
+
+strata_status strata_commit(strata_graph *g)
+{
+    if (!g)
+        return STRATA_EINVAL;
+    graph_write_begin(g);
+    if (!g->in_txn)
+        return misuse(g, "no transaction is open");
+    if (g->in_stmt)
+        return misuse(g, "a statement is open; end it before committing");
+    /* O(1): the transaction's version becomes what readers get. */
+    version *old = g->current;
+    g->current = g->tx;
+    g->tx = NULL;
+    g->in_txn = false;
+    graph_keep_base(g, &old);
+    graph_write_end(g);
+    return STRATA_OK;
+}
+
+strata_status strata_rollback(strata_graph *g)
+{
+    if (!g)
+        return STRATA_EINVAL;
+    graph_write_begin(g);
+    if (!g->in_txn)
+        return misuse(g, "no transaction is open");
+    version_release(&g->tx);
+    g->in_txn = false;
+    g->in_stmt = false;
+    journal_done(g);
+    graph_write_end(g);
+    return STRATA_OK;
+}
+
+strata_status strata_snapshot_own(strata_graph *g, strata_view **out)
+{
+    if (!g)
+        return STRATA_EINVAL;
+    if (!out)
+        return graph_fail(g, STRATA_EINVAL, "strata_snapshot_own: out is NULL");
+    strata_view *v = mem_alloc(mem_scratch(), sizeof *v);
+    if (!v)
+        return graph_fail(g, STRATA_ENOMEM, "out of memory taking a snapshot");
+    v->err[0] = '\0';
+    graph_write_begin(g);
+    if (g->in_stmt) {
+        mem_free(mem_scratch(), v, sizeof *v);
+        return misuse(g, "a statement is open: its writes can be viewed once it ends");
+    }
+    v->ver = g->in_txn ? g->tx : g->current;
+    version_retain(v->ver);
+    graph_write_end(g);
+    *out = v;
+    return STRATA_OK;
+}
+
+bool strata_in_transaction(strata_graph *g)
+{
+    if (!g)
+        return false;
+    graph_write_begin(g);
+    bool in = g->in_txn;
+    graph_write_end(g);
+    return in;
+}

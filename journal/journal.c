@@ -1,0 +1,74 @@
+#include "journal/journal.h"
+
+#include <string.h>
+
+const char *const undo_kind_names[] = {
+#define UNDO_NAME(k) #k,
+    UNDO_KINDS(UNDO_NAME)
+#undef UNDO_NAME
+};
+
+void journal_init(journal *j) { memset(j, 0, sizeof *j); }
+
+int journal_reserve(journal *j, mem_ctx *m, uint32_t more)
+{
+    if (more > UINT32_MAX - j->n)
+        return -1;
+    uint32_t need = j->n + more;
+    if (need <= j->cap)
+        return 0;
+    uint32_t cap = j->cap ? j->cap : 16;
+    while (cap < need)
+        cap = cap > UINT32_MAX / 2 ? need : cap * 2;
+    undo_entry *e = mem_realloc(m, j->e, (size_t)j->cap * sizeof *e, (size_t)cap * sizeof *e);
+    if (!e)
+        return -1;
+    j->e = e;
+    j->cap = cap;
+    return 0;
+}
+
+undo_entry *journal_push(journal *j, undo_kind kind)
+{
+    undo_entry *e = &j->e[j->n++];
+    memset(e, 0, sizeof *e);
+    e->kind = (uint8_t)kind;
+    return e;
+}
+
+/* Releases whatever an entry still owns. */
+static void entry_release(undo_entry *e, mem_ctx *m)
+{
+    switch ((undo_kind)e->kind) {
+    case UNDO_PROP:
+    case UNDO_INDEX_ENTRY:
+        value_release(&e->u.old);
+        break;
+    case UNDO_NODE_DELETED:
+        props_release(m, &e->u.node.props);
+        adj_release(m, &e->u.node.adj);
+        break;
+    case UNDO_REL_DELETED:
+        props_release(m, &e->u.rel.props);
+        break;
+    case UNDO_NODE_CREATED:
+    case UNDO_REL_CREATED:
+    case UNDO_LABELS:
+        break;
+    }
+}
+
+void journal_truncate(journal *j, mem_ctx *m, uint32_t count)
+{
+    while (j->n > count)
+        entry_release(&j->e[--j->n], m);
+    if (j->n == 0)
+        j->index_nodes = 0;
+}
+
+void journal_free(journal *j, mem_ctx *m)
+{
+    journal_truncate(j, m, 0);
+    mem_free(m, j->e, (size_t)j->cap * sizeof *j->e);
+    journal_init(j);
+}

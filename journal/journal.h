@@ -1,0 +1,92 @@
+/*
+ * journal — the undo log of the statement or transaction being written.
+ *
+ * Each direct write that runs inside a statement appends the entries that
+ * undo it: cell-grained pre-images (the value a property held before, moved
+ * out of the record, not copied), the label set a node had, the slot a
+ * create took, the slot, properties and adjacency positions of something
+ * deleted (moved into the entry, so undoing a delete allocates nothing),
+ * and every index entry added or removed.  Rollback replays the entries
+ * newest first (core/undo.c); since each entry restores the state right
+ * before its write, the replay passes back through states that all
+ * satisfied every constraint.
+ *
+ * The journal never holds a reference that would make a live structure
+ * look shared: pre-images are values, records and blocks that the graph
+ * no longer references.  (A journal that kept a handle on a live column
+ * would force the first write to copy it — the seed project's 76-162x
+ * trap.)
+ *
+ * Invariants:
+ *   1. Entries are in write order; a savepoint is an entry count.
+ *   2. Appending never allocates: journal_reserve() runs in the write's
+ *      prepare phase, journal_push() in its commit phase.
+ *   3. index_nodes is the pbtree pool reserve that undoing every index
+ *      entry may need; writes keep the pool at least that full.
+ */
+#ifndef STRATA_JOURNAL_JOURNAL_H
+#define STRATA_JOURNAL_JOURNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "index/index_set.h"
+#include "storage/adjacency.h"
+#include "storage/mem.h"
+#include "storage/props.h"
+#include "storage/value.h"
+
+/* The kinds of undo entry, with what each carries. */
+#define UNDO_KINDS(X)                                                                       \
+    X(UNDO_NODE_CREATED)   /* id; pushed: the slot came from the end */                   \
+    X(UNDO_NODE_DELETED)   /* id, labelset, props, adj: moved in */                       \
+    X(UNDO_REL_CREATED)    /* id; pushed */                                               \
+    X(UNDO_REL_DELETED)    /* id, start, end, type, props, pos_out, pos_in */             \
+    X(UNDO_PROP)           /* on_rel, id, key, old (owned; null: absent) */               \
+    X(UNDO_LABELS)         /* id, old labelset */                                         \
+    X(UNDO_INDEX_ENTRY)    /* index id, key (owned), id, added */
+
+typedef enum undo_kind {
+#define UNDO_ENUM(k) k,
+    UNDO_KINDS(UNDO_ENUM)
+#undef UNDO_ENUM
+} undo_kind;
+
+extern const char *const undo_kind_names[];
+
+typedef struct undo_entry {
+    uint8_t kind;
+    bool flag;          /* NODE/REL_CREATED: pushed; PROP: on_rel; INDEX_ENTRY: added */
+    uint32_t key;       /* PROP: key; LABELS / NODE_DELETED: labelset; INDEX_*: index id */
+    uint64_t id;
+    union {
+        value old;                      /* UNDO_PROP; UNDO_INDEX_ENTRY: key */
+        struct {
+            prop_rec *props;
+            adj_block *adj;
+        } node;                         /* UNDO_NODE_DELETED */
+        struct {
+            prop_rec *props;
+            uint32_t start, end, type;
+            uint32_t pos_out, pos_in;
+        } rel;                          /* UNDO_REL_DELETED */
+    } u;
+} undo_entry;
+
+typedef struct journal {
+    undo_entry *e;
+    uint32_t n, cap;
+    uint64_t index_nodes;   /* invariant 3 */
+} journal;
+
+void journal_init(journal *j);
+/* Room for more entries without allocating.  -1 when out of memory. */
+int journal_reserve(journal *j, mem_ctx *m, uint32_t more);
+/* Appends (after a reserve: cannot fail) and returns the entry. */
+undo_entry *journal_push(journal *j, undo_kind kind);
+/* Releases what the entries own from the end down to count (used when
+   entries are no longer needed: commit, or after their undo). */
+void journal_truncate(journal *j, mem_ctx *m, uint32_t count);
+void journal_free(journal *j, mem_ctx *m);
+
+#endif
