@@ -510,7 +510,9 @@ static strata_status set_prop(strata_graph *g, bool is_rel, strata_id id, strata
     version *v = graph_write_begin(g);
     value copy = value_null();
     idx_plan plan = { 0 };
-    if (is_rel ? !store_rel(&v->st, id) : !store_node(&v->st, id)) {
+    const node_meta *nm = is_rel ? NULL : store_node(&v->st, id);
+    const rel_meta *rm = is_rel ? store_rel(&v->st, id) : NULL;
+    if (!nm && !rm) {
         s = is_rel ? no_rel(g, id) : no_node(g, id);
         goto cleanup;
     }
@@ -521,25 +523,29 @@ static strata_status set_prop(strata_graph *g, bool is_rel, strata_id id, strata
                        (unsigned long long)id, PROPS_MAX);
         goto cleanup;
     }
+    /* The slot and record read above stay valid across a fork: the old
+       version lives on as a base, and they are shared, not moved. */
+    uint32_t labelset = nm ? nm->labelset : 0, type = rm ? rm->type : 0;
     MAKE_WRITABLE();
     if (!remove && value_clone(g->m, &val->v, &copy) != 0) {
         s = nomem(g, "copying a property value");
         goto cleanup;
     }
-    uint32_t tokens[MAX_LABELS_PER_NODE];
-    entity_state before, after;
-    if (is_rel) {
-        tokens[0] = store_rel(&v->st, id)->type;
-        before = rel_state(v, id, tokens);
-    } else {
-        node_state(g->cat, store_node(&v->st, id)->labelset, store_node_props(&v->st, id),
-                   tokens, &before);
+    if (idxset_len(v->indexes)) {
+        uint32_t tokens[MAX_LABELS_PER_NODE];
+        entity_state before, after;
+        if (is_rel) {
+            tokens[0] = type;
+            before = rel_state(v, id, tokens);
+        } else {
+            node_state(g->cat, labelset, rec, tokens, &before);
+        }
+        after = before;
+        after.props = (props_view){ rec, true, key, remove ? NULL : &copy };
+        if ((s = idxplan_build(g, v, id, &before, &after, key, &plan)) ||
+            (s = idxplan_check(g, v, &plan)) || (s = idxplan_prepare(g, v, &plan)))
+            goto cleanup;
     }
-    after = before;
-    after.props = (props_view){ before.props.rec, true, key, remove ? NULL : &copy };
-    if ((s = idxplan_build(g, v, id, &before, &after, key, &plan)) ||
-        (s = idxplan_check(g, v, &plan)) || (s = idxplan_prepare(g, v, &plan)))
-        goto cleanup;
     prop_rec **rp = is_rel ? store_rel_props_mut(&v->st, g->m, id)
                            : store_node_props_mut(&v->st, g->m, id);
     value old = value_null();
@@ -557,10 +563,12 @@ static strata_status set_prop(strata_graph *g, bool is_rel, strata_id id, strata
         e->key = key;
         e->u.old = old;
     }
-    idxplan_commit(g, v, &plan);
+    if (plan.n)
+        idxplan_commit(g, v, &plan);
 cleanup:
     value_release(&copy);
-    idxplan_free(&plan);
+    if (plan.c)
+        idxplan_free(&plan);
     graph_write_end(g);
     return s;
 }

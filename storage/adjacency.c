@@ -118,6 +118,12 @@ int adj_reserve(mem_ctx *m, adj_block **bp, uint32_t add)
         return -1;
     uint32_t cap = grow(old_cap, len + add, 4);
     uint32_t segcap = grow(old_segcap, nseg + add, 2);
+    if (cap != old_cap || segcap != old_segcap) {
+        /* Fill the allocator's size class with entries rather than slack. */
+        size_t want = block_size(segcap, cap), good = mem_good_size(m, want);
+        uint64_t more = (good - want) / sizeof(adj_entry);
+        cap = (uint32_t)(cap + more > UINT32_MAX ? UINT32_MAX : cap + more);
+    }
     if (segcap > ADJ_MAX_SEGMENTS)
         segcap = ADJ_MAX_SEGMENTS;
     int shared = b && atomic_load_explicit(&b->refs, memory_order_acquire) != 1;

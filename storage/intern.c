@@ -12,9 +12,10 @@
 #define uthash_nonfatal_oom(obj) (add_failed = 1)
 #include <uthash.h>
 
-/* Segment s holds 2^(s + SEG0_BITS) entries; 27 segments reach 2^32 ids. */
+/* Segment s holds 2^(s + SEG0_BITS) entries; 29 segments cover every
+   32-bit id (segments 0..27 hold 2^32 - 16 of them). */
 #define SEG0_BITS 4
-#define NSEG 28
+#define NSEG 29
 
 struct intern_entry {
     UT_hash_handle hh;

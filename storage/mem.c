@@ -203,3 +203,14 @@ void mem_free(mem_ctx *m, void *p, size_t size)
     raw_free(m, p, size);
     atomic_fetch_sub_explicit(&m->bytes, size, memory_order_relaxed);
 }
+
+size_t mem_good_size(const mem_ctx *m, size_t size)
+{
+#ifdef STRATA_JEMALLOC
+    size_t good = size ? nallocx(size, m->flags) : 0;
+    return good ? good : size;
+#else
+    (void)m;
+    return size;
+#endif
+}

@@ -46,6 +46,10 @@ void *mem_calloc(mem_ctx *m, size_t size);
 /* Like realloc; on failure returns NULL and p is untouched. */
 void *mem_realloc(mem_ctx *m, void *p, size_t old_size, size_t new_size);
 void mem_free(mem_ctx *m, void *p, size_t size);
+/* The size the allocator really hands out for a request of size (its
+   size class), so growable arrays can use the slack instead of wasting
+   it.  size itself without jemalloc. */
+size_t mem_good_size(const mem_ctx *m, size_t size);
 
 /* Overflow-checked n * size; SIZE_MAX on overflow (an allocation of
    SIZE_MAX always fails). */

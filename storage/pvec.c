@@ -186,25 +186,22 @@ int pvec_grow(pvec *v, const pvec_ops *ops, mem_ctx *m)
     return 0;
 }
 
-void pvec_pop(pvec *v, const pvec_ops *ops, mem_ctx *m)
+int pvec_pop(pvec *v, const pvec_ops *ops, mem_ctx *m)
 {
     /* A zero element (a hole, or one never written) is already what lies
        beyond len: dropping it writes nothing, so it cannot need a copy. */
     if (!memcmp(pvec_get(v, ops, v->len - 1), zero_elem, ops->elem_size)) {
         v->len--;
-        return;
+        return 0;
     }
     void *e = walk_mut(v, ops, m, v->len - 1);
-    /* The path to the last element was owned by the push that made it,
-       unless a view shares it now; then the copy can fail.  Popping is the
-       undo of a push, so on that failure leave the element zeroed in place
-       instead: never fail an undo. */
     if (!e)
-        return;
+        return -1;
     if (ops->release)
         ops->release(e, m);
     memset(e, 0, ops->elem_size);
     v->len--;
+    return 0;
 }
 
 int pvec_is_shared(const pvec *v, uint64_t i)

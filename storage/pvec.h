@@ -95,8 +95,12 @@ void *pvec_push(pvec *v, const pvec_ops *ops, mem_ctx *m);
    written).  -1 only when the tree would need a new root and none can be
    allocated. */
 int pvec_grow(pvec *v, const pvec_ops *ops, mem_ctx *m);
-/* Removes the last element (releasing it).  The tree keeps its shape. */
-void pvec_pop(pvec *v, const pvec_ops *ops, mem_ctx *m);
+/* Removes the last element (releasing it); the tree keeps its shape.  A
+   zero element, or one whose path the caller owns, is removed without
+   allocating; otherwise the path is copied first, and -1 (nothing
+   changed) reports that the copy ran out of memory.  Undo paths pop only
+   what they own, so for them it cannot fail. */
+int pvec_pop(pvec *v, const pvec_ops *ops, mem_ctx *m);
 
 /* Whether any chunk on the path to element i is shared: the write would
    copy.  For diagnostics and tests. */
