@@ -32,8 +32,12 @@
  *     the old one.  Thread start, pins, write and every check are inside
  *     the timed region on both sides.  The writer's connection and the
  *     fresh reader's connection are opened once, before the rounds.
+ *   thread floor: the same waves with threads that return at once — what
+ *     thread start and join alone cost.
  *   tight loop: one thread, one view, random point lookups back to back —
- *     the per-core lookup rate, with a breakdown of where the time goes.
+ *     the per-core lookup rate, with a breakdown of where the time goes;
+ *     then the full lookup (and SQLite's) on as many threads as there are
+ *     cores at once, to see whether the rate grows with threads.
  *
  * Waves of the two engines alternate (strata, SQLite, strata, ...) so both
  * see the same machine load; report ratios, not absolute times (the
@@ -333,6 +337,8 @@ static void sqlite_load(void)
     atexit(remove_tmpdir);
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
+    signal(SIGHUP, on_signal);
+    signal(SIGPIPE, on_signal);   /* e.g. piped into head */
 
     sqlite3 *db = NULL;
     if (sqlite3_open_v2(dbpath, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL))
@@ -377,8 +383,9 @@ static int64_t sqlite_read(sqlite3 *db, sqlite3_stmt *sel, uint64_t key)
 
 /* ---- fanout -------------------------------------------------------------- */
 
-typedef enum engine { STRATA, SQLITE } engine;
-static const char *const engine_names[] = { "strata", "SQLite" };
+/* NOTHING: threads that return at once, the floor of thread start and
+   join under every wave. */
+typedef enum engine { STRATA, SQLITE, NOTHING } engine;
 
 typedef struct fanout_arg {
     uint64_t seed;
@@ -394,6 +401,8 @@ static void *strata_fanout_reader(void *p)
     strata_view_release(&view);
     return NULL;
 }
+
+static void *empty_reader(void *p) { return p; }
 
 static void *sqlite_fanout_reader(void *p)
 {
@@ -418,7 +427,10 @@ static double fanout_wave(engine e, int readers, int wave)
         args[t].seed = thread_seed(wave, t);
     double t0 = now_ms();
     for (int t = 0; t < readers; t++)
-        if (pthread_create(&th[t], NULL, e == STRATA ? strata_fanout_reader : sqlite_fanout_reader,
+        if (pthread_create(&th[t], NULL,
+                           e == STRATA   ? strata_fanout_reader
+                           : e == SQLITE ? sqlite_fanout_reader
+                                         : empty_reader,
                            &args[t]))
             fail("pthread_create failed");
     for (int t = 0; t < readers; t++)
@@ -650,6 +662,34 @@ static double tight_loop(loop_kind kind, long n)
     return n / ((t1 - t0) / 1e3);
 }
 
+/* The same loop on T threads at once, each with its own view (SQLite: its
+   own connection); returns the aggregate lookups per second over the wall
+   time from starting the first thread to joining the last. */
+typedef struct loop_arg {
+    loop_kind kind;
+    long n;
+} loop_arg;
+
+static void *loop_thread(void *p)
+{
+    loop_arg *a = p;
+    tight_loop(a->kind, a->n);
+    return NULL;
+}
+
+static double parallel_loop(loop_kind kind, long n, int threads)
+{
+    pthread_t th[8];
+    loop_arg a = { kind, n };
+    double t0 = now_ms();
+    for (int t = 0; t < threads; t++)
+        if (pthread_create(&th[t], NULL, loop_thread, &a))
+            fail("pthread_create failed");
+    for (int t = 0; t < threads; t++)
+        pthread_join(th[t], NULL);
+    return (double)n * threads / ((now_ms() - t0) / 1e3);
+}
+
 /* ---- main ------------------------------------------------------------------ */
 
 static void print_row(bool json, const char *name, const char *id, int readers, int lookups,
@@ -714,7 +754,9 @@ int main(int argc, char **argv)
 
     double *ts = malloc(sizeof(double) * (size_t)waves);
     double *tq = malloc(sizeof(double) * (size_t)waves);
-    if (!ts || !tq)
+    double *tn = malloc(sizeof(double) * (size_t)waves);
+    double floors[NFANOUTS];
+    if (!ts || !tq || !tn)
         fail("out of memory");
 
     for (int f = 0; f < NFANOUTS; f++) {
@@ -726,7 +768,12 @@ int main(int argc, char **argv)
         for (int w = 0; w < waves; w++) {
             ts[w] = fanout_wave(STRATA, r, w);
             tq[w] = fanout_wave(SQLITE, r, w);
+            tn[w] = fanout_wave(NOTHING, r, w);
         }
+        floors[f] = summarise(tn, waves).median;
+        if (json)
+            printf("{\"bench\":\"W2\",\"case\":\"thread_floor_%d\",\"readers\":%d,"
+                   "\"median_ms\":%.4f}\n", r, r, floors[f]);
         char name[64], id[32];
         snprintf(name, sizeof name, "%d reader%s, %d lookups", r, r > 1 ? "s" : "",
                  r * LOOKUPS_PER_READER);
@@ -734,6 +781,10 @@ int main(int argc, char **argv)
         print_row(json, name, id, r, r * LOOKUPS_PER_READER, waves, summarise(ts, waves),
                   summarise(tq, waves), seed_tosumu_ms[f], seed_sqlite_ms[f]);
     }
+
+    if (!json)
+        printf("%-26s %8.3f %8.3f %8.3f   (threads that return at once: start + join)\n",
+               "thread floor, 1/4/8", floors[0], floors[1], floors[2]);
 
     sqlite_overlap_conns c;
     c.writer = sql_open();
@@ -758,9 +809,14 @@ int main(int argc, char **argv)
     sqlite3_close(c.writer);
     sqlite3_close(c.fresh);
 
+    strata_view *probe;
+    strata_index_info info;
+    STRATA_OK_G(sf.g, strata_snapshot(sf.g, &probe));
+    STRATA_OK_V(probe, strata_index_info_get(probe, sf.idx, &info));
+    strata_view_release(&probe);
     if (!json)
-        printf("\nlookups inside one view on one thread (%ld random keys; SPEC target >= 10 M/s "
-               "per core):\n", loop_n);
+        printf("\nlookups inside one view on one thread (%ld random keys; unique index depth %u; "
+               "SPEC target >= 10 M/s per core):\n", loop_n, info.depth);
     double rates[NLOOPS];
     for (int k = 0; k < NLOOPS; k++) {
         tight_loop((loop_kind)k, loop_n / 10);   /* warm-up */
@@ -776,10 +832,29 @@ int main(int argc, char **argv)
     if (!json)
         printf("  strata (full) vs SQLite, one thread: %.1fx\n", rates[LOOP_FULL] / rates[LOOP_SQLITE]);
 
+    /* Does the rate grow with threads up to the core count? */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int threads = cores < 2 ? 2 : cores > 8 ? 8 : (int)cores;
+    static const loop_kind par_kinds[] = { LOOP_FULL, LOOP_SQLITE };
+    for (size_t i = 0; i < sizeof par_kinds / sizeof par_kinds[0]; i++) {
+        loop_kind k = par_kinds[i];
+        double agg = parallel_loop(k, loop_n / 2, threads);
+        if (json)
+            printf("{\"bench\":\"W2\",\"case\":\"parallel_loop\",\"variant\":\"%s\","
+                   "\"threads\":%d,\"lookups_per_thread\":%ld,\"lookups_per_s\":%.0f,"
+                   "\"scaling_vs_one_thread\":%.2f}\n", loop_ids[k], threads, loop_n / 2, agg,
+                   agg / rates[k]);
+        else
+            printf("  %d threads at once, %-32s %7.2f M/s  (%.2fx one thread)\n", threads,
+                   k == LOOP_FULL ? "strata full lookup:" : "SQLite:", agg / 1e6,
+                   agg / rates[k]);
+    }
+
     for (int i = 0; i < RECORDS; i++)
         strata_value_free(&sf.keys[i]);
     strata_graph_free(&sf.g);
     free(ts);
     free(tq);
+    free(tn);
     return 0;
 }

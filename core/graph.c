@@ -225,7 +225,7 @@ version *graph_write_begin(strata_graph *g)
 {
     pthread_mutex_lock(&g->lock);
     fold_back(g);
-    return g->current;
+    return g->in_txn ? g->tx : g->current;
 }
 
 void graph_keep_base(strata_graph *g, version **vp)
@@ -270,12 +270,14 @@ version *graph_writable(strata_graph *g)
         goto nomem;
     if (!g->in_txn && g->in_stmt && g->j.n == g->stmt_mark && !g->published) {
         /* The statement's first write, and a view holds the state before
-           it: that state is what readers get until the statement ends. */
-        version_retain(cur);
+           it: that state is what readers get until the statement ends (the
+           graph's reference moves to published, and from there to bases
+           or back to current when the statement ends). */
         g->published = cur;
+    } else {
+        /* The slot's reference to the old version moves to bases. */
+        g->bases[g->nbases++] = cur;
     }
-    /* The slot's reference to the old version moves to bases. */
-    g->bases[g->nbases++] = cur;
     *slot = v;
     return v;
 nomem:
@@ -290,7 +292,7 @@ bool strata_is_forked(strata_graph *g)
     if (!g)
         return false;
     pthread_mutex_lock(&g->lock);
-    bool forked = g->nbases > 0;
+    bool forked = g->nbases > 0 || g->published;
     pthread_mutex_unlock(&g->lock);
     return forked;
 }
@@ -336,12 +338,16 @@ strata_status strata_memory_stats(strata_graph *g, strata_memstats *out)
         return g ? graph_fail(g, STRATA_EINVAL, "strata_memory_stats: out is NULL")
                  : STRATA_EINVAL;
     pthread_mutex_lock(&g->lock);
-    const store *s = &g->current->st;
+    /* Counts describe the last committed state, as a snapshot would. */
+    const store *s = g->published ? &g->published->st : &g->current->st;
     out->graph_bytes = mem_ctx_bytes(g->m);
     out->nodes = s->node_live;
     out->relationships = s->rel_live;
     out->node_slots = store_node_slots(s);
     out->rel_slots = store_rel_slots(s);
+    if (!g->published && g->in_stmt && !g->in_txn)
+        *out = (strata_memstats){ out->graph_bytes, g->stmt_counts[0], g->stmt_counts[1],
+                                  g->stmt_counts[2], g->stmt_counts[3] };
     pthread_mutex_unlock(&g->lock);
     return STRATA_OK;
 }

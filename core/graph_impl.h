@@ -28,8 +28,8 @@
  *      it; a version with refcount above one is never written.
  *   2. Every version in bases was current once and is still held by a view
  *      (or will be released at the next write entry).
- *   3. is_forked == (nbases > 0): the current version shares chunks with a
- *      version a view may still read.
+ *   3. is_forked == (nbases > 0 || published): the current version shares
+ *      chunks with a version a view may still read.
  */
 #ifndef STRATA_CORE_GRAPH_IMPL_H
 #define STRATA_CORE_GRAPH_IMPL_H
@@ -81,6 +81,8 @@ struct strata_graph {
     bool in_txn;
     bool in_stmt;
     uint32_t stmt_mark;     /* journal length when the statement began */
+    uint64_t stmt_counts[4];/* live nodes, relationships, node and
+                               relationship slots when it began */
     journal j;              /* undo entries of the open statement/transaction */
     char err[ERRMSG_MAX];
 };

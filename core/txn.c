@@ -267,6 +267,11 @@ strata_status strata_statement_begin(strata_graph *g)
         return misuse(g, "a statement is already open");
     g->in_stmt = true;
     g->stmt_mark = g->j.n;
+    const store *st = &(g->in_txn ? g->tx : g->current)->st;
+    g->stmt_counts[0] = st->node_live;
+    g->stmt_counts[1] = st->rel_live;
+    g->stmt_counts[2] = store_node_slots(st);
+    g->stmt_counts[3] = store_rel_slots(st);
     graph_write_end(g);
     return STRATA_OK;
 }

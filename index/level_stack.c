@@ -190,11 +190,13 @@ bool lstack_delete(level_stack *s, pbtree_pool *pool, mem_ctx *m, const value *k
 
 struct lstack_cursor {
     uint32_t n;                        /* sources: base, then levels */
-    pbtree_cursor src[LSTACK_CAP + 1];
     const value *key;                  /* current entry, when valid */
     uint64_t id;
     bool valid;
+    pbtree_cursor src[];               /* n of them: sized to the depth */
 };
+
+static size_t cursor_size(uint32_t n) { return sizeof(lstack_cursor) + n * sizeof(pbtree_cursor); }
 
 static int cmp_at(const pbtree_cursor *a, const pbtree_cursor *b)
 {
@@ -239,14 +241,14 @@ static void settle(lstack_cursor *c)
 
 lstack_cursor *lstack_seek(const level_stack *s, mem_ctx *m, const value *key)
 {
-    lstack_cursor *c = mem_alloc(m, sizeof *c);
+    uint32_t n = s ? s->depth + 1 : 0;
+    lstack_cursor *c = mem_alloc(m, cursor_size(n));
     if (!c)
         return NULL;
-    c->n = 0;
+    c->n = n;
     c->valid = false;
     if (!s)
         return c;
-    c->n = s->depth + 1;
     for (uint32_t i = 0; i < c->n; i++) {
         const pbtree *t = i == 0 ? &s->base : &s->levels[i - 1];
         if (key)
@@ -284,6 +286,6 @@ void lstack_cursor_next(lstack_cursor *c)
 void lstack_cursor_free(lstack_cursor **c, mem_ctx *m)
 {
     if (*c)
-        mem_free(m, *c, sizeof **c);
+        mem_free(m, *c, cursor_size((*c)->n));
     *c = NULL;
 }

@@ -42,6 +42,7 @@
 #include "storage/pbtree.h"
 #include "storage/value.h"
 
+#ifndef LSTACK_CAP
 #ifdef STRATA_TESTING
 #define LSTACK_CAP 4   /* tiny in test builds: the flatten runs all the time */
 #else
@@ -49,6 +50,7 @@
    levels with an O(index) flatten; ours is O(delta), and 32 keeps the read
    merge bounded.  Measured in bench/fork_cost (docs/BENCHMARKS.md). */
 #define LSTACK_CAP 32
+#endif
 #endif
 
 typedef struct level_stack level_stack;
