@@ -245,35 +245,36 @@ static void strata_load(void)
     }
 }
 
-/* The node of key in view, through the unique index; fails on a miss. */
+/* The node of key in view, through the unique index (a point lookup:
+   strata_index_get, no iterator); fails on a miss. */
 static strata_id strata_find(strata_view *view, const strata_value *keyval, uint64_t key)
 {
-    strata_node_iter *it;
     strata_id id;
-    STRATA_OK_V(view, strata_index_lookup(view, sf.idx, &keyval, 1, &it));
-    if (!strata_node_iter_next(it, &id))
-        fail("strata: key %llu not found", (unsigned long long)key);
-    strata_node_iter_free(&it);
+    if (strata_index_get(view, sf.idx, &keyval, 1, &id) != STRATA_OK)
+        fail("strata: key %llu not found: %s", (unsigned long long)key,
+             strata_view_errmsg(view));
     return id;
 }
 
-/* One point lookup as a user writes it: build the key value, look it up in
-   the unique index, read the value property, check it.  Returns the
+/* One point lookup as a user writes a read loop: build the key value, look
+   it up in the unique index, read the value property into a handle the
+   thread reuses (strata_node_read: no allocation), check it.  Returns the
    version. */
 static int64_t strata_read(strata_view *view, uint64_t key)
 {
+    static __thread strata_value *val;
+    if (!val && !(val = strata_value_null()))
+        fail("out of memory");
     strata_value *k = strata_value_int((int64_t)key);
     if (!k)
         fail("out of memory");
     strata_id id = strata_find(view, k, key);
     strata_value_free(&k);
-    strata_value *val;
     const char *s;
     size_t len;
-    STRATA_OK_V(view, strata_node_get(view, id, sf.value_tok, &val));
+    STRATA_OK_V(view, strata_node_read(view, id, sf.value_tok, val));
     STRATA_OK_V(view, strata_value_get_string(val, &s, &len));
     int64_t version = value_version(s, len, key);
-    strata_value_free(&val);
     if (version < 0)
         fail("strata: wrong value for key %llu", (unsigned long long)key);
     return version;
@@ -602,10 +603,10 @@ typedef enum loop_kind {
 } loop_kind;
 
 static const char *const loop_names[] = {
-    "strata: key value + index lookup + node_get",
+    "strata: key value + index_get + node_read",
     "strata: same, key values prebuilt",
-    "strata: index lookup + iterator only",
-    "strata: node_get + check only (id known)",
+    "strata: index_get only",
+    "strata: node_read + check only (id known)",
     "SQLite: prepared SELECT, one read txn",
 };
 static const char *const loop_ids[] = { "strata_full", "strata_prebuilt_key",
@@ -642,13 +643,14 @@ static double tight_loop(loop_kind kind, long n)
             } else {
                 strata_id id = kind == LOOP_GET_ONLY ? sf.ids[key]
                                                      : strata_find(view, sf.keys[key], key);
-                strata_value *val;
+                static __thread strata_value *val;
+                if (!val && !(val = strata_value_null()))
+                    fail("out of memory");
                 const char *s;
                 size_t len;
-                STRATA_OK_V(view, strata_node_get(view, id, sf.value_tok, &val));
+                STRATA_OK_V(view, strata_node_read(view, id, sf.value_tok, val));
                 STRATA_OK_V(view, strata_value_get_string(val, &s, &len));
                 int64_t version = value_version(s, len, key);
-                strata_value_free(&val);
                 if (version < 0)
                     fail("strata: wrong value for key %llu", (unsigned long long)key);
                 sink += (uint64_t)version;

@@ -235,6 +235,34 @@ strata_status strata_index_lookup(strata_view *v, strata_index idx,
     return STRATA_OK;
 }
 
+strata_status strata_index_get(strata_view *v, strata_index idx, const strata_value *const *key,
+                               size_t nkey, strata_id *out)
+{
+    if (!v)
+        return STRATA_EINVAL;
+    if (!out || !key)
+        return view_fail(v, STRATA_EINVAL, "strata_index_get: %s is NULL", out ? "key" : "out");
+    uint32_t pos = 0;
+    strata_status s = find_index(v, idx, &pos);
+    if (s)
+        return s;
+    const index_def *d = idxset_def(v->ver->indexes, pos);
+    if (nkey != d->nkeys || nkey != 1)
+        return view_fail(v, STRATA_EINVAL, nkey != d->nkeys
+                                               ? "index %u has %u keys; the lookup gave %zu"
+                                               : "index %u: strata_index_get takes a single "
+                                                 "key; use strata_index_lookup for composites",
+                         idx, d->nkeys, nkey);
+    if (!key[0])
+        return view_fail(v, STRATA_EINVAL, "lookup key is NULL");
+    uint64_t id;
+    if (value_is_null(&key[0]->v) || !lstack_first(idxset_stack(v->ver->indexes, pos),
+                                                   &key[0]->v, &id))
+        return view_fail(v, STRATA_ENOTFOUND, "index %u holds nothing under that key", idx);
+    *out = id;
+    return STRATA_OK;
+}
+
 static bool range_type(const value *b)
 {
     value_type t = value_kind(b);

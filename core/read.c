@@ -136,6 +136,37 @@ strata_status strata_rel_get(strata_view *v, strata_id rel, strata_token key,
     return hand_out(v, props_get(store_rel_props(&v->ver->st, rel), key), out);
 }
 
+/* Overwrites a caller's handle with a stored value (shared, not copied). */
+static void read_into(const value *stored, strata_value *into)
+{
+    value_release(&into->v);
+    into->v = stored ? value_retain(*stored) : value_null();
+}
+
+strata_status strata_node_read(strata_view *v, strata_id node, strata_token key,
+                               strata_value *into)
+{
+    VIEW_CHECK(v);
+    if (!into)
+        return view_fail(v, STRATA_EINVAL, "strata_node_read: into is NULL");
+    if (!store_node(&v->ver->st, node))
+        return no_node(v, node);
+    read_into(props_get(store_node_props(&v->ver->st, node), key), into);
+    return STRATA_OK;
+}
+
+strata_status strata_rel_read(strata_view *v, strata_id rel, strata_token key,
+                              strata_value *into)
+{
+    VIEW_CHECK(v);
+    if (!into)
+        return view_fail(v, STRATA_EINVAL, "strata_rel_read: into is NULL");
+    if (!store_rel(&v->ver->st, rel))
+        return no_rel(v, rel);
+    read_into(props_get(store_rel_props(&v->ver->st, rel), key), into);
+    return STRATA_OK;
+}
+
 strata_status strata_rel_info(strata_view *v, strata_id rel, strata_id *start, strata_id *end,
                               strata_token *type)
 {

@@ -201,6 +201,12 @@ STRATA_API strata_status strata_node_get(strata_view *v, strata_id node, strata_
                                          strata_value **out);
 STRATA_API strata_status strata_rel_get(strata_view *v, strata_id rel, strata_token key,
                                         strata_value **out);
+/* Like strata_node_get / strata_rel_get, but into an existing value handle
+   (its previous value is released): no allocation, for tight read loops. */
+STRATA_API strata_status strata_node_read(strata_view *v, strata_id node, strata_token key,
+                                          strata_value *into);
+STRATA_API strata_status strata_rel_read(strata_view *v, strata_id rel, strata_token key,
+                                         strata_value *into);
 /* Any of start, end, type may be NULL. */
 STRATA_API strata_status strata_rel_info(strata_view *v, strata_id rel, strata_id *start,
                                          strata_id *end, strata_token *type);
@@ -255,6 +261,12 @@ STRATA_API strata_status strata_index_info_get(strata_view *v, strata_index idx,
 STRATA_API strata_status strata_index_lookup(strata_view *v, strata_index idx,
                                              const strata_value *const *key, size_t nkey,
                                              strata_node_iter **out);
+/* Point lookup without an iterator: the smallest entity id under key
+   (STRATA_ENOTFOUND when none) — for a unique index, the one.  Allocates
+   nothing. */
+STRATA_API strata_status strata_index_get(strata_view *v, strata_index idx,
+                                          const strata_value *const *key, size_t nkey,
+                                          strata_id *out);
 /* The entities of a single-key index whose value lies between lo and hi
    (either may be NULL for an open end, not both), in value order.  Bounds
    must be numbers, strings or booleans; values of another type than the

@@ -239,16 +239,11 @@ static void settle(lstack_cursor *c)
     }
 }
 
-lstack_cursor *lstack_seek(const level_stack *s, mem_ctx *m, const value *key)
+/* Positions a cursor with room for s's sources (see lstack_seek). */
+static void cursor_start(lstack_cursor *c, const level_stack *s, const value *key)
 {
-    uint32_t n = s ? s->depth + 1 : 0;
-    lstack_cursor *c = mem_alloc(m, cursor_size(n));
-    if (!c)
-        return NULL;
-    c->n = n;
+    c->n = s ? s->depth + 1 : 0;
     c->valid = false;
-    if (!s)
-        return c;
     for (uint32_t i = 0; i < c->n; i++) {
         const pbtree *t = i == 0 ? &s->base : &s->levels[i - 1];
         if (key)
@@ -257,7 +252,28 @@ lstack_cursor *lstack_seek(const level_stack *s, mem_ctx *m, const value *key)
             pbtree_first(t, &c->src[i]);
     }
     settle(c);
+}
+
+lstack_cursor *lstack_seek(const level_stack *s, mem_ctx *m, const value *key)
+{
+    lstack_cursor *c = mem_alloc(m, cursor_size(s ? s->depth + 1 : 0));
+    if (c)
+        cursor_start(c, s, key);
     return c;
+}
+
+bool lstack_first(const level_stack *s, const value *key, uint64_t *id)
+{
+    /* A cursor on the stack, with room for the deepest stack: no heap. */
+    struct {
+        lstack_cursor c;
+        pbtree_cursor room[LSTACK_CAP + 1];
+    } local;
+    cursor_start(&local.c, s, key);
+    if (!local.c.valid || value_order(local.c.key, key) != 0)
+        return false;
+    *id = local.c.id;
+    return true;
 }
 
 bool lstack_cursor_get(const lstack_cursor *c, const value **key, uint64_t *id)

@@ -86,6 +86,9 @@ typedef struct lstack_cursor lstack_cursor;
 /* NULL when out of memory.  Positions at the first (key, id) >= (key, 0),
    or at the first entry when key is NULL. */
 lstack_cursor *lstack_seek(const level_stack *s, mem_ctx *m, const value *key);
+/* The smallest id shown under key (by value order), without allocating;
+   false when there is none.  A unique index's point lookup. */
+bool lstack_first(const level_stack *s, const value *key, uint64_t *id);
 /* The current entry, or false at the end; *key is borrowed. */
 bool lstack_cursor_get(const lstack_cursor *c, const value **key, uint64_t *id);
 void lstack_cursor_next(lstack_cursor *c);

@@ -50,6 +50,15 @@ struct mem_ctx {
 
 static mem_ctx scratch_ctx = { .refs = 1, .is_static = 1 };
 
+/* Scratch memory is counted only in test builds (leak checks): one shared
+   counter that every reader thread's allocations hit would make readers
+   contend on a cache line for nothing a release build reports. */
+#ifdef STRATA_TESTING
+#define COUNTED(m) 1
+#else
+#define COUNTED(m) (!(m)->is_static)
+#endif
+
 #ifdef STRATA_TESTING
 static atomic_long fail_at;   /* 0: off; else the count that fails */
 static atomic_long alloc_count;
@@ -155,7 +164,7 @@ void *mem_alloc(mem_ctx *m, size_t size)
     if (size == SIZE_MAX || injected_failure())
         return NULL;
     void *p = raw_alloc(m, size);
-    if (p)
+    if (p && COUNTED(m))
         atomic_fetch_add_explicit(&m->bytes, size, memory_order_relaxed);
     return p;
 }
@@ -185,6 +194,8 @@ void *mem_realloc(mem_ctx *m, void *p, size_t old_size, size_t new_size)
 #endif
     if (!q)
         return NULL;
+    if (!COUNTED(m))
+        return q;
     if (new_size >= old_size)
         atomic_fetch_add_explicit(&m->bytes, new_size - old_size,
                                   memory_order_relaxed);
@@ -201,7 +212,8 @@ void mem_free(mem_ctx *m, void *p, size_t size)
     if (size == 0)
         size = 1;
     raw_free(m, p, size);
-    atomic_fetch_sub_explicit(&m->bytes, size, memory_order_relaxed);
+    if (COUNTED(m))
+        atomic_fetch_sub_explicit(&m->bytes, size, memory_order_relaxed);
 }
 
 size_t mem_good_size(const mem_ctx *m, size_t size)

@@ -8,7 +8,8 @@
  * graph's storage can be measured and released apart from query scratch.
  *
  * Invariants:
- *   1. mem_ctx_bytes(m) == bytes handed out by m and not yet freed.
+ *   1. mem_ctx_bytes(m) == bytes handed out by m and not yet freed (for the
+ *      scratch context, in test builds only).
  *   2. Every free names the size it was allocated with (sized deallocation;
  *      also what keeps invariant 1 exact without asking the allocator).
  *   3. A context lives while anything allocated from it lives: it is

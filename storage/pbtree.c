@@ -61,7 +61,11 @@ struct pbtree_node {
 
 int pbtree_entry_cmp(const value *akey, uint64_t aid, const value *bkey, uint64_t bid)
 {
-    int c = value_order(akey, bkey);
+    /* Integer keys are the common case (ids, counts): compare them inline
+       rather than through value_order's dispatch. */
+    int c = akey->type == VAL_INT && bkey->type == VAL_INT
+                ? (akey->u.i > bkey->u.i) - (akey->u.i < bkey->u.i)
+                : value_order(akey, bkey);
     if (c)
         return c;
     return (aid > bid) - (aid < bid);
