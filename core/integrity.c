@@ -9,8 +9,11 @@
  *      start's outgoing and its end's incoming segment of its type;
  *   3. every adjacency entry names a live relationship that agrees with it,
  *      and the entries add up to twice the relationship count;
- *   4. the label index holds exactly the live nodes' labels, with counts;
- *   5. property maps are sorted by key and hold no nulls.
+ *   4. the label and relationship-type indices hold exactly the live
+ *      entities' tokens, with counts;
+ *   5. property maps are sorted by key and hold no nulls;
+ *   6. every property index holds exactly one entry per entity that carries
+ *      its token and all its keys, under the key built from them.
  */
 #include "core/graph_impl.h"
 
@@ -35,6 +38,42 @@ static bool props_sound(const prop_rec *r)
             return false;
     }
     return true;
+}
+
+/* Check 6: each entity's key is in its index, and nothing else is (the
+   counts match, and no entity is listed twice since (key, id) is unique
+   per key and each entity has one key). */
+static strata_status check_property_indexes(strata_view *v)
+{
+    const version *ver = v->ver;
+    for (uint32_t i = 0; i < idxset_len(ver->indexes); i++) {
+        const index_def *d = idxset_def(ver->indexes, i);
+        const level_stack *ls = idxset_stack(ver->indexes, i);
+        const label_index *members = d->on_rels ? ver->rel_types : ver->labels;
+        uint64_t expected = 0;
+        for (uint64_t id = labelidx_next(members, d->token, 0); id != UINT64_MAX;
+             id = labelidx_next(members, d->token, id + 1)) {
+            props_view pv = { d->on_rels ? store_rel_props(&ver->st, id)
+                                         : store_node_props(&ver->st, id),
+                              false, 0, NULL };
+            value key;
+            int r = idx_key(d, mem_scratch(), &pv, &key);
+            if (r < 0)
+                return view_fail(v, STRATA_ENOMEM, "integrity: out of memory");
+            if (r == 0)
+                continue;
+            bool there = lstack_contains(ls, &key, id);
+            value_release(&key);
+            if (!there)
+                FAIL("index %u lacks %s %llu", d->id, d->on_rels ? "relationship" : "node",
+                     (unsigned long long)id);
+            expected++;
+        }
+        if (expected != lstack_count(ls))
+            FAIL("index %u holds %llu entries; %llu entities qualify", d->id,
+                 (unsigned long long)lstack_count(ls), (unsigned long long)expected);
+    }
+    return STRATA_OK;
 }
 
 strata_status strata_integrity_check(strata_view *v)
@@ -62,7 +101,15 @@ strata_status strata_integrity_check(strata_view *v)
                  (unsigned long long)r);
         if (!props_sound(store_rel_props(s, r)))
             FAIL("relationship %llu has an unsorted or null property", (unsigned long long)r);
+        if (!labelidx_has(v->ver->rel_types, m->type, r))
+            FAIL("relationship %llu is missing from its type's index", (unsigned long long)r);
     }
+    uint64_t typed = 0;
+    for (uint32_t t = 0; t < labelidx_labels(v->ver->rel_types); t++)
+        typed += labelidx_count(v->ver->rel_types, t);
+    if (typed != s->rel_live)
+        FAIL("the relationship-type index counts %llu relationships, not %llu",
+             (unsigned long long)typed, (unsigned long long)s->rel_live);
     if (live != s->rel_live)
         FAIL("%llu live relationships, count says %llu", (unsigned long long)live,
              (unsigned long long)s->rel_live);
@@ -120,5 +167,5 @@ strata_status strata_integrity_check(strata_view *v)
             FAIL("label %u indexes %llu nodes, count says %llu", l, (unsigned long long)count,
                  (unsigned long long)labelidx_count(li, l));
     }
-    return STRATA_OK;
+    return check_property_indexes(v);
 }
