@@ -81,6 +81,7 @@ struct strata_graph {
     bool in_txn;
     bool in_stmt;
     uint32_t stmt_mark;     /* journal length when the statement began */
+    uint64_t stmt_serial;   /* numbers statements (index stack saves) */
     uint64_t stmt_counts[4];/* live nodes, relationships, node and
                                relationship slots when it began */
     journal j;              /* undo entries of the open statement/transaction */

@@ -126,50 +126,42 @@ strata_status idxplan_prepare(strata_graph *g, version *v, const idx_plan *p)
         return STRATA_OK;
     if (idxset_own(g->m, &v->indexes) != 0)
         return graph_fail(g, STRATA_ENOMEM, "out of memory updating an index");
-    /* Undoing these changes later must not need memory: the pool keeps
-       the nodes for it on top of every reserve from now on. */
-    uint64_t undo = 0;
-    if (graph_journaling(g))
-        for (uint32_t i = 0; i < p->n; i++)
-            undo += (uint64_t)(p->c[i].has_old + p->c[i].has_new) *
-                    lstack_op_nodes(idxset_stack(v->indexes, p->c[i].pos));
-    if (undo > UINT32_MAX - g->pool.keep)
-        return graph_fail(g, STRATA_ENOMEM, "a statement too large to undo");
-    g->pool.keep += (uint32_t)undo;
+    /* In a statement, the first write to each index saves its stack (a
+       shared reference, in the journal); the stack is then shared, so
+       lstack_prepare copies its header and pushes a private level that
+       takes all of the statement's writes.  Rolling back puts the saved
+       stack back: no replay, no memory. */
+    if (graph_journaling(g)) {
+        if (journal_reserve(&g->j, g->m, p->n) != 0)
+            return graph_fail(g, STRATA_ENOMEM, "out of memory updating an index");
+        for (uint32_t i = 0; i < p->n; i++) {
+            uint64_t *tag = idxset_stmt_mut(v->indexes, p->c[i].pos);
+            if (*tag == g->stmt_serial)
+                continue;
+            *tag = g->stmt_serial;
+            undo_entry *e = journal_push(&g->j, UNDO_INDEX_STACK);
+            e->key = idxset_def(v->indexes, p->c[i].pos)->id;
+            e->u.stack = *idxset_stack_mut(v->indexes, p->c[i].pos);
+            lstack_retain(e->u.stack);
+        }
+    }
     /* Every change draws on one pool, so each stack reserves for all of
        them: a delete and an insert per change. */
     for (uint32_t i = 0; i < p->n; i++)
         if (lstack_prepare(idxset_stack_mut(v->indexes, p->c[i].pos), &g->pool, g->m,
-                           2 * p->n) != 0) {
-            g->pool.keep -= (uint32_t)undo;
+                           2 * p->n) != 0)
             return graph_fail(g, STRATA_ENOMEM, "out of memory updating an index");
-        }
-    g->j.index_nodes += undo;
     return STRATA_OK;
-}
-
-/* Journals an index entry change (room was reserved by the write). */
-static void journal_entry(strata_graph *g, const index_def *d, const value *key, uint64_t id,
-                          bool added)
-{
-    if (!graph_journaling(g))
-        return;
-    undo_entry *e = journal_push(&g->j, UNDO_INDEX_ENTRY);
-    e->key = d->id;
-    e->id = id;
-    e->flag = added;
-    e->u.old = value_retain(*key);
 }
 
 void idxplan_commit(strata_graph *g, version *v, const idx_plan *p)
 {
     for (uint32_t i = 0; i < p->n; i++) {
         const idx_change *c = &p->c[i];
-        const index_def *d = idxset_def(v->indexes, c->pos);
         level_stack *s = *idxset_stack_mut(v->indexes, c->pos);
-        if (c->has_old && lstack_delete(s, &g->pool, g->m, &c->old_key, c->id))
-            journal_entry(g, d, &c->old_key, c->id, false);
-        if (c->has_new && lstack_insert(s, &g->pool, g->m, &c->new_key, c->id))
-            journal_entry(g, d, &c->new_key, c->id, true);
+        if (c->has_old)
+            lstack_delete(s, &g->pool, g->m, &c->old_key, c->id);
+        if (c->has_new)
+            lstack_insert(s, &g->pool, g->m, &c->new_key, c->id);
     }
 }

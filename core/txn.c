@@ -24,7 +24,8 @@
  * record an entry touches was made private by the write that logged it
  * (no view of the writer's version can be taken mid-statement), deletes
  * moved what they removed into their entries, removes keep their record's
- * room, and the index pool keeps the nodes undoing index entries needs.
+ * room, and an index is restored by putting back the stack the statement
+ * saved before its first write to it.
  */
 #include <string.h>
 
@@ -72,21 +73,21 @@ static value take_value(value *v, bool in_place)
     return r;
 }
 
-static int undo_index_entry(strata_graph *g, version *t, undo_entry *e, bool in_place,
-                            pbtree_pool *pool)
+/* Puts back the stack an index had before the statement wrote to it. */
+static int undo_index_stack(strata_graph *g, version *t, undo_entry *e, bool in_place)
 {
     int pos = idxset_find(t->indexes, e->key);
-    if (pos < 0)
+    if (pos < 0 || (!in_place && idxset_own(g->m, &t->indexes) != 0))
         return -1;
-    if (!in_place && (idxset_own(g->m, &t->indexes) != 0 ||
-                      lstack_prepare(idxset_stack_mut(t->indexes, (uint32_t)pos), pool, g->m,
-                                     1) != 0))
-        return -1;
-    level_stack *s = *idxset_stack_mut(t->indexes, (uint32_t)pos);
-    if (e->flag)
-        lstack_delete(s, pool, g->m, &e->u.old, e->id);
+    level_stack **sp = idxset_stack_mut(t->indexes, (uint32_t)pos);
+    lstack_release(g->m, sp);
+    *sp = e->u.stack;
+    if (in_place)
+        e->u.stack = NULL;
     else
-        lstack_insert(s, pool, g->m, &e->u.old, e->id);
+        lstack_retain(*sp);
+    /* A later statement saves it again. */
+    *idxset_stmt_mut(t->indexes, (uint32_t)pos) = 0;
     return 0;
 }
 
@@ -198,7 +199,7 @@ static int undo_labels(strata_graph *g, version *t, const undo_entry *e)
    writer's version) nothing allocates and entries give up what they own;
    otherwise (materialising) entries keep theirs and -1 reports a failed
    allocation, after which t is to be discarded. */
-static int replay(strata_graph *g, version *t, uint32_t from, bool in_place, pbtree_pool *pool)
+static int replay(strata_graph *g, version *t, uint32_t from, bool in_place)
 {
     for (uint32_t i = g->j.n; i-- > from;) {
         undo_entry *e = &g->j.e[i];
@@ -223,8 +224,8 @@ static int replay(strata_graph *g, version *t, uint32_t from, bool in_place, pbt
         case UNDO_LABELS:
             rc = undo_labels(g, t, e);
             break;
-        case UNDO_INDEX_ENTRY:
-            rc = undo_index_entry(g, t, e, in_place, pool);
+        case UNDO_INDEX_STACK:
+            rc = undo_index_stack(g, t, e, in_place);
             break;
         }
         if (rc != 0)
@@ -236,12 +237,8 @@ static int replay(strata_graph *g, version *t, uint32_t from, bool in_place, pbt
 version *stmt_materialize(strata_graph *g)
 {
     version *x = version_fork(g->current);
-    if (!x)
-        return NULL;
-    pbtree_pool pool = { 0 };
-    if (replay(g, x, g->stmt_mark, false, &pool) != 0)
+    if (x && replay(g, x, g->stmt_mark, false) != 0)
         version_release(&x);
-    pbtree_pool_free(&pool, g->m);
     return x;
 }
 
@@ -249,7 +246,6 @@ version *stmt_materialize(strata_graph *g)
 static void journal_done(strata_graph *g)
 {
     journal_truncate(&g->j, g->m, 0);
-    g->pool.keep = 0;
 }
 
 static strata_status misuse(strata_graph *g, const char *what)
@@ -267,6 +263,7 @@ strata_status strata_statement_begin(strata_graph *g)
         return misuse(g, "a statement is already open");
     g->in_stmt = true;
     g->stmt_mark = g->j.n;
+    g->stmt_serial++;
     const store *st = &(g->in_txn ? g->tx : g->current)->st;
     g->stmt_counts[0] = st->node_live;
     g->stmt_counts[1] = st->rel_live;
@@ -295,7 +292,7 @@ strata_status strata_statement_end(strata_graph *g, bool commit)
         g->published = NULL;
     } else {
         version *w = g->in_txn ? g->tx : g->current;
-        int rc = replay(g, w, g->stmt_mark, true, &g->pool);
+        int rc = replay(g, w, g->stmt_mark, true);
         if (rc != 0) {
             /* Cannot happen by construction (see the top of this file);
                if it ever did, the transaction is the unit left to drop. */

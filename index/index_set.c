@@ -6,6 +6,7 @@
 struct idx {
     index_def def;
     level_stack *stack;
+    uint64_t stmt;      /* the statement that last saved this stack's state */
 };
 
 struct index_set {
@@ -89,6 +90,7 @@ int idxset_own(mem_ctx *m, index_set **sp)
 }
 
 level_stack **idxset_stack_mut(index_set *s, uint32_t pos) { return &s->e[pos].stack; }
+uint64_t *idxset_stmt_mut(index_set *s, uint32_t pos) { return &s->e[pos].stmt; }
 
 int idxset_add(mem_ctx *m, index_set **sp, index_def *d, level_stack *ls)
 {
@@ -100,6 +102,7 @@ int idxset_add(mem_ctx *m, index_set **sp, index_def *d, level_stack *ls)
     d->id = c->next_id++;
     c->e[c->n - 1].def = *d;
     c->e[c->n - 1].stack = ls;
+    c->e[c->n - 1].stmt = 0;
     idxset_release(m, sp);
     *sp = c;
     return 0;

@@ -64,6 +64,8 @@ uint32_t idxset_next_id(const index_set *s);
 int idxset_own(mem_ctx *m, index_set **sp);
 /* The stack of a private set, for lstack_prepare. */
 level_stack **idxset_stack_mut(index_set *s, uint32_t pos);
+/* Which statement last saved the stack at pos (see core/index_maint.c). */
+uint64_t *idxset_stmt_mut(index_set *s, uint32_t pos);
 /* A private set with d added (d->id is assigned) holding stack ls, which it
    takes over.  -1 when out of memory (ls is released, *sp unchanged). */
 int idxset_add(mem_ctx *m, index_set **sp, index_def *d, level_stack *ls);

@@ -101,18 +101,8 @@ static level_stack *copy_header(const level_stack *s, mem_ctx *m)
     return n;
 }
 
-static const pbtree *taller(const pbtree *a, const pbtree *b)
-{
-    return a->height >= b->height ? a : b;
-}
 
-uint32_t lstack_op_nodes(const level_stack *s)
-{
-    static const pbtree empty = { 0 };
-    const pbtree *top = s && s->depth ? &s->levels[s->depth - 1] : &empty;
-    /* A level write is a tombstone removal plus an insert. */
-    return 2 * pbtree_op_nodes(taller(top, s ? &s->base : &empty));
-}
+
 
 int lstack_prepare(level_stack **sp, pbtree_pool *pool, mem_ctx *m, uint32_t ops)
 {
@@ -148,7 +138,8 @@ int lstack_prepare(level_stack **sp, pbtree_pool *pool, mem_ctx *m, uint32_t ops
         pbtree_init(&s->levels[s->depth++]);
         target = &s->levels[s->depth - 1];
     }
-    return pbtree_reserve(pool, m, taller(target, &s->base), (uint32_t)writes);
+    /* Writes go to the target alone (lookups below it only read). */
+    return pbtree_reserve(pool, m, target, (uint32_t)writes);
 }
 
 bool lstack_insert(level_stack *s, pbtree_pool *pool, mem_ctx *m, const value *key, uint64_t id)

@@ -67,9 +67,6 @@ int lstack_prepare(level_stack **sp, pbtree_pool *pool, mem_ctx *m, uint32_t ops
 bool lstack_insert(level_stack *s, pbtree_pool *pool, mem_ctx *m, const value *key, uint64_t id);
 bool lstack_delete(level_stack *s, pbtree_pool *pool, mem_ctx *m, const value *key, uint64_t id);
 
-/* Worst-case pool nodes one lstack_insert or lstack_delete can take. */
-uint32_t lstack_op_nodes(const level_stack *s);
-
 bool lstack_contains(const level_stack *s, const value *key, uint64_t id);
 uint64_t lstack_count(const level_stack *s);
 uint32_t lstack_depth(const level_stack *s);

@@ -41,8 +41,10 @@ static void entry_release(undo_entry *e, mem_ctx *m)
 {
     switch ((undo_kind)e->kind) {
     case UNDO_PROP:
-    case UNDO_INDEX_ENTRY:
         value_release(&e->u.old);
+        break;
+    case UNDO_INDEX_STACK:
+        lstack_release(m, &e->u.stack);
         break;
     case UNDO_NODE_DELETED:
         props_release(m, &e->u.node.props);
@@ -62,8 +64,6 @@ void journal_truncate(journal *j, mem_ctx *m, uint32_t count)
 {
     while (j->n > count)
         entry_release(&j->e[--j->n], m);
-    if (j->n == 0)
-        j->index_nodes = 0;
 }
 
 void journal_free(journal *j, mem_ctx *m)

@@ -6,7 +6,10 @@
  * out of the record, not copied), the label set a node had, the slot a
  * create took, the slot, properties and adjacency positions of something
  * deleted (moved into the entry, so undoing a delete allocates nothing),
- * and every index entry added or removed.  Rollback replays the entries
+ * and, for each index a statement touches, the index's level stack as it
+ * was before (a shared reference: the statement then writes a private
+ * level on top of it, and undoing the statement's index writes is putting
+ * the saved stack back — O(1), no memory).  Rollback replays the entries
  * newest first (core/undo.c); since each entry restores the state right
  * before its write, the replay passes back through states that all
  * satisfied every constraint.
@@ -21,8 +24,6 @@
  *   1. Entries are in write order; a savepoint is an entry count.
  *   2. Appending never allocates: journal_reserve() runs in the write's
  *      prepare phase, journal_push() in its commit phase.
- *   3. index_nodes is the pbtree pool reserve that undoing every index
- *      entry may need; writes keep the pool at least that full.
  */
 #ifndef STRATA_JOURNAL_JOURNAL_H
 #define STRATA_JOURNAL_JOURNAL_H
@@ -44,7 +45,7 @@
     X(UNDO_REL_DELETED)    /* id, start, end, type, props, pos_out, pos_in */             \
     X(UNDO_PROP)           /* on_rel, id, key, old (owned; null: absent) */               \
     X(UNDO_LABELS)         /* id, old labelset */                                         \
-    X(UNDO_INDEX_ENTRY)    /* index id, key (owned), id, added */
+    X(UNDO_INDEX_STACK)    /* index id, the stack before (owned) */
 
 typedef enum undo_kind {
 #define UNDO_ENUM(k) k,
@@ -56,11 +57,12 @@ extern const char *const undo_kind_names[];
 
 typedef struct undo_entry {
     uint8_t kind;
-    bool flag;          /* NODE/REL_CREATED: pushed; PROP: on_rel; INDEX_ENTRY: added */
-    uint32_t key;       /* PROP: key; LABELS / NODE_DELETED: labelset; INDEX_*: index id */
+    bool flag;          /* NODE/REL_CREATED: pushed; PROP: on_rel */
+    uint32_t key;       /* PROP: key; LABELS / NODE_DELETED: labelset; INDEX_STACK: index id */
     uint64_t id;
     union {
-        value old;                      /* UNDO_PROP; UNDO_INDEX_ENTRY: key */
+        value old;                      /* UNDO_PROP */
+        level_stack *stack;             /* UNDO_INDEX_STACK */
         struct {
             prop_rec *props;
             adj_block *adj;
@@ -76,7 +78,6 @@ typedef struct undo_entry {
 typedef struct journal {
     undo_entry *e;
     uint32_t n, cap;
-    uint64_t index_nodes;   /* invariant 3 */
 } journal;
 
 void journal_init(journal *j);

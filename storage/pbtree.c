@@ -121,7 +121,7 @@ static struct pbtree_node *pool_take(pbtree_pool *pool, bool leaf)
 static void pool_put(pbtree_pool *pool, mem_ctx *m, struct pbtree_node *x)
 {
     assert(x->n == 0);
-    if (pool->n < POOL_KEEP || pool->n < pool->keep)
+    if (pool->n < POOL_KEEP)
         pool_push(pool, x);
     else
         mem_free(m, x, sizeof *x);
@@ -282,7 +282,7 @@ int pbtree_pool_fill(pbtree_pool *pool, mem_ctx *m, uint64_t n)
 
 int pbtree_reserve(pbtree_pool *pool, mem_ctx *m, const pbtree *t, uint32_t ops)
 {
-    return pbtree_pool_fill(pool, m, (uint64_t)ops * pbtree_op_nodes(t) + pool->keep);
+    return pbtree_pool_fill(pool, m, (uint64_t)ops * pbtree_op_nodes(t));
 }
 
 void pbtree_pool_free(pbtree_pool *pool, mem_ctx *m)

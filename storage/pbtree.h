@@ -62,8 +62,6 @@ typedef struct pbtree {
 typedef struct pbtree_pool {
     struct pbtree_node *free;     /* linked through the nodes' first word */
     uint32_t n;
-    uint32_t keep;                /* nodes promised to pending undo work:
-                                     reserves come on top, frees refill */
 } pbtree_pool;
 
 void pbtree_init(pbtree *t);
@@ -79,6 +77,7 @@ int pbtree_reserve(pbtree_pool *pool, mem_ctx *m, const pbtree *t, uint32_t ops)
 void pbtree_pool_free(pbtree_pool *pool, mem_ctx *m);
 /* Worst-case nodes one insert or delete on t can take. */
 uint32_t pbtree_op_nodes(const pbtree *t);
+
 /* Makes sure pool holds at least n nodes.  -1 when out of memory. */
 int pbtree_pool_fill(pbtree_pool *pool, mem_ctx *m, uint64_t n);
 
