@@ -56,30 +56,30 @@ bool lstack_contains(const level_stack *s, const value *key, uint64_t id)
     return pbtree_contains(&s->base, key, enc(id, 0));
 }
 
-static uint64_t level_ops(const level_stack *s)
+/* Applies the levels to the base, bottom up, dropping each once it is in.
+   Each entry reserves its own nodes first, so a fold needs memory only for
+   one write at a time; if a reserve fails the fold stops there and -1 is
+   returned, with the stack showing exactly what it showed (an entry
+   already applied to the base agrees with the level that still holds
+   it). */
+static int fold_levels(level_stack *s, pbtree_pool *pool, mem_ctx *m)
 {
-    uint64_t n = 0;
-    for (uint32_t i = 0; i < s->depth; i++)
-        n += s->levels[i].count;
-    return n;
-}
-
-/* Applies every level to the base, bottom up, and drops the levels.  The
-   pool holds a reserve for level_ops() writes on the base. */
-static void fold_levels(level_stack *s, pbtree_pool *pool, mem_ctx *m)
-{
-    for (uint32_t i = 0; i < s->depth; i++) {
+    while (s->depth) {
         pbtree_cursor c;
-        for (pbtree_first(&s->levels[i], &c); c.valid; pbtree_cursor_next(&c)) {
+        for (pbtree_first(&s->levels[0], &c); c.valid; pbtree_cursor_next(&c)) {
             const pbtree_entry *e = pbtree_cursor_entry(&c);
+            if (pbtree_reserve(pool, m, &s->base, 1) != 0)
+                return -1;
             if (e->id & 1)
                 pbtree_delete(&s->base, pool, m, &e->key, e->id & ~(uint64_t)1);
             else
                 pbtree_insert(&s->base, pool, m, &e->key, e->id);
         }
-        pbtree_release(&s->levels[i], m);
+        pbtree_release(&s->levels[0], m);
+        memmove(&s->levels[0], &s->levels[1], (s->depth - 1) * sizeof s->levels[0]);
+        pbtree_init(&s->levels[--s->depth]);
     }
-    s->depth = 0;
+    return 0;
 }
 
 /* A private copy of a shared header: every tree shared, O(depth). */
@@ -116,27 +116,24 @@ int lstack_prepare(level_stack **sp, pbtree_pool *pool, mem_ctx *m, uint32_t ops
     }
     /* A level write is a tombstone removal plus an insert: two tree ops. */
     uint64_t writes = (uint64_t)ops * 2;
-    uint64_t fold = level_ops(s);
     if (s->depth && !pbtree_is_shared(&s->base)) {
         /* Fold-back: nobody else reads the base, so the levels go into it
-           in place and the writes after them go to the base too. */
-        if (pbtree_reserve(pool, m, &s->base, (uint32_t)(fold + writes)) != 0)
-            return -1;
-        fold_levels(s, pool, m);
-        return 0;
+           in place.  Out of memory it stops part way, which is harmless:
+           the writes then go to the top level as below. */
+        (void)fold_levels(s, pool, m);
     }
     pbtree *target = s->depth ? &s->levels[s->depth - 1] : &s->base;
     if (pbtree_is_shared(target)) {
         if (s->depth == LSTACK_CAP) {
             /* Flatten: path-copy the levels into the base. */
-            if (pbtree_reserve(pool, m, &s->base, (uint32_t)(fold + writes)) != 0)
+            if (fold_levels(s, pool, m) != 0)
                 return -1;
-            fold_levels(s, pool, m);
             NOTE_FLATTEN();
-            return 0;
+            target = &s->base;
+        } else {
+            pbtree_init(&s->levels[s->depth++]);
+            target = &s->levels[s->depth - 1];
         }
-        pbtree_init(&s->levels[s->depth++]);
-        target = &s->levels[s->depth - 1];
     }
     /* Writes go to the target alone (lookups below it only read). */
     return pbtree_reserve(pool, m, target, (uint32_t)writes);
