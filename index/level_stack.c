@@ -123,7 +123,10 @@ int lstack_prepare(level_stack **sp, pbtree_pool *pool, mem_ctx *m, uint32_t ops
         (void)fold_levels(s, pool, m);
     }
     pbtree *target = s->depth ? &s->levels[s->depth - 1] : &s->base;
-    if (pbtree_is_shared(target)) {
+    /* A shared top level that is still small takes the writes itself, by
+       path copying (a few small nodes): pushing a level per fork would
+       deepen every lookup while a reader is held across each write. */
+    if (pbtree_is_shared(target) && !(s->depth && target->count < LSTACK_LEVEL_MAX)) {
         if (s->depth == LSTACK_CAP) {
             /* Flatten: path-copy the levels into the base. */
             if (fold_levels(s, pool, m) != 0)
@@ -139,6 +142,27 @@ int lstack_prepare(level_stack **sp, pbtree_pool *pool, mem_ctx *m, uint32_t ops
     return pbtree_reserve(pool, m, target, (uint32_t)writes);
 }
 
+/* What the levels below the top and the base show for (key, id). */
+static bool shown_below_top(const level_stack *s, const value *key, uint64_t id)
+{
+    for (uint32_t i = s->depth - 1; i-- > 0;) {
+        if (pbtree_contains(&s->levels[i], key, enc(id, 0)))
+            return true;
+        if (pbtree_contains(&s->levels[i], key, enc(id, 1)))
+            return false;
+    }
+    return pbtree_contains(&s->base, key, enc(id, 0));
+}
+
+/* The top level's say on (key, id): 1 shown, 0 hidden, -1 silent. */
+static int top_says(const level_stack *s, const value *key, uint64_t id)
+{
+    const pbtree *top = &s->levels[s->depth - 1];
+    if (pbtree_contains(top, key, enc(id, 0)))
+        return 1;
+    return pbtree_contains(top, key, enc(id, 1)) ? 0 : -1;
+}
+
 bool lstack_insert(level_stack *s, pbtree_pool *pool, mem_ctx *m, const value *key, uint64_t id)
 {
     if (!s->depth) {
@@ -146,12 +170,15 @@ bool lstack_insert(level_stack *s, pbtree_pool *pool, mem_ctx *m, const value *k
         s->count += (uint64_t)added;
         return added;
     }
-    if (lstack_contains(s, key, id))
+    int top = top_says(s, key, id);
+    bool below = shown_below_top(s, key, id);
+    if (top == 1 || (top == -1 && below))
         return false;
-    pbtree *top = &s->levels[s->depth - 1];
-    pbtree_delete(top, pool, m, key, enc(id, 1));
-    if (!lstack_contains(s, key, id))
-        pbtree_insert(top, pool, m, key, enc(id, 0));
+    pbtree *t = &s->levels[s->depth - 1];
+    if (top == 0)
+        pbtree_delete(t, pool, m, key, enc(id, 1));
+    if (!below)
+        pbtree_insert(t, pool, m, key, enc(id, 0));
     s->count++;
     return true;
 }
@@ -163,13 +190,16 @@ bool lstack_delete(level_stack *s, pbtree_pool *pool, mem_ctx *m, const value *k
         s->count -= (uint64_t)gone;
         return gone;
     }
-    if (!lstack_contains(s, key, id))
+    int top = top_says(s, key, id);
+    bool below = shown_below_top(s, key, id);
+    if (top == 0 || (top == -1 && !below))
         return false;
-    pbtree *top = &s->levels[s->depth - 1];
-    pbtree_delete(top, pool, m, key, enc(id, 0));
-    /* Still shown by a lower level or the base: hide it here. */
-    if (lstack_contains(s, key, id))
-        pbtree_insert(top, pool, m, key, enc(id, 1));
+    pbtree *t = &s->levels[s->depth - 1];
+    if (top == 1)
+        pbtree_delete(t, pool, m, key, enc(id, 0));
+    /* Still shown from below: hide it here. */
+    if (below)
+        pbtree_insert(t, pool, m, key, enc(id, 1));
     s->count--;
     return true;
 }

@@ -10,8 +10,11 @@
  * State transitions, all at write entry (lstack_prepare):
  *   fork       the stack header is shared with a version a view holds: the
  *              writer copies the header (O(depth): one root reference per
- *              level) and pushes a fresh private level; its writes go there.
- *              The stack grows only while a reader is held across writes.
+ *              level).  If the top level is small (< LSTACK_LEVEL_MAX) the
+ *              writes go into it by path copying; otherwise a fresh private
+ *              level is pushed.  The stack grows only while a reader is
+ *              held across writes, by one level per LSTACK_LEVEL_MAX
+ *              entries written meanwhile.
  *   fold-back  the header is private and the base has no other holder: the
  *              levels are applied to the base in place and dropped
  *              (O(delta)); the base is moved, never copied.
@@ -41,6 +44,16 @@
 #include "storage/mem.h"
 #include "storage/pbtree.h"
 #include "storage/value.h"
+
+/* Entries a shared top level may hold and still take a fork's writes by
+   path copying, instead of a new level being pushed over it. */
+#ifndef LSTACK_LEVEL_MAX
+#ifdef STRATA_TESTING
+#define LSTACK_LEVEL_MAX 2
+#else
+#define LSTACK_LEVEL_MAX 4096
+#endif
+#endif
 
 #ifndef LSTACK_CAP
 #ifdef STRATA_TESTING
