@@ -46,12 +46,16 @@
 #include "storage/value.h"
 
 /* Entries a shared top level may hold and still take a fork's writes by
-   path copying, instead of a new level being pushed over it. */
+   path copying, instead of a new level being pushed over it.  512:
+   measured with bench/fork_cost on 1M nodes, indexed shape, medians of the
+   first write under a held view / continuously held reader: 64 -> 9.9 /
+   12.6 us (deeper stacks, slower lookups), 512 -> 9.5 / 9.3, 4096 -> 11.4
+   / 10.5 (bigger path copies). */
 #ifndef LSTACK_LEVEL_MAX
 #ifdef STRATA_TESTING
 #define LSTACK_LEVEL_MAX 2
 #else
-#define LSTACK_LEVEL_MAX 4096
+#define LSTACK_LEVEL_MAX 512
 #endif
 #endif
 
@@ -60,8 +64,11 @@
 #define LSTACK_CAP 4   /* tiny in test builds: the flatten runs all the time */
 #else
 /* 32: the seed project measured a ~5x-median spike one round in eight at 8
-   levels with an O(index) flatten; ours is O(delta), and 32 keeps the read
-   merge bounded.  Measured in bench/fork_cost (docs/BENCHMARKS.md). */
+   levels with an O(index) flatten; ours is O(delta).  Measured here
+   (bench/fork_cost, 1M nodes, indexed, continuously held reader, before
+   small top levels took writes by path copying): cap 8 -> mean 15.7 us,
+   median 8.3, worst 81; cap 32 -> mean 12.6, median 7.2, worst 258.  Both
+   keep mean <= 3x median; 32 has the lower mean. */
 #define LSTACK_CAP 32
 #endif
 #endif

@@ -1,0 +1,1 @@
+MATCH (n:Person {name: 'Alice'})-[r:KNOWS*1..3]->(m) WHERE m.age > 30 RETURN m.name AS name ORDER BY name DESC SKIP 1 LIMIT 5

@@ -1,0 +1,1 @@
+OPTIONAL MATCH (a)<-[:R|:S]-(b) WITH DISTINCT a, count(*) AS c WHERE c > 1 RETURN a, c

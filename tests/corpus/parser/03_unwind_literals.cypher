@@ -1,0 +1,1 @@
+UNWIND [1, 2.5, 'x', null, true, [3], {k: 4}] AS v RETURN v

@@ -1,0 +1,1 @@
+CREATE (a:A {x: 1})-[:R {w: $w}]->(b:B), (c $props) RETURN a, b, c

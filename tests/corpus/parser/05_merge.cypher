@@ -1,0 +1,1 @@
+MERGE (n:L {id: 1}) ON CREATE SET n.created = timestamp() ON MATCH SET n += {seen: true}, n:Seen

@@ -1,0 +1,1 @@
+MATCH (n) SET n.x = n.x + 1, n = {a: 1} REMOVE n.y, n:Old DETACH DELETE n

@@ -1,0 +1,1 @@
+CALL db.labels() YIELD label AS l WHERE l STARTS WITH 'P' RETURN l

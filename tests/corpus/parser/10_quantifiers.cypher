@@ -1,0 +1,1 @@
+RETURN all(x IN l WHERE x > 0), any(x IN l WHERE x), none(x IN l WHERE x), single(x IN l WHERE x), reduce(s = 0, x IN l | s + x)

@@ -1,0 +1,1 @@
+MATCH (n) WHERE exists { MATCH (n)-->(m) WHERE m.x = 1 } AND NOT (n)-[:T]->() RETURN n {.name, .*, k: 1, n}

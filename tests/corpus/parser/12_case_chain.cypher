@@ -1,0 +1,1 @@
+RETURN CASE x WHEN 1 THEN 'one' ELSE 'other' END, CASE WHEN a < b <= c THEN 1 END

@@ -1,0 +1,1 @@
+MATCH p = shortestPath((a:A)-[*..5]-(b:B)) RETURN nodes(p), length(p)

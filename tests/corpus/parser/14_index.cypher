@@ -1,0 +1,1 @@
+CREATE INDEX idx IF NOT EXISTS FOR (n:L) ON (n.a, n.b)

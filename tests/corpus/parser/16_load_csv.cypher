@@ -1,0 +1,1 @@
+EXPLAIN LOAD CSV WITH HEADERS FROM 'file:///a.csv' AS row FIELDTERMINATOR ';' CREATE (:Row {v: toInteger(row.v)})

@@ -1,0 +1,1 @@
+RETURN 'esc\'apes \n \u00e9 \U0001F600', "dq", `quoted``name`, 0x1F, 0o17, .5, 1e-3, -9223372036854775808

@@ -1,0 +1,1 @@
+PROFILE MATCH (n) RETURN n.list[1..2], n.list[0], n:A:B, n.s =~ 'a.*', n.s IS NOT NULL

@@ -1,0 +1,2 @@
+// comment
+MATCH (a) /* block */ CREATE (b) WITH a MATCH (c) RETURN c;
