@@ -42,13 +42,22 @@ static struct pvec_chunk *chunk_new(const pvec_ops *ops, mem_ctx *m, uint32_t he
     return c;
 }
 
-static void chunk_unref(struct pvec_chunk *c, uint32_t height, const pvec_ops *ops,
-                        mem_ctx *m)
+static void chunk_free(struct pvec_chunk *c, uint32_t height, const pvec_ops *ops,
+                       mem_ctx *m);
+
+/* Drops one reference; frees the chunk when it was the last.  Inline so
+   that freeing a path (fold-back) pays a call only for the kids that die,
+   not for every kid it merely stops sharing. */
+static inline void chunk_unref(struct pvec_chunk *c, uint32_t height, const pvec_ops *ops,
+                               mem_ctx *m)
 {
-    if (!c)
-        return;
-    if (atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) != 1)
-        return;
+    if (c && atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) == 1)
+        chunk_free(c, height, ops, m);
+}
+
+static void chunk_free(struct pvec_chunk *c, uint32_t height, const pvec_ops *ops,
+                       mem_ctx *m)
+{
     if (height) {
         for (unsigned k = 0; k < PVEC_FANOUT; k++)
             chunk_unref(kids(c)[k], height - 1, ops, m);
