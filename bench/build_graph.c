@@ -16,34 +16,8 @@
 
 #include <strata.h>
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static long rss_kib(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long kib = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "VmRSS: %ld kB", &kib) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return kib;
-}
-
-static uint64_t xorshift(uint64_t *s)
-{
-    uint64_t x = *s;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return *s = x;
-}
+#define BENCH_NAME "build_graph"
+#include "bench_util.h"
 
 #define OK(call)                                                                     \
     do {                                                                             \
@@ -86,14 +60,14 @@ int main(int argc, char **argv)
     strata_value *val = strata_value_int(42);
 
     long rss0 = rss_kib();
-    double t0 = now();
+    double t0 = (now_us() / 1e6);
     for (uint64_t i = 0; i < nodes; i++) {
         strata_id id;
         OK(strata_node_create(g, &label, 1, &id));
         for (uint64_t k = 0; k < props; k++)
             OK(strata_node_set(g, id, keys[k], val));
     }
-    double t1 = now();
+    double t1 = (now_us() / 1e6);
     long rss1 = rss_kib();
     strata_memstats st1;
     strata_memory_stats(g, &st1);
@@ -104,7 +78,7 @@ int main(int argc, char **argv)
         strata_id a = xorshift(&seed) % nodes, b = xorshift(&seed) % nodes;
         OK(strata_rel_create(g, a, b, types[i & 3], &r));
     }
-    double t2 = now();
+    double t2 = (now_us() / 1e6);
     long rss2 = rss_kib();
     strata_memstats st2;
     strata_memory_stats(g, &st2);

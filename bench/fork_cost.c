@@ -26,34 +26,10 @@
 
 #include <strata.h>
 
-static double now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static long rss_kib(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long kib = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "VmRSS: %ld kB", &kib) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return kib;
-}
+#define BENCH_NAME "fork_cost"
+#include "bench_util.h"
 
 static uint64_t rng = 0x2545f4914f6cdd1dull;
-static uint64_t xorshift(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
 
 static void die(strata_graph *g, const char *what)
 {
@@ -66,30 +42,6 @@ static void die(strata_graph *g, const char *what)
         if ((call) != STRATA_OK)                                                     \
             die(g, #call);                                                           \
     } while (0)
-
-typedef struct stats {
-    double mean, median, worst;
-} stats;
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static stats summarise(double *t, int n)
-{
-    stats s = { 0, 0, 0 };
-    for (int i = 0; i < n; i++) {
-        s.mean += t[i];
-        if (t[i] > s.worst)
-            s.worst = t[i];
-    }
-    s.mean /= n;
-    qsort(t, (size_t)n, sizeof *t, cmp_double);
-    s.median = t[n / 2];
-    return s;
-}
 
 enum shape { PLAIN, COLUMNS, INDEXED, NSHAPES };
 static const char *const shape_names[] = { "plain", "12 columns", "indexed" };
@@ -142,7 +94,7 @@ static void build(graph_fixture *f, enum shape shape, uint64_t n)
    shape) on a random node to a fresh value. */
 static double timed_set(graph_fixture *f, strata_value *v)
 {
-    strata_id node = xorshift() % f->n;
+    strata_id node = xorshift(&rng) % f->n;
     double t0 = now_us();
     if (strata_node_set(f->g, node, f->keys[1], v) != STRATA_OK)
         die(f->g, "set");
@@ -212,7 +164,7 @@ int main(int argc, char **argv)
         report(stdout, json, shape_names[sh], "SET inside an open statement",
                summarise(t, rounds), "target: <= 1.2x nothing held");
         for (int r = 0; r < rounds; r++) {
-            strata_id node = xorshift() % f.n;
+            strata_id node = xorshift(&rng) % f.n;
             double t0 = now_us();
             OK(f.g, strata_statement_begin(f.g));
             OK(f.g, strata_node_set(f.g, node, f.keys[1], v));
@@ -235,7 +187,7 @@ int main(int argc, char **argv)
         for (int r = 0; r < rounds; r++) {
             strata_view *view;
             OK(f.g, strata_snapshot(f.g, &view));
-            strata_id a = xorshift() % n, b = xorshift() % n, rel;
+            strata_id a = xorshift(&rng) % n, b = xorshift(&rng) % n, rel;
             double t0 = now_us();
             OK(f.g, strata_rel_create(f.g, a, b, f.type, &rel));
             t[r] = now_us() - t0;
@@ -249,7 +201,7 @@ int main(int argc, char **argv)
             OK(f.g, strata_snapshot(f.g, &view));
             strata_id victim;
             do
-                victim = xorshift() % n;
+                victim = xorshift(&rng) % n;
             while (!strata_node_exists(view, victim));
             double t0 = now_us();
             OK(f.g, strata_node_detach_delete(f.g, victim));

@@ -56,6 +56,9 @@
 #include <sqlite3.h>
 #include <strata.h>
 
+#define BENCH_NAME "readers"
+#include "bench_util.h"
+
 #define RECORDS 10000
 #define VALUE_LEN 128
 #define LOOKUPS_PER_READER 128
@@ -72,22 +75,6 @@ static const double seed_overlap_tosumu_ms = 1.984, seed_overlap_sqlite_ms = 6.4
 
 /* ---- small helpers ------------------------------------------------------ */
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static uint64_t xorshift(uint64_t *s)
-{
-    uint64_t x = *s;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return *s = x;
-}
-
 /* A per-thread seed: never zero (xorshift's fixed point), different per
    wave and thread. */
 static uint64_t thread_seed(int wave, int thread)
@@ -95,56 +82,12 @@ static uint64_t thread_seed(int wave, int thread)
     return 0x9e3779b97f4a7c15ull * (uint64_t)(wave * 64 + thread + 1) | 1;
 }
 
-static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-
-static void fail(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("readers: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(1);   /* atexit removes the temporary directory */
-}
-
-#define STRATA_OK_G(g, call)                                                           \
-    do {                                                                               \
-        if ((call) != STRATA_OK)                                                       \
-            fail("%s: %s", #call, strata_errmsg(g));                                   \
-    } while (0)
-#define STRATA_OK_V(v, call)                                                           \
-    do {                                                                               \
-        if ((call) != STRATA_OK)                                                       \
-            fail("%s: %s", #call, strata_view_errmsg(v));                              \
-    } while (0)
 #define SQL_OK(db, call)                                                               \
     do {                                                                               \
         int rc_ = (call);                                                              \
         if (rc_ != SQLITE_OK && rc_ != SQLITE_DONE && rc_ != SQLITE_ROW)               \
             fail("%s: %s", #call, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc_));      \
     } while (0)
-
-typedef struct stats {
-    double mean, median;
-} stats;
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static stats summarise(double *t, int n)
-{
-    stats s = { 0, 0 };
-    for (int i = 0; i < n; i++)
-        s.mean += t[i];
-    s.mean /= n;
-    qsort(t, (size_t)n, sizeof *t, cmp_double);
-    s.median = n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
-    return s;
-}
 
 /* ---- the records -------------------------------------------------------- */
 

@@ -75,6 +75,9 @@
 #include <sqlite3.h>
 #include <strata.h>
 
+#define BENCH_NAME "wave"
+#include "bench_util.h"
+
 #define NODES 2000
 #define RELS 6000
 #define FIELDS 12
@@ -86,52 +89,6 @@
 static const double seed_mutex_ms = 687, seed_pool_ms = 381;
 
 /* ---- helpers ------------------------------------------------------------ */
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static uint64_t xorshift(uint64_t *s)
-{
-    uint64_t x = *s;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return *s = x;
-}
-
-static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-
-static void fail(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("wave: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(1);   /* atexit removes the temporary directory */
-}
-
-#define STRATA_OK_G(g, call)                                                           \
-    do {                                                                               \
-        if ((call) != STRATA_OK)                                                       \
-            fail("%s: %s", #call, strata_errmsg(g));                                   \
-    } while (0)
-#define STRATA_OK_V(v, call)                                                           \
-    do {                                                                               \
-        if ((call) != STRATA_OK)                                                       \
-            fail("%s: %s", #call, strata_view_errmsg(v));                              \
-    } while (0)
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static double median(double *t, int n)
 {
