@@ -128,3 +128,62 @@ int strata_value_equals(const strata_value *a, const strata_value *b)
     tri t = value_equals(&a->v, &b->v);
     return t == TRI_NULL ? -1 : (int)t;
 }
+
+strata_value *strata_value_map(const char *const *keys, const strata_value *const *vals, size_t n)
+{
+    if (n && (!keys || !vals))
+        return NULL;
+    size_t bytes = mem_array_size(n ? n : 1, 2 * sizeof(value));
+    value *kv = mem_calloc(mem_scratch(), bytes);
+    if (!kv)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (!keys[i] || value_string(mem_scratch(), keys[i], strlen(keys[i]), &kv[i]) != 0) {
+            for (size_t j = 0; j < n; j++) {
+                value_release(&kv[j]);
+                value_release(&kv[n + j]);
+            }
+            mem_free(mem_scratch(), kv, bytes);
+            return NULL;
+        }
+        kv[n + i] = vals[i] ? value_retain(vals[i]->v) : value_null();
+    }
+    value v;
+    int rc = value_map_from(mem_scratch(), kv, kv + n, n, &v);
+    mem_free(mem_scratch(), kv, bytes);
+    return rc == 0 ? wrap(v) : NULL;
+}
+
+size_t strata_value_map_len(const strata_value *v)
+{
+    return v && value_kind(&v->v) == VAL_MAP ? value_map_len(&v->v) : 0;
+}
+
+strata_status strata_value_map_entry(const strata_value *v, size_t i, const char **key,
+                                     strata_value **val)
+{
+    if (!v)
+        return STRATA_EINVAL;
+    if (value_kind(&v->v) != VAL_MAP)
+        return STRATA_ETYPE;
+    if (i >= value_map_len(&v->v))
+        return STRATA_ENOTFOUND;
+    if (key)
+        *key = value_str(&value_map_keys(&v->v)[i], NULL);
+    if (val) {
+        *val = wrap(value_retain(value_map_vals(&v->v)[i]));
+        if (!*val)
+            return STRATA_ENOMEM;
+    }
+    return STRATA_OK;
+}
+
+strata_status strata_value_get_id(const strata_value *v, strata_id *out)
+{
+    if (!v || !out)
+        return STRATA_EINVAL;
+    if (value_kind(&v->v) != VAL_NODE && value_kind(&v->v) != VAL_REL)
+        return STRATA_ETYPE;
+    *out = v->v.u.id;
+    return STRATA_OK;
+}

@@ -47,6 +47,7 @@ typedef struct strata_view strata_view;    /* an immutable snapshot */
 typedef struct strata_value strata_value;  /* a value handed across the API */
 typedef struct strata_node_iter strata_node_iter;
 typedef struct strata_edge_iter strata_edge_iter;
+typedef struct strata_result strata_result;   /* a Cypher query's result */
 
 /* A node or relationship id: its slot index.  Slots are reused after a
    delete, most recently freed first. */
@@ -320,8 +321,72 @@ STRATA_API size_t strata_value_list_len(const strata_value *v);
 /* A new value holding a copy of element i (O(1) for strings). */
 STRATA_API strata_status strata_value_list_get(const strata_value *v, size_t i,
                                                strata_value **out);
+/* Maps (string keys, sorted by key bytes).  strata_value_map copies
+   keys[0..n) and vals[0..n) (borrowed); a repeated key keeps its last
+   value; NULL when out of memory. */
+STRATA_API strata_value *strata_value_map(const char *const *keys,
+                                          const strata_value *const *vals, size_t n);
+STRATA_API size_t strata_value_map_len(const strata_value *v);
+/* Entry i: the key (borrowed, NUL-terminated, valid while v lives) and a
+   new value holding a copy of its value (key or val may be NULL). */
+STRATA_API strata_status strata_value_map_entry(const strata_value *v, size_t i,
+                                                const char **key, strata_value **val);
+/* The id of a node or relationship value (STRATA_ETYPE otherwise). */
+STRATA_API strata_status strata_value_get_id(const strata_value *v, strata_id *out);
 /* openCypher equality (=): 1 for true, 0 for false, -1 for null. */
 STRATA_API int strata_value_equals(const strata_value *a, const strata_value *b);
+
+/* ---- Cypher ------------------------------------------------------------ */
+
+/* What a statement changed (openCypher's counters). */
+typedef struct strata_query_stats {
+    uint64_t nodes_created, nodes_deleted;
+    uint64_t relationships_created, relationships_deleted;
+    uint64_t properties_set, labels_added, labels_removed;
+} strata_query_stats;
+
+/* Why a statement failed.  code is a category (SyntaxError,
+   SemanticError, TypeError, ArgumentError, EntityNotFound,
+   ConstraintVerificationFailed, OutOfMemory, ...); detail an openCypher
+   TCK detail code or NULL; line and column (1-based) point into the
+   query text.  Every string is owned by the result. */
+typedef struct strata_query_error {
+    const char *code;
+    const char *detail;
+    const char *message;
+    uint32_t line, column;
+} strata_query_error;
+
+/* Runs one Cypher statement (a trailing ';' is allowed).  params is a map
+   value (borrowed) or NULL.  The statement is atomic: it runs inside
+   strata_statement_begin/end, and a statement that fails part way leaves
+   the graph exactly as before (inside a transaction, only the statement is
+   undone).  *out always gets a new result (NULL only when out of memory
+   before anything ran), to be freed with strata_result_free: on success
+   with its rows, on failure with its error (strata_result_error); the
+   status is then STRATA_EINVAL (a query, type or argument error),
+   STRATA_ECONSTRAINT or STRATA_ENOMEM, and strata_errmsg(g) holds the
+   message too.
+   This first version materialises every row before returning and holds a
+   view of the state right after the statement (its own writes included)
+   until freed, so holding a result across later writes makes them fork,
+   as any view does.  Statements run on the writer: call from the thread
+   that drives the graph's writes. */
+STRATA_API strata_status strata_query(strata_graph *g, const char *text,
+                                      const strata_value *params, strata_result **out);
+/* The column names (owned by the result) and their count. */
+STRATA_API size_t strata_result_columns(const strata_result *r, const char *const **names);
+/* The next row: true and *row pointing at ncolumns values (borrowed, valid
+   until the next call or strata_result_free), or false at the end. */
+STRATA_API bool strata_result_next(strata_result *r, const strata_value *const **row);
+STRATA_API void strata_result_stats(const strata_result *r, strata_query_stats *out);
+/* The error of a failed statement (owned by the result), or NULL. */
+STRATA_API const strata_query_error *strata_result_error(const strata_result *r);
+/* A view of the graph right after the statement (borrowed, owned by the
+   result): read the nodes and relationships of the rows through it.
+   NULL for a failed statement. */
+STRATA_API strata_view *strata_result_view(const strata_result *r);
+STRATA_API void strata_result_free(strata_result **r);
 
 /* ---- statistics -------------------------------------------------------- */
 

@@ -1,0 +1,382 @@
+/* output — rendering results.  Values are printed from the engine's own
+   representation (core/graph_impl.h gives the value inside a strata_value
+   handle); nodes and relationships are read through the result's view. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/output.h"
+#include "core/graph_impl.h"
+
+typedef struct sbuf {
+    char *p;
+    size_t n, cap;
+} sbuf;
+
+static void sb_put(sbuf *b, const char *s, size_t len)
+{
+    if (b->n + len + 1 > b->cap) {
+        size_t cap = (b->n + len + 1) * 2;
+        char *p = realloc(b->p, cap);
+        if (!p)
+            return;
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, s, len);
+    b->n += len;
+    b->p[b->n] = '\0';
+}
+
+static void sb_str(sbuf *b, const char *s) { sb_put(b, s, strlen(s)); }
+
+static void sb_json_string(sbuf *b, const char *s, size_t len)
+{
+    sb_put(b, "\"", 1);
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        char esc[8];
+        switch (c) {
+        case '"': sb_put(b, "\\\"", 2); break;
+        case '\\': sb_put(b, "\\\\", 2); break;
+        case '\n': sb_put(b, "\\n", 2); break;
+        case '\r': sb_put(b, "\\r", 2); break;
+        case '\t': sb_put(b, "\\t", 2); break;
+        default:
+            if (c < 0x20) {
+                snprintf(esc, sizeof esc, "\\u%04x", c);
+                sb_put(b, esc, 6);
+            } else {
+                sb_put(b, (const char *)&c, 1);
+            }
+        }
+    }
+    sb_put(b, "\"", 1);
+}
+
+/* Shortest text that reads back as the same double, with a '.' or an
+   exponent. */
+static void fmt_float(char *buf, size_t cap, double f)
+{
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, cap, "%.*g", prec, f);
+        if (strtod(buf, NULL) == f)
+            break;
+    }
+    if (!strpbrk(buf, ".e"))
+        strncat(buf, ".0", cap - strlen(buf) - 1);
+}
+
+static void json_value(sbuf *b, strata_view *v, const value *val);
+
+static void json_props(sbuf *b, strata_view *v, bool node, uint64_t id)
+{
+    strata_token keys[256];
+    size_t n = 0;
+    if (node)
+        strata_node_keys(v, id, keys, 256, &n);
+    else
+        strata_rel_keys(v, id, keys, 256, &n);
+    if (n > 256)
+        n = 256;
+    /* by key name */
+    const char *names[256];
+    for (size_t i = 0; i < n; i++)
+        strata_token_name(v, STRATA_KEY, keys[i], &names[i]);
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
+            const char *t = names[j];
+            names[j] = names[j - 1];
+            names[j - 1] = t;
+            strata_token k = keys[j];
+            keys[j] = keys[j - 1];
+            keys[j - 1] = k;
+        }
+    sb_str(b, "{");
+    for (size_t i = 0; i < n; i++) {
+        strata_value h = {value_null()};
+        if (node)
+            strata_node_read(v, id, keys[i], &h);
+        else
+            strata_rel_read(v, id, keys[i], &h);
+        if (i)
+            sb_str(b, ", ");
+        sb_json_string(b, names[i], strlen(names[i]));
+        sb_str(b, ": ");
+        json_value(b, v, &h.v);
+        value_release(&h.v);
+    }
+    sb_str(b, "}");
+}
+
+static void json_node(sbuf *b, strata_view *v, uint64_t id)
+{
+    char num[32];
+    snprintf(num, sizeof num, "%llu", (unsigned long long)id);
+    sb_str(b, "{\"~node\": {\"id\": ");
+    sb_str(b, num);
+    sb_str(b, ", \"labels\": [");
+    strata_token labels[64];
+    size_t n = 0;
+    strata_node_labels(v, id, labels, 64, &n);
+    if (n > 64)
+        n = 64;
+    for (size_t i = 0; i < n; i++) {
+        const char *name = "";
+        strata_token_name(v, STRATA_LABEL, labels[i], &name);
+        if (i)
+            sb_str(b, ", ");
+        sb_json_string(b, name, strlen(name));
+    }
+    sb_str(b, "], \"properties\": ");
+    json_props(b, v, true, id);
+    sb_str(b, "}}");
+}
+
+static void json_rel(sbuf *b, strata_view *v, uint64_t id)
+{
+    strata_id s = 0, e = 0;
+    strata_token t = 0;
+    const char *type = "";
+    strata_rel_info(v, id, &s, &e, &t);
+    strata_token_name(v, STRATA_RELTYPE, t, &type);
+    char num[96];
+    snprintf(num, sizeof num, "{\"~relationship\": {\"id\": %llu, \"type\": ",
+             (unsigned long long)id);
+    sb_str(b, num);
+    sb_json_string(b, type, strlen(type));
+    snprintf(num, sizeof num, ", \"start\": %llu, \"end\": %llu, \"properties\": ",
+             (unsigned long long)s, (unsigned long long)e);
+    sb_str(b, num);
+    json_props(b, v, false, id);
+    sb_str(b, "}}");
+}
+
+static void json_value(sbuf *b, strata_view *v, const value *val)
+{
+    char num[64];
+    switch (value_kind(val)) {
+    case VAL_NULL: sb_str(b, "null"); break;
+    case VAL_BOOL: sb_str(b, val->u.b ? "true" : "false"); break;
+    case VAL_INT:
+        snprintf(num, sizeof num, "%lld", (long long)val->u.i);
+        sb_str(b, num);
+        break;
+    case VAL_FLOAT:
+        if (isnan(val->u.f))
+            sb_str(b, "{\"~float\": \"NaN\"}");
+        else if (isinf(val->u.f))
+            sb_str(b, val->u.f > 0 ? "{\"~float\": \"Infinity\"}" : "{\"~float\": \"-Infinity\"}");
+        else {
+            fmt_float(num, sizeof num, val->u.f);
+            sb_str(b, num);
+        }
+        break;
+    case VAL_STRING: {
+        size_t len;
+        const char *s = value_str(val, &len);
+        sb_json_string(b, s, len);
+        break;
+    }
+    case VAL_LIST:
+    case VAL_PATH: {
+        sb_str(b, value_kind(val) == VAL_PATH ? "{\"~path\": [" : "[");
+        for (size_t i = 0; i < value_list_len(val); i++) {
+            if (i)
+                sb_str(b, ", ");
+            json_value(b, v, &value_list_items(val)[i]);
+        }
+        sb_str(b, value_kind(val) == VAL_PATH ? "]}" : "]");
+        break;
+    }
+    case VAL_MAP:
+        sb_str(b, "{");
+        for (size_t i = 0; i < value_map_len(val); i++) {
+            size_t len;
+            const char *k = value_str(&value_map_keys(val)[i], &len);
+            if (i)
+                sb_str(b, ", ");
+            sb_json_string(b, k, len);
+            sb_str(b, ": ");
+            json_value(b, v, &value_map_vals(val)[i]);
+        }
+        sb_str(b, "}");
+        break;
+    case VAL_NODE: json_node(b, v, val->u.id); break;
+    case VAL_REL: json_rel(b, v, val->u.id); break;
+    }
+}
+
+int out_format_parse(const char *name, out_format *out)
+{
+    static const char *names[] = {"jsonl", "json", "csv", "table"};
+    for (int i = 0; i < 4; i++)
+        if (strcmp(name, names[i]) == 0) {
+            *out = (out_format)i;
+            return 0;
+        }
+    return -1;
+}
+
+/* A plain-text cell for csv and table output: strings bare, the rest as
+   JSON. */
+static void text_cell(sbuf *b, strata_view *v, const value *val)
+{
+    if (value_kind(val) == VAL_STRING) {
+        size_t len;
+        const char *s = value_str(val, &len);
+        sb_put(b, s, len);
+    } else {
+        json_value(b, v, val);
+    }
+}
+
+void out_result(FILE *f, out_format fmt, strata_result *r, double ms)
+{
+    const char *const *cols;
+    size_t nc = strata_result_columns(r, &cols);
+    strata_view *v = strata_result_view(r);
+    strata_query_stats st;
+    strata_result_stats(r, &st);
+    sbuf b = {0};
+    const strata_value *const *row;
+    if (fmt == FMT_JSONL || fmt == FMT_JSON) {
+        sb_str(&b, "{\"columns\": [");
+        for (size_t i = 0; i < nc; i++) {
+            if (i)
+                sb_str(&b, ", ");
+            sb_json_string(&b, cols[i], strlen(cols[i]));
+        }
+        sb_str(&b, "], \"rows\": [");
+        bool first = true;
+        while (strata_result_next(r, &row)) {
+            sb_str(&b, first ? "[" : ", [");
+            first = false;
+            for (size_t i = 0; i < nc; i++) {
+                if (i)
+                    sb_str(&b, ", ");
+                json_value(&b, v, &row[i]->v);
+            }
+            sb_str(&b, "]");
+        }
+        char tail[512];
+        snprintf(tail, sizeof tail,
+                 "], \"stats\": {\"nodes_created\": %llu, \"nodes_deleted\": %llu, "
+                 "\"relationships_created\": %llu, \"relationships_deleted\": %llu, "
+                 "\"properties_set\": %llu, \"labels_added\": %llu, \"labels_removed\": %llu}, "
+                 "\"time_ms\": %.3f}",
+                 (unsigned long long)st.nodes_created, (unsigned long long)st.nodes_deleted,
+                 (unsigned long long)st.relationships_created,
+                 (unsigned long long)st.relationships_deleted,
+                 (unsigned long long)st.properties_set, (unsigned long long)st.labels_added,
+                 (unsigned long long)st.labels_removed, ms);
+        sb_str(&b, tail);
+        fprintf(f, "%s\n", b.p ? b.p : "");
+    } else {
+        /* csv and table: render every cell first */
+        size_t nrows = 0, cap = 0;
+        char **cells = NULL;
+        while (strata_result_next(r, &row)) {
+            if ((nrows + 1) * (nc ? nc : 1) > cap) {
+                cap = ((nrows + 1) * (nc ? nc : 1)) * 2;
+                char **c2 = realloc(cells, cap * sizeof *c2);
+                if (!c2)
+                    break;
+                cells = c2;
+            }
+            for (size_t i = 0; i < nc; i++) {
+                sbuf cb = {0};
+                text_cell(&cb, v, &row[i]->v);
+                cells[nrows * nc + i] = cb.p ? cb.p : strdup("");
+            }
+            nrows++;
+        }
+        if (fmt == FMT_CSV) {
+            for (size_t i = 0; i < nc; i++)
+                fprintf(f, "%s%s", i ? "," : "", cols[i]);
+            if (nc)
+                fprintf(f, "\n");
+            for (size_t rr = 0; rr < nrows; rr++) {
+                for (size_t i = 0; i < nc; i++) {
+                    const char *c = cells[rr * nc + i];
+                    if (strpbrk(c, ",\"\n")) {
+                        fputs(i ? ",\"" : "\"", f);
+                        for (; *c; c++)
+                            fputs(*c == '"' ? "\"\"" : (char[]){*c, 0}, f);
+                        fputs("\"", f);
+                    } else {
+                        fprintf(f, "%s%s", i ? "," : "", c);
+                    }
+                }
+                fprintf(f, "\n");
+            }
+        } else {
+            size_t w[nc + 1];
+            for (size_t i = 0; i < nc; i++) {
+                w[i] = strlen(cols[i]);
+                for (size_t rr = 0; rr < nrows; rr++)
+                    if (strlen(cells[rr * nc + i]) > w[i])
+                        w[i] = strlen(cells[rr * nc + i]);
+            }
+            if (nc) {
+                for (size_t i = 0; i < nc; i++)
+                    fprintf(f, "| %-*s ", (int)w[i], cols[i]);
+                fprintf(f, "|\n");
+                for (size_t i = 0; i < nc; i++) {
+                    fprintf(f, "|");
+                    for (size_t k = 0; k < w[i] + 2; k++)
+                        fputc('-', f);
+                }
+                fprintf(f, "|\n");
+                for (size_t rr = 0; rr < nrows; rr++) {
+                    for (size_t i = 0; i < nc; i++)
+                        fprintf(f, "| %-*s ", (int)w[i], cells[rr * nc + i]);
+                    fprintf(f, "|\n");
+                }
+            }
+            fprintf(f, "%zu row%s, %.3f ms", nrows, nrows == 1 ? "" : "s", ms);
+            if (st.nodes_created || st.nodes_deleted || st.relationships_created ||
+                st.relationships_deleted || st.properties_set || st.labels_added ||
+                st.labels_removed)
+                fprintf(f, " (nodes +%llu -%llu, relationships +%llu -%llu, properties %llu, "
+                           "labels +%llu -%llu)",
+                        (unsigned long long)st.nodes_created, (unsigned long long)st.nodes_deleted,
+                        (unsigned long long)st.relationships_created,
+                        (unsigned long long)st.relationships_deleted,
+                        (unsigned long long)st.properties_set,
+                        (unsigned long long)st.labels_added,
+                        (unsigned long long)st.labels_removed);
+            fprintf(f, "\n");
+        }
+        for (size_t i = 0; i < nrows * nc; i++)
+            free(cells[i]);
+        free(cells);
+    }
+    free(b.p);
+    fflush(f);
+}
+
+void out_error(FILE *f, out_format fmt, const strata_query_error *e)
+{
+    if (fmt == FMT_JSONL || fmt == FMT_JSON) {
+        sbuf b = {0};
+        sb_str(&b, "{\"error\": {\"code\": ");
+        sb_json_string(&b, e->code, strlen(e->code));
+        sb_str(&b, ", \"detail\": ");
+        if (e->detail)
+            sb_json_string(&b, e->detail, strlen(e->detail));
+        else
+            sb_str(&b, "null");
+        sb_str(&b, ", \"message\": ");
+        sb_json_string(&b, e->message, strlen(e->message));
+        char tail[64];
+        snprintf(tail, sizeof tail, ", \"line\": %u, \"column\": %u}}", e->line, e->column);
+        sb_str(&b, tail);
+        fprintf(f, "%s\n", b.p ? b.p : "");
+        free(b.p);
+    } else {
+        fprintf(f, "%s%s%s: %s (line %u, column %u)\n", e->code, e->detail ? "." : "",
+                e->detail ? e->detail : "", e->message, e->line, e->column);
+    }
+    fflush(f);
+}

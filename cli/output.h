@@ -1,0 +1,17 @@
+/* output — rendering results for the strata program: jsonl (SPEC §8's
+   machine contract, exactly), json, csv and aligned tables. */
+#ifndef STRATA_CLI_OUTPUT_H
+#define STRATA_CLI_OUTPUT_H
+
+#include <stdio.h>
+
+#include "strata.h"
+
+typedef enum out_format { FMT_JSONL, FMT_JSON, FMT_CSV, FMT_TABLE } out_format;
+
+/* Parses "jsonl" / "json" / "csv" / "table"; -1 when unknown. */
+int out_format_parse(const char *name, out_format *out);
+void out_result(FILE *f, out_format fmt, strata_result *r, double ms);
+void out_error(FILE *f, out_format fmt, const strata_query_error *e);
+
+#endif

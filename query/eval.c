@@ -1,0 +1,1009 @@
+/*
+ * eval — expressions over storage/value.h values, with openCypher 9
+ * semantics: null propagates, comparisons and boolean operators are
+ * ternary, integer arithmetic is checked for overflow (an error, never a
+ * wrapped result), `1 = 1.0` is true.
+ *
+ * Ownership: eval() returns a new value in *out (null on error); operands
+ * are released before returning.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "query/exec.h"
+
+static const char *type_name(const value *v)
+{
+    static const char *names[] = {"Null", "Boolean", "Integer", "Float", "String",
+                                  "List", "Map", "Node", "Relationship", "Path"};
+    return names[value_kind(v)];
+}
+
+static int type_error(const evalctx *c, const cypher_ast_node *at, const char *what,
+                      const value *v)
+{
+    return exec_fail(c->x, at, "TypeError", "InvalidArgumentType", "%s: unexpected %s", what,
+                     type_name(v));
+}
+
+/* ---- variables ---- */
+
+static int eval_variable(const evalctx *c, const cypher_ast_node *e, value *out)
+{
+    const char *name = e->u.name.ptr;
+    size_t len = e->u.name.len;
+    for (const local_var *l = c->locals; l; l = l->up)
+        if (l->len == len && memcmp(l->name, name, len) == 0) {
+            *out = value_retain(l->v);
+            return 0;
+        }
+    long slot = c->sc ? scope_find(c->sc, name, len) : -1;
+    if (slot < 0)
+        return exec_fail(c->x, e, "SyntaxError", "UndefinedVariable",
+                         "variable `%s` not defined", name);
+    *out = value_retain(c->row[slot]);
+    return 0;
+}
+
+/* ---- arithmetic ---- */
+
+static double as_double(const value *v)
+{
+    return value_kind(v) == VAL_INT ? (double)v->u.i : v->u.f;
+}
+
+static int concat_lists(const evalctx *c, value *a, value *b, value *out)
+{
+    /* a or b may be a non-list element: it is appended / prepended. */
+    size_t na = value_kind(a) == VAL_LIST ? value_list_len(a) : 1;
+    size_t nb = value_kind(b) == VAL_LIST ? value_list_len(b) : 1;
+    value *items = mem_alloc(c->x->m, (na + nb ? na + nb : 1) * sizeof(value));
+    if (!items)
+        return exec_oom(c->x);
+    if (value_kind(a) == VAL_LIST)
+        for (size_t i = 0; i < na; i++)
+            items[i] = value_retain(value_list_items(a)[i]);
+    else
+        items[0] = value_retain(*a);
+    if (value_kind(b) == VAL_LIST)
+        for (size_t i = 0; i < nb; i++)
+            items[na + i] = value_retain(value_list_items(b)[i]);
+    else
+        items[na] = value_retain(*b);
+    int rc = value_list_from(c->x->m, items, na + nb, out);
+    mem_free(c->x->m, items, (na + nb ? na + nb : 1) * sizeof(value));
+    return rc == 0 ? 0 : exec_oom(c->x);
+}
+
+static int string_of_scalar(const evalctx *c, const value *v, char *buf, size_t cap,
+                            const char **s, size_t *len)
+{
+    (void)c;
+    switch (value_kind(v)) {
+    case VAL_STRING:
+        *s = value_str(v, len);
+        return 0;
+    case VAL_INT:
+        *len = (size_t)snprintf(buf, cap, "%lld", (long long)v->u.i);
+        *s = buf;
+        return 0;
+    case VAL_FLOAT: {
+        double f = v->u.f;
+        snprintf(buf, cap, "%.15g", f);
+        if (strtod(buf, NULL) != f)
+            snprintf(buf, cap, "%.17g", f);
+        if (!strpbrk(buf, ".eEni"))
+            strcat(buf, ".0");
+        *s = buf;
+        *len = strlen(buf);
+        return 0;
+    }
+    case VAL_BOOL:
+        *s = v->u.b ? "true" : "false";
+        *len = strlen(*s);
+        return 0;
+    default:
+        return -1;
+    }
+}
+
+static int arith(const evalctx *c, const cypher_ast_node *e, cypher_ast_op op, value *a,
+                 value *b, value *out)
+{
+    exec *x = c->x;
+    *out = value_null();
+    if (op == CYPHER_OP_ADD && (value_kind(a) == VAL_LIST || value_kind(b) == VAL_LIST))
+        return concat_lists(c, a, b, out);
+    if (value_is_null(a) || value_is_null(b))
+        return 0;
+    if (op == CYPHER_OP_ADD && (value_kind(a) == VAL_STRING || value_kind(b) == VAL_STRING)) {
+        char ba[40], bb[40];
+        const char *sa, *sb;
+        size_t la, lb;
+        if (string_of_scalar(c, a, ba, sizeof ba, &sa, &la) != 0 ||
+            string_of_scalar(c, b, bb, sizeof bb, &sb, &lb) != 0 ||
+            (value_kind(a) == VAL_BOOL) || (value_kind(b) == VAL_BOOL))
+            return exec_fail(x, e, "SyntaxError", "InvalidArgumentType",
+                             "cannot add %s and %s", type_name(a), type_name(b));
+        char *buf = mem_alloc(x->m, la + lb + 1);
+        if (!buf)
+            return exec_oom(x);
+        memcpy(buf, sa, la);
+        memcpy(buf + la, sb, lb);
+        int rc = make_string(x, buf, la + lb, out);
+        mem_free(x->m, buf, la + lb + 1);
+        return rc;
+    }
+    if (!value_is_number(a) || !value_is_number(b))
+        return exec_fail(x, e, "SyntaxError", "InvalidArgumentType",
+                         "operator %s cannot be applied to %s and %s", cypher_ast_op_name(op),
+                         type_name(a), type_name(b));
+    if (value_kind(a) == VAL_INT && value_kind(b) == VAL_INT && op != CYPHER_OP_POW) {
+        int64_t l = a->u.i, r = b->u.i, res = 0;
+        bool ovf = false;
+        switch (op) {
+        case CYPHER_OP_ADD: ovf = __builtin_add_overflow(l, r, &res); break;
+        case CYPHER_OP_SUB: ovf = __builtin_sub_overflow(l, r, &res); break;
+        case CYPHER_OP_MUL: ovf = __builtin_mul_overflow(l, r, &res); break;
+        case CYPHER_OP_DIV:
+        case CYPHER_OP_MOD:
+            if (r == 0)
+                return exec_fail(x, e, "ArgumentError", "DivisionByZero", "division by zero");
+            if (l == INT64_MIN && r == -1) {
+                if (op == CYPHER_OP_MOD) {
+                    res = 0;
+                    break;
+                }
+                ovf = true;
+                break;
+            }
+            res = op == CYPHER_OP_DIV ? l / r : l % r;
+            break;
+        default: break;
+        }
+        if (ovf)
+            return exec_fail(x, e, "ArgumentError", "IntegerOverflow", "integer overflow");
+        *out = value_int(res);
+        return 0;
+    }
+    double l = as_double(a), r = as_double(b), res = 0;
+    switch (op) {
+    case CYPHER_OP_ADD: res = l + r; break;
+    case CYPHER_OP_SUB: res = l - r; break;
+    case CYPHER_OP_MUL: res = l * r; break;
+    case CYPHER_OP_DIV: res = l / r; break;
+    case CYPHER_OP_MOD: res = fmod(l, r); break;
+    case CYPHER_OP_POW: res = pow(l, r); break;
+    default: break;
+    }
+    *out = value_float(res);
+    return 0;
+}
+
+/* ---- comparison ---- */
+
+static tri compare_op(cypher_ast_op op, const value *a, const value *b)
+{
+    if (op == CYPHER_OP_EQ)
+        return value_equals(a, b);
+    if (op == CYPHER_OP_NE) {
+        tri t = value_equals(a, b);
+        return t == TRI_NULL ? TRI_NULL : t == TRI_TRUE ? TRI_FALSE : TRI_TRUE;
+    }
+    int cmp;
+    int rc = value_compare(a, b, &cmp);
+    if (rc < 0)
+        return TRI_NULL;
+    if (rc > 0)
+        return TRI_FALSE;
+    switch (op) {
+    case CYPHER_OP_LT: return cmp < 0 ? TRI_TRUE : TRI_FALSE;
+    case CYPHER_OP_GT: return cmp > 0 ? TRI_TRUE : TRI_FALSE;
+    case CYPHER_OP_LE: return cmp <= 0 ? TRI_TRUE : TRI_FALSE;
+    case CYPHER_OP_GE: return cmp >= 0 ? TRI_TRUE : TRI_FALSE;
+    default: return TRI_NULL;
+    }
+}
+
+static value tri_value(tri t) { return t == TRI_NULL ? value_null() : value_bool(t == TRI_TRUE); }
+
+static int as_tri(const evalctx *c, const cypher_ast_node *at, value *v, tri *out)
+{
+    if (value_is_null(v)) {
+        *out = TRI_NULL;
+        return 0;
+    }
+    if (value_kind(v) != VAL_BOOL) {
+        int rc = exec_fail(c->x, at, "SyntaxError", "InvalidArgumentType",
+                           "expected a boolean but got %s", type_name(v));
+        value_release(v);
+        return rc;
+    }
+    *out = v->u.b ? TRI_TRUE : TRI_FALSE;
+    return 0;
+}
+
+int eval_predicate(const evalctx *c, const cypher_ast_node *e, tri *out)
+{
+    value v;
+    if (eval(c, e, &v) != 0)
+        return -1;
+    return as_tri(c, e, &v, out);
+}
+
+static int eval_logic(const evalctx *c, const cypher_ast_node *e, value *out)
+{
+    tri l, r;
+    if (eval_predicate(c, e->u.binary.lhs, &l) != 0 || eval_predicate(c, e->u.binary.rhs, &r) != 0)
+        return -1;
+    tri t;
+    switch (e->u.binary.op) {
+    case CYPHER_OP_AND:
+        t = (l == TRI_FALSE || r == TRI_FALSE) ? TRI_FALSE
+            : (l == TRI_NULL || r == TRI_NULL) ? TRI_NULL : TRI_TRUE;
+        break;
+    case CYPHER_OP_OR:
+        t = (l == TRI_TRUE || r == TRI_TRUE) ? TRI_TRUE
+            : (l == TRI_NULL || r == TRI_NULL) ? TRI_NULL : TRI_FALSE;
+        break;
+    default: /* XOR */
+        t = (l == TRI_NULL || r == TRI_NULL) ? TRI_NULL : (l != r) ? TRI_TRUE : TRI_FALSE;
+        break;
+    }
+    *out = tri_value(t);
+    return 0;
+}
+
+static int string_op(const evalctx *c, const cypher_ast_node *e, cypher_ast_op op, value *a,
+                     value *b, value *out)
+{
+    (void)c;
+    (void)e;
+    *out = value_null();
+    if (value_kind(a) != VAL_STRING || value_kind(b) != VAL_STRING)
+        return 0;
+    size_t la, lb;
+    const char *sa = value_str(a, &la), *sb = value_str(b, &lb);
+    bool r = false;
+    if (op == CYPHER_OP_STARTS_WITH)
+        r = lb <= la && memcmp(sa, sb, lb) == 0;
+    else if (op == CYPHER_OP_ENDS_WITH)
+        r = lb <= la && memcmp(sa + la - lb, sb, lb) == 0;
+    else
+        r = lb == 0 || (lb <= la && memmem(sa, la, sb, lb) != NULL);
+    *out = value_bool(r);
+    return 0;
+}
+
+static int in_list(const evalctx *c, const cypher_ast_node *e, value *a, value *b, value *out)
+{
+    *out = value_null();
+    if (value_is_null(b))
+        return 0;
+    if (value_kind(b) != VAL_LIST)
+        return exec_fail(c->x, e, "SyntaxError", "InvalidArgumentType",
+                         "IN expects a list but got %s", type_name(b));
+    size_t n = value_list_len(b);
+    const value *it = value_list_items(b);
+    tri res = TRI_FALSE;
+    for (size_t i = 0; i < n; i++) {
+        tri t = value_equals(a, &it[i]);
+        if (t == TRI_TRUE) {
+            res = TRI_TRUE;
+            break;
+        }
+        if (t == TRI_NULL)
+            res = TRI_NULL;
+    }
+    *out = tri_value(res);
+    return 0;
+}
+
+static int eval_binary(const evalctx *c, const cypher_ast_node *e, value *out)
+{
+    cypher_ast_op op = e->u.binary.op;
+    if (op == CYPHER_OP_AND || op == CYPHER_OP_OR || op == CYPHER_OP_XOR)
+        return eval_logic(c, e, out);
+    if (op == CYPHER_OP_REGEX)
+        return exec_fail(c->x, e, "SyntaxError", NULL, "=~ is not supported yet");
+    value a, b;
+    if (eval(c, e->u.binary.lhs, &a) != 0)
+        return -1;
+    if (eval(c, e->u.binary.rhs, &b) != 0) {
+        value_release(&a);
+        return -1;
+    }
+    int rc;
+    switch (op) {
+    case CYPHER_OP_EQ: case CYPHER_OP_NE: case CYPHER_OP_LT: case CYPHER_OP_GT:
+    case CYPHER_OP_LE: case CYPHER_OP_GE:
+        *out = tri_value(compare_op(op, &a, &b));
+        rc = 0;
+        break;
+    case CYPHER_OP_STARTS_WITH: case CYPHER_OP_ENDS_WITH: case CYPHER_OP_CONTAINS:
+        rc = string_op(c, e, op, &a, &b, out);
+        break;
+    case CYPHER_OP_IN:
+        rc = in_list(c, e, &a, &b, out);
+        break;
+    default:
+        rc = arith(c, e, op, &a, &b, out);
+        break;
+    }
+    value_release(&a);
+    value_release(&b);
+    return rc;
+}
+
+static int eval_unary(const evalctx *c, const cypher_ast_node *e, value *out)
+{
+    value v;
+    if (eval(c, e->u.unary.operand, &v) != 0)
+        return -1;
+    *out = value_null();
+    switch (e->u.unary.op) {
+    case CYPHER_OP_IS_NULL:
+        *out = value_bool(value_is_null(&v));
+        break;
+    case CYPHER_OP_IS_NOT_NULL:
+        *out = value_bool(!value_is_null(&v));
+        break;
+    case CYPHER_OP_NOT: {
+        tri t = TRI_NULL;
+        if (as_tri(c, e, &v, &t) != 0)
+            return -1;
+        *out = tri_value(t == TRI_NULL ? TRI_NULL : t == TRI_TRUE ? TRI_FALSE : TRI_TRUE);
+        break;
+    }
+    case CYPHER_OP_NEG:
+        if (value_kind(&v) == VAL_INT) {
+            if (v.u.i == INT64_MIN)
+                return exec_fail(c->x, e, "ArgumentError", "IntegerOverflow", "integer overflow");
+            *out = value_int(-v.u.i);
+        } else if (value_kind(&v) == VAL_FLOAT) {
+            *out = value_float(-v.u.f);
+        } else if (!value_is_null(&v)) {
+            int rc = type_error(c, e, "unary minus", &v);
+            value_release(&v);
+            return rc;
+        }
+        break;
+    case CYPHER_OP_POS:
+        if (!value_is_null(&v) && !value_is_number(&v)) {
+            int rc = type_error(c, e, "unary plus", &v);
+            value_release(&v);
+            return rc;
+        }
+        *out = v;
+        return 0;
+    default:
+        break;
+    }
+    value_release(&v);
+    return 0;
+}
+
+static int eval_chain(const evalctx *c, const cypher_ast_node *e, value *out)
+{
+    size_t n = e->u.chain.operands.count;
+    value prev;
+    if (eval(c, e->u.chain.operands.items[0], &prev) != 0)
+        return -1;
+    tri res = TRI_TRUE;
+    for (size_t i = 1; i < n; i++) {
+        value cur;
+        if (eval(c, e->u.chain.operands.items[i], &cur) != 0) {
+            value_release(&prev);
+            return -1;
+        }
+        tri t = compare_op(e->u.chain.ops[i - 1], &prev, &cur);
+        if (t == TRI_FALSE)
+            res = TRI_FALSE;
+        else if (t == TRI_NULL && res == TRI_TRUE)
+            res = TRI_NULL;
+        value_release(&prev);
+        prev = cur;
+    }
+    value_release(&prev);
+    *out = tri_value(res);
+    return 0;
+}
+
+/* ---- access ---- */
+
+static int access_key(const evalctx *c, const cypher_ast_node *e, const value *subject,
+                      const char *key, size_t klen, value *out)
+{
+    *out = value_null();
+    switch (value_kind(subject)) {
+    case VAL_NULL:
+        return 0;
+    case VAL_NODE:
+    case VAL_REL:
+        return entity_property(c->x, e, subject, key, klen, out);
+    case VAL_MAP: {
+        const value *v = value_map_get(subject, key, klen);
+        if (v)
+            *out = value_retain(*v);
+        return 0;
+    }
+    default:
+        return exec_fail(c->x, e, "TypeError", "InvalidArgumentType",
+                         "cannot read property `%s` of %s", key, type_name(subject));
+    }
+}
+
+static int eval_property(const evalctx *c, const cypher_ast_node *e, value *out)
+{
+    value s;
+    if (eval(c, e->u.property.subject, &s) != 0)
+        return -1;
+    int rc = access_key(c, e, &s, e->u.property.key.ptr, e->u.property.key.len, out);
+    value_release(&s);
+    return rc;
+}
+
+static int eval_has_labels(const evalctx *c, const cypher_ast_node *e, value *out)
+{
+    value s;
+    if (eval(c, e->u.labels.subject, &s) != 0)
+        return -1;
+    *out = value_null();
+    if (value_is_null(&s))
+        return 0;
+    if (value_kind(&s) != VAL_NODE) {
+        int rc = type_error(c, e, "label predicate", &s);
+        value_release(&s);
+        return rc;
+    }
+    strata_view *v = exec_view(c->x);
+    bool all = true;
+    for (size_t i = 0; i < e->u.labels.labels.count && all; i++) {
+        strata_token tok;
+        bool has = false;
+        if (strata_token_lookup(v, STRATA_LABEL, e->u.labels.labels.items[i]->u.name.ptr, &tok) ==
+            STRATA_OK)
+            strata_node_has_label(v, s.u.id, tok, &has);
+        all = has;
+    }
+    *out = value_bool(all);
+    return 0;
+}
+
+static bool index_of(const value *idx, size_t n, int64_t *out)
+{
+    int64_t i = idx->u.i;
+    if (i < 0)
+        i += (int64_t)n;
+    *out = i;
+    return i >= 0 && (uint64_t)i < n;
+}
+
+static int eval_subscript(const evalctx *c, const cypher_ast_node *e, value *out)
+{
+    value s, k;
+    *out = value_null();
+    if (eval(c, e->u.subscript.subject, &s) != 0)
+        return -1;
+    if (eval(c, e->u.subscript.from, &k) != 0) {
+        value_release(&s);
+        return -1;
+    }
+    int rc = 0;
+    if (value_is_null(&s) || value_is_null(&k)) {
+        /* null */
+    } else if (value_kind(&s) == VAL_LIST) {
+        if (value_kind(&k) != VAL_INT)
+            rc = exec_fail(c->x, e, "TypeError", "ListElementAccessByNonInteger",
+                           "a list index must be an integer, not %s", type_name(&k));
+        else {
+            int64_t i;
+            if (index_of(&k, value_list_len(&s), &i))
+                *out = value_retain(value_list_items(&s)[i]);
+        }
+    } else if (value_kind(&s) == VAL_MAP || value_kind(&s) == VAL_NODE ||
+               value_kind(&s) == VAL_REL) {
+        if (value_kind(&k) != VAL_STRING)
+            rc = exec_fail(c->x, e, "TypeError", "MapElementAccessByNonString",
+                           "a map key must be a string, not %s", type_name(&k));
+        else {
+            size_t kl;
+            const char *ks = value_str(&k, &kl);
+            rc = access_key(c, e, &s, ks, kl, out);
+        }
+    } else {
+        rc = exec_fail(c->x, e, "TypeError", "InvalidArgumentType", "cannot index into %s",
+                       type_name(&s));
+    }
+    value_release(&s);
+    value_release(&k);
+    return rc;
+}
+
+static int eval_slice(const evalctx *c, const cypher_ast_node *e, value *out)
+{
+    value s, f = value_null(), t = value_null();
+    *out = value_null();
+    if (eval(c, e->u.subscript.subject, &s) != 0)
+        return -1;
+    if ((e->u.subscript.from && eval(c, e->u.subscript.from, &f) != 0) ||
+        (e->u.subscript.to && eval(c, e->u.subscript.to, &t) != 0)) {
+        value_release(&s);
+        value_release(&f);
+        return -1;
+    }
+    int rc = 0;
+    if (value_is_null(&s) || (e->u.subscript.from && value_is_null(&f)) ||
+        (e->u.subscript.to && value_is_null(&t)))
+        goto done;
+    if (value_kind(&s) != VAL_LIST || (e->u.subscript.from && value_kind(&f) != VAL_INT) ||
+        (e->u.subscript.to && value_kind(&t) != VAL_INT)) {
+        rc = exec_fail(c->x, e, "TypeError", "InvalidArgumentType", "invalid slice");
+        goto done;
+    }
+    int64_t n = (int64_t)value_list_len(&s);
+    int64_t from = e->u.subscript.from ? f.u.i : 0, to = e->u.subscript.to ? t.u.i : n;
+    if (from < 0)
+        from += n;
+    if (to < 0)
+        to += n;
+    from = from < 0 ? 0 : from > n ? n : from;
+    to = to < 0 ? 0 : to > n ? n : to;
+    if (to < from)
+        to = from;
+    value *items = mem_alloc(c->x->m, (size_t)(to - from + 1) * sizeof(value));
+    if (!items) {
+        rc = exec_oom(c->x);
+        goto done;
+    }
+    for (int64_t i = from; i < to; i++)
+        items[i - from] = value_retain(value_list_items(&s)[i]);
+    if (value_list_from(c->x->m, items, (size_t)(to - from), out) != 0)
+        rc = exec_oom(c->x);
+    mem_free(c->x->m, items, (size_t)(to - from + 1) * sizeof(value));
+done:
+    value_release(&s);
+    value_release(&f);
+    value_release(&t);
+    return rc;
+}
+
+/* ---- literals ---- */
+
+static int eval_list(const evalctx *c, const cypher_ast_node *e, value *out)
+{
+    size_t n = e->u.list.count;
+    value *items = mem_calloc(c->x->m, (n ? n : 1) * sizeof(value));
+    if (!items)
+        return exec_oom(c->x);
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = eval(c, e->u.list.items[i], &items[i]);
+    if (rc == 0 && value_list_from(c->x->m, items, n, out) != 0)
+        rc = exec_oom(c->x);
+    if (rc != 0)
+        for (size_t i = 0; i < n; i++)
+            value_release(&items[i]);
+    mem_free(c->x->m, items, (n ? n : 1) * sizeof(value));
+    return rc;
+}
+
+static int eval_map(const evalctx *c, const cypher_ast_node *e, value *out)
+{
+    size_t n = e->u.list.count;
+    value *kv = mem_calloc(c->x->m, 2 * (n ? n : 1) * sizeof(value));
+    if (!kv)
+        return exec_oom(c->x);
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        const cypher_ast_node *en = e->u.list.items[i];
+        rc = make_string(c->x, en->u.entry.key.ptr, en->u.entry.key.len, &kv[i]);
+        if (rc == 0)
+            rc = eval(c, en->u.entry.value, &kv[n + i]);
+    }
+    if (rc == 0 && value_map_from(c->x->m, kv, kv + n, n, out) != 0)
+        rc = exec_oom(c->x);
+    if (rc != 0)
+        for (size_t i = 0; i < 2 * n; i++)
+            value_release(&kv[i]);
+    mem_free(c->x->m, kv, 2 * (n ? n : 1) * sizeof(value));
+    return rc;
+}
+
+static int eval_parameter(const evalctx *c, const cypher_ast_node *e, value *out)
+{
+    const value *v = c->x->params && value_kind(c->x->params) == VAL_MAP
+                         ? value_map_get(c->x->params, e->u.name.ptr, e->u.name.len)
+                         : NULL;
+    if (!v)
+        return exec_fail(c->x, e, "ArgumentError", "MissingParameter",
+                         "expected a parameter named %s", e->u.name.ptr);
+    *out = value_retain(*v);
+    return 0;
+}
+
+/* ---- CASE, comprehensions ---- */
+
+static int eval_case(const evalctx *c, const cypher_ast_node *e, value *out)
+{
+    value subj = value_null();
+    if (e->u.case_.subject && eval(c, e->u.case_.subject, &subj) != 0)
+        return -1;
+    for (size_t i = 0; i < e->u.case_.alternatives.count; i++) {
+        const cypher_ast_node *alt = e->u.case_.alternatives.items[i];
+        value w;
+        if (eval(c, alt->u.entry.when, &w) != 0) {
+            value_release(&subj);
+            return -1;
+        }
+        bool hit = e->u.case_.subject ? value_equals(&subj, &w) == TRI_TRUE
+                                      : value_kind(&w) == VAL_BOOL && w.u.b;
+        value_release(&w);
+        if (hit) {
+            value_release(&subj);
+            return eval(c, alt->u.entry.value, out);
+        }
+    }
+    value_release(&subj);
+    if (e->u.case_.otherwise)
+        return eval(c, e->u.case_.otherwise, out);
+    *out = value_null();
+    return 0;
+}
+
+static int eval_comprehension(const evalctx *c, const cypher_ast_node *e, value *out)
+{
+    value src;
+    *out = value_null();
+    if (eval(c, e->u.comprehension.source, &src) != 0)
+        return -1;
+    if (value_is_null(&src))
+        return 0;
+    if (value_kind(&src) != VAL_LIST) {
+        int rc = type_error(c, e, "expected a list", &src);
+        value_release(&src);
+        return rc;
+    }
+    size_t n = value_list_len(&src);
+    value *items = mem_calloc(c->x->m, (n ? n : 1) * sizeof(value));
+    if (!items) {
+        value_release(&src);
+        return exec_oom(c->x);
+    }
+    local_var lv = {e->u.comprehension.variable->u.name.ptr,
+                    e->u.comprehension.variable->u.name.len, value_null(), c->locals};
+    evalctx inner = *c;
+    inner.locals = &lv;
+    size_t kept = 0, trues = 0;
+    bool nulls = false;
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        lv.v = value_list_items(&src)[i];
+        tri t = TRI_TRUE;
+        if (e->u.comprehension.where)
+            rc = eval_predicate(&inner, e->u.comprehension.where, &t);
+        if (rc != 0)
+            break;
+        if (e->kind == CYPHER_AST_QUANTIFIER) {
+            if (t == TRI_TRUE)
+                trues++;
+            else if (t == TRI_NULL)
+                nulls = true;
+            continue;
+        }
+        if (t != TRI_TRUE)
+            continue;
+        if (e->u.comprehension.result)
+            rc = eval(&inner, e->u.comprehension.result, &items[kept]);
+        else
+            items[kept] = value_retain(lv.v);
+        if (rc == 0)
+            kept++;
+    }
+    if (rc == 0) {
+        if (e->kind == CYPHER_AST_QUANTIFIER) {
+            tri r;
+            switch (e->u.comprehension.quantifier) {
+            case CYPHER_QUANT_ALL:   /* handled by eval_quantifier_all */
+                r = trues == n ? TRI_TRUE : TRI_FALSE;
+                break;
+            case CYPHER_QUANT_ANY:
+                r = trues ? TRI_TRUE : nulls ? TRI_NULL : TRI_FALSE;
+                break;
+            case CYPHER_QUANT_NONE:
+                r = trues ? TRI_FALSE : nulls ? TRI_NULL : TRI_TRUE;
+                break;
+            default:
+                r = trues > 1 ? TRI_FALSE : nulls ? TRI_NULL : trues == 1 ? TRI_TRUE : TRI_FALSE;
+                break;
+            }
+            *out = tri_value(r);
+        } else if (value_list_from(c->x->m, items, kept, out) != 0) {
+            rc = exec_oom(c->x);
+        }
+    }
+    if (rc != 0 || e->kind == CYPHER_AST_QUANTIFIER)
+        for (size_t i = 0; i < kept; i++)
+            value_release(&items[i]);
+    mem_free(c->x->m, items, (n ? n : 1) * sizeof(value));
+    value_release(&src);
+    return rc;
+}
+
+static int eval_quantifier_all(const evalctx *c, const cypher_ast_node *e, value *out)
+{
+    /* all(): false as soon as one element is false; null if none is false
+       but one is null. */
+    value src;
+    *out = value_null();
+    if (eval(c, e->u.comprehension.source, &src) != 0)
+        return -1;
+    if (value_is_null(&src))
+        return 0;
+    if (value_kind(&src) != VAL_LIST) {
+        int rc = type_error(c, e, "expected a list", &src);
+        value_release(&src);
+        return rc;
+    }
+    local_var lv = {e->u.comprehension.variable->u.name.ptr,
+                    e->u.comprehension.variable->u.name.len, value_null(), c->locals};
+    evalctx inner = *c;
+    inner.locals = &lv;
+    tri r = TRI_TRUE;
+    for (size_t i = 0; i < value_list_len(&src); i++) {
+        lv.v = value_list_items(&src)[i];
+        tri t = TRI_TRUE;
+        if (e->u.comprehension.where && eval_predicate(&inner, e->u.comprehension.where, &t) != 0) {
+            value_release(&src);
+            return -1;
+        }
+        if (t == TRI_FALSE) {
+            r = TRI_FALSE;
+            break;
+        }
+        if (t == TRI_NULL)
+            r = TRI_NULL;
+    }
+    value_release(&src);
+    *out = tri_value(r);
+    return 0;
+}
+
+static int eval_reduce(const evalctx *c, const cypher_ast_node *e, value *out)
+{
+    value acc, src;
+    if (eval(c, e->u.reduce.init, &acc) != 0)
+        return -1;
+    if (eval(c, e->u.reduce.source, &src) != 0) {
+        value_release(&acc);
+        return -1;
+    }
+    *out = value_null();
+    if (value_is_null(&src)) {
+        value_release(&acc);
+        return 0;
+    }
+    if (value_kind(&src) != VAL_LIST) {
+        int rc = type_error(c, e, "reduce expects a list", &src);
+        value_release(&src);
+        value_release(&acc);
+        return rc;
+    }
+    local_var la = {e->u.reduce.accumulator->u.name.ptr, e->u.reduce.accumulator->u.name.len,
+                    value_null(), c->locals};
+    local_var lv = {e->u.reduce.variable->u.name.ptr, e->u.reduce.variable->u.name.len,
+                    value_null(), &la};
+    evalctx inner = *c;
+    inner.locals = &lv;
+    for (size_t i = 0; i < value_list_len(&src); i++) {
+        la.v = acc;
+        lv.v = value_list_items(&src)[i];
+        value next;
+        if (eval(&inner, e->u.reduce.result, &next) != 0) {
+            value_release(&acc);
+            value_release(&src);
+            return -1;
+        }
+        value_release(&acc);
+        acc = next;
+    }
+    value_release(&src);
+    *out = acc;
+    return 0;
+}
+
+/* ---- functions and aggregates ---- */
+
+bool is_aggregate_call(const cypher_ast_node *e)
+{
+    if (e->kind == CYPHER_AST_COUNT_STAR)
+        return true;
+    if (e->kind != CYPHER_AST_FUNCTION)
+        return false;
+    static const char *aggs[] = {"count", "sum", "avg", "min", "max", "collect"};
+    for (size_t i = 0; i < sizeof aggs / sizeof *aggs; i++)
+        if (strcasecmp(e->u.function.name.ptr, aggs[i]) == 0)
+            return true;
+    return false;
+}
+
+static int has_agg_child(const cypher_ast_node *child, void *ctx)
+{
+    (void)ctx;
+    return expr_has_aggregate(child) ? 1 : 0;
+}
+
+bool expr_has_aggregate(const cypher_ast_node *e)
+{
+    if (!e)
+        return false;
+    if (is_aggregate_call(e))
+        return true;
+    return cypher_ast_each_child(e, has_agg_child, NULL) != 0;
+}
+
+static int eval_function(const evalctx *c, const cypher_ast_node *e, value *out)
+{
+    if (is_aggregate_call(e)) {
+        if (c->aggs)
+            for (size_t i = 0; i < c->aggs->n; i++)
+                if (c->aggs->calls[i] == e) {
+                    *out = value_retain(c->aggs->vals[i]);
+                    return 0;
+                }
+        return exec_fail(c->x, e, "SyntaxError", "InvalidAggregation",
+                         "aggregation is not allowed here");
+    }
+    size_t n = e->u.function.args.count;
+    value args[8];
+    if (n > 8)
+        return exec_fail(c->x, e, "SyntaxError", "InvalidNumberOfArguments",
+                         "too many arguments");
+    for (size_t i = 0; i < n; i++)
+        if (eval(c, e->u.function.args.items[i], &args[i]) != 0) {
+            for (size_t j = 0; j < i; j++)
+                value_release(&args[j]);
+            return -1;
+        }
+    int rc = function_call(c, e, args, n, out);
+    for (size_t i = 0; i < n; i++)
+        value_release(&args[i]);
+    return rc;
+}
+
+static int eval_map_projection(const evalctx *c, const cypher_ast_node *e, value *out)
+{
+    value subj;
+    *out = value_null();
+    if (eval(c, e->u.map_projection.subject, &subj) != 0)
+        return -1;
+    if (value_is_null(&subj))
+        return 0;
+    size_t n = e->u.map_projection.items.count;
+    /* .* contributes every key of the subject: read them once up front. */
+    value all = value_null();
+    for (size_t i = 0; i < n; i++)
+        if (e->u.map_projection.items.items[i]->kind == CYPHER_AST_MAP_PROJ_ALL) {
+            int r2 = value_kind(&subj) == VAL_MAP ? (all = value_retain(subj), 0)
+                                                   : entity_properties_map(c->x, &subj, &all);
+            if (r2 != 0) {
+                value_release(&subj);
+                return -1;
+            }
+            break;
+        }
+    size_t cap = n + value_map_len(&all) + 1, cnt = 0;
+    value *k = mem_calloc(c->x->m, cap * sizeof(value));
+    value *v = mem_calloc(c->x->m, cap * sizeof(value));
+    int rc = 0;
+    if (!k || !v) {
+        rc = exec_oom(c->x);
+        goto done;
+    }
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        const cypher_ast_node *it = e->u.map_projection.items.items[i];
+        if (it->kind == CYPHER_AST_MAP_PROJ_ALL) {
+            for (size_t j = 0; j < value_map_len(&all); j++) {
+                k[cnt] = value_retain(value_map_keys(&all)[j]);
+                v[cnt++] = value_retain(value_map_vals(&all)[j]);
+            }
+            continue;
+        }
+        if (cnt == cap) {
+            rc = exec_fail(c->x, it, "SyntaxError", NULL, "map projection too large");
+            break;
+        }
+        if (it->kind == CYPHER_AST_MAP_PROJ_PROPERTY) {
+            rc = make_string(c->x, it->u.name.ptr, it->u.name.len, &k[cnt]);
+            if (rc == 0)
+                rc = access_key(c, it, &subj, it->u.name.ptr, it->u.name.len, &v[cnt]);
+        } else if (it->kind == CYPHER_AST_MAP_ENTRY) {
+            rc = make_string(c->x, it->u.entry.key.ptr, it->u.entry.key.len, &k[cnt]);
+            if (rc == 0)
+                rc = eval(c, it->u.entry.value, &v[cnt]);
+        } else {
+            rc = make_string(c->x, it->u.name.ptr, it->u.name.len, &k[cnt]);
+            if (rc == 0)
+                rc = eval(c, it, &v[cnt]);
+        }
+        cnt++;
+    }
+    if (rc == 0 && value_map_from(c->x->m, k, v, cnt, out) != 0)
+        rc = exec_oom(c->x);
+    if (rc != 0)
+        for (size_t i = 0; i < cnt; i++) {
+            value_release(&k[i]);
+            value_release(&v[i]);
+        }
+done:
+    value_release(&all);
+    if (k)
+        mem_free(c->x->m, k, cap * sizeof(value));
+    if (v)
+        mem_free(c->x->m, v, cap * sizeof(value));
+    value_release(&subj);
+    return rc;
+}
+
+int eval(const evalctx *c, const cypher_ast_node *e, value *out)
+{
+    *out = value_null();
+    switch (e->kind) {
+    case CYPHER_AST_NULL_LIT:
+        return 0;
+    case CYPHER_AST_BOOL_LIT:
+        *out = value_bool(e->u.boolean);
+        return 0;
+    case CYPHER_AST_INT_LIT:
+        *out = value_int(e->u.integer);
+        return 0;
+    case CYPHER_AST_FLOAT_LIT:
+        *out = value_float(e->u.real);
+        return 0;
+    case CYPHER_AST_STRING_LIT:
+        return make_string(c->x, e->u.name.ptr, e->u.name.len, out);
+    case CYPHER_AST_PARAMETER:
+        return eval_parameter(c, e, out);
+    case CYPHER_AST_VARIABLE:
+        return eval_variable(c, e, out);
+    case CYPHER_AST_LIST:
+        return eval_list(c, e, out);
+    case CYPHER_AST_MAP:
+        return eval_map(c, e, out);
+    case CYPHER_AST_BINARY:
+        return eval_binary(c, e, out);
+    case CYPHER_AST_UNARY:
+        return eval_unary(c, e, out);
+    case CYPHER_AST_COMPARISON:
+        return eval_chain(c, e, out);
+    case CYPHER_AST_PROPERTY:
+        return eval_property(c, e, out);
+    case CYPHER_AST_HAS_LABELS:
+        return eval_has_labels(c, e, out);
+    case CYPHER_AST_SUBSCRIPT:
+        return eval_subscript(c, e, out);
+    case CYPHER_AST_SLICE:
+        return eval_slice(c, e, out);
+    case CYPHER_AST_FUNCTION:
+    case CYPHER_AST_COUNT_STAR:
+        return eval_function(c, e, out);
+    case CYPHER_AST_CASE:
+        return eval_case(c, e, out);
+    case CYPHER_AST_LIST_COMPREHENSION:
+        return eval_comprehension(c, e, out);
+    case CYPHER_AST_QUANTIFIER:
+        if (e->u.comprehension.quantifier == CYPHER_QUANT_ALL)
+            return eval_quantifier_all(c, e, out);
+        return eval_comprehension(c, e, out);
+    case CYPHER_AST_REDUCE:
+        return eval_reduce(c, e, out);
+    case CYPHER_AST_MAP_PROJECTION:
+        return eval_map_projection(c, e, out);
+    default:
+        return exec_fail(c->x, e, "SyntaxError", NULL, "%s expressions are not supported yet",
+                         cypher_ast_kind_name(e->kind));
+    }
+}

@@ -1,0 +1,294 @@
+/* exec — shared executor state: the borrowed view, errors, scopes, row
+   sets and entity reads (see exec.h for the design). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "query/exec.h"
+
+strata_view *exec_view(exec *x)
+{
+    /* Writer's thread only: g->current / g->tx change only on this thread,
+       so reading them needs no lock. */
+    x->view.ver = x->g->in_txn ? x->g->tx : x->g->current;
+    return &x->view;
+}
+
+int exec_fail(exec *x, const cypher_ast_node *n, const char *category, const char *detail,
+              const char *fmt, ...)
+{
+    if (x->err.category)
+        return -1;
+    x->err.category = category;
+    x->err.detail = detail;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(x->err.message, sizeof x->err.message, fmt, ap);
+    va_end(ap);
+    x->err.line = n ? n->line : 1;
+    x->err.column = n ? n->column : 1;
+    return -1;
+}
+
+int exec_oom(exec *x) { return exec_fail(x, NULL, "OutOfMemory", NULL, "out of memory"); }
+
+int exec_status(exec *x, const cypher_ast_node *n, strata_status s)
+{
+    const char *msg = strata_errmsg(x->g);
+    switch (s) {
+    case STRATA_OK:
+        return 0;
+    case STRATA_ENOMEM:
+        return exec_fail(x, n, "OutOfMemory", NULL, "%s", msg);
+    case STRATA_ETYPE:
+        return exec_fail(x, n, "TypeError", "InvalidPropertyType", "%s", msg);
+    case STRATA_ECONNECTED:
+        return exec_fail(x, n, "ConstraintVerificationFailed", "DeleteConnectedNode", "%s", msg);
+    case STRATA_ECONSTRAINT:
+        return exec_fail(x, n, "ConstraintVerificationFailed", NULL, "%s", msg);
+    case STRATA_ENOTFOUND:
+        return exec_fail(x, n, "EntityNotFound", NULL, "%s", msg);
+    default:
+        return exec_fail(x, n, "ArgumentError", NULL, "%s", msg);
+    }
+}
+
+/* ---- scopes ---- */
+
+long scope_find(const scope *s, const char *name, size_t len)
+{
+    for (size_t i = s->n; i-- > 0;)
+        if (s->b[i].len == len && memcmp(s->b[i].name, name, len) == 0)
+            return (long)s->b[i].slot;
+    return -1;
+}
+
+int scope_add(exec *x, scope *s, const char *name, size_t len, size_t *slot)
+{
+    long have = scope_find(s, name, len);
+    if (have >= 0) {
+        if (slot)
+            *slot = (size_t)have;
+        return 0;
+    }
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 8;
+        binding *b = mem_realloc(x->m, s->b, s->cap * sizeof *b, cap * sizeof *b);
+        if (!b)
+            return exec_oom(x);
+        s->b = b;
+        s->cap = cap;
+    }
+    s->b[s->n].name = name;
+    s->b[s->n].len = len;
+    s->b[s->n].slot = x->width++;
+    if (slot)
+        *slot = s->b[s->n].slot;
+    s->n++;
+    return 0;
+}
+
+int scope_push(exec *x, scope *s, const binding *bd)
+{
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 8;
+        binding *b = mem_realloc(x->m, s->b, s->cap * sizeof *b, cap * sizeof *b);
+        if (!b)
+            return exec_oom(x);
+        s->b = b;
+        s->cap = cap;
+    }
+    s->b[s->n++] = *bd;
+    return 0;
+}
+
+int scope_copy(exec *x, const scope *from, scope *to)
+{
+    to->n = 0;
+    for (size_t i = 0; i < from->n; i++)
+        if (scope_push(x, to, &from->b[i]) != 0)
+            return -1;
+    return 0;
+}
+
+void scope_free(scope *s)
+{
+    if (s->b)
+        mem_free(mem_scratch(), s->b, s->cap * sizeof *s->b);
+    memset(s, 0, sizeof *s);
+}
+
+/* ---- row sets ---- */
+
+void rowset_init(rowset *r, size_t width)
+{
+    memset(r, 0, sizeof *r);
+    r->width = width;
+}
+
+int rowset_push(exec *x, rowset *r, value *row)
+{
+    size_t w = r->width ? r->width : 1;
+    if (r->nrows == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 16;
+        value *c = mem_realloc(x->m, r->cells, mem_array_size(r->cap, w * sizeof(value)),
+                               mem_array_size(cap, w * sizeof(value)));
+        if (!c) {
+            for (size_t i = 0; i < r->width; i++)
+                value_release(&row[i]);
+            return exec_oom(x);
+        }
+        r->cells = c;
+        r->cap = cap;
+    }
+    value *dst = r->cells + r->nrows * w;
+    for (size_t i = 0; i < r->width; i++) {
+        dst[i] = row[i];
+        row[i] = value_null();
+    }
+    r->nrows++;
+    return 0;
+}
+
+value *rowset_row(const rowset *r, size_t i) { return r->cells + i * (r->width ? r->width : 1); }
+
+void rowset_free(rowset *r)
+{
+    size_t w = r->width ? r->width : 1;
+    for (size_t i = 0; i < r->nrows * r->width; i++)
+        value_release(&r->cells[i]);
+    if (r->cells)
+        mem_free(mem_scratch(), r->cells, r->cap * w * sizeof(value));
+    memset(r, 0, sizeof *r);
+}
+
+/* ---- entities ---- */
+
+int make_string(exec *x, const char *s, size_t len, value *out)
+{
+    if (value_string(x->m, s, len, out) != 0)
+        return exec_oom(x);
+    return 0;
+}
+
+int entity_property(exec *x, const cypher_ast_node *at, const value *ent, const char *key,
+                    size_t klen, value *out)
+{
+    (void)at;
+    *out = value_null();
+    strata_view *v = exec_view(x);
+    strata_token tok;
+    if (strata_token_lookup(v, STRATA_KEY, key, &tok) != STRATA_OK || strlen(key) != klen)
+        return 0;   /* a key nobody has: null */
+    strata_value h = {value_null()};
+    strata_status s = value_kind(ent) == VAL_NODE ? strata_node_read(v, ent->u.id, tok, &h)
+                                                  : strata_rel_read(v, ent->u.id, tok, &h);
+    if (s == STRATA_ENOTFOUND)
+        return 0;   /* deleted in this statement: reads as no properties */
+    if (s != STRATA_OK)
+        return exec_status(x, at, s);
+    *out = h.v;
+    return 0;
+}
+
+int entity_properties_map(exec *x, const value *ent, value *out)
+{
+    *out = value_null();
+    strata_view *v = exec_view(x);
+    bool node = value_kind(ent) == VAL_NODE;
+    strata_token stack[32];
+    strata_token *keys = stack;
+    size_t n = 0;
+    strata_status s = node ? strata_node_keys(v, ent->u.id, keys, 32, &n)
+                           : strata_rel_keys(v, ent->u.id, keys, 32, &n);
+    if (s != STRATA_OK)
+        return value_map_from(x->m, NULL, NULL, 0, out) == 0 ? 0 : exec_oom(x);
+    if (n > 32) {
+        keys = mem_alloc(x->m, n * sizeof *keys);
+        if (!keys)
+            return exec_oom(x);
+        size_t n2;
+        s = node ? strata_node_keys(v, ent->u.id, keys, n, &n2)
+                 : strata_rel_keys(v, ent->u.id, keys, n, &n2);
+    }
+    value *kv = mem_calloc(x->m, 2 * (n ? n : 1) * sizeof(value));
+    int rc = 0;
+    if (!kv) {
+        rc = exec_oom(x);
+        goto done;
+    }
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        const char *name;
+        strata_token_name(v, STRATA_KEY, keys[i], &name);
+        strata_value h = {value_null()};
+        s = node ? strata_node_read(v, ent->u.id, keys[i], &h)
+                 : strata_rel_read(v, ent->u.id, keys[i], &h);
+        kv[n + i] = h.v;
+        rc = make_string(x, name, strlen(name), &kv[i]);
+    }
+    if (rc == 0 && value_map_from(x->m, kv, kv + n, n, out) != 0)
+        rc = exec_oom(x);
+    else if (rc != 0)
+        for (size_t i = 0; i < 2 * n; i++)
+            value_release(&kv[i]);
+    mem_free(x->m, kv, 2 * (n ? n : 1) * sizeof(value));
+done:
+    if (keys != stack)
+        mem_free(x->m, keys, n * sizeof *keys);
+    return rc;
+}
+
+int node_labels_list(exec *x, uint64_t node, value *out)
+{
+    strata_view *v = exec_view(x);
+    strata_token toks[64];
+    size_t n = 0;
+    *out = value_null();
+    if (strata_node_labels(v, node, toks, 64, &n) != STRATA_OK)
+        n = 0;
+    if (n > 64)
+        n = 64;
+    value items[64];
+    for (size_t i = 0; i < n; i++) {
+        const char *name;
+        strata_token_name(v, STRATA_LABEL, toks[i], &name);
+        if (make_string(x, name, strlen(name), &items[i]) != 0) {
+            for (size_t j = 0; j < i; j++)
+                value_release(&items[j]);
+            return -1;
+        }
+    }
+    /* Sorted by name, as users expect (tokens sort by creation order). */
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0 && strcmp(value_str(&items[j - 1], NULL),
+                                           value_str(&items[j], NULL)) > 0; j--) {
+            value t = items[j];
+            items[j] = items[j - 1];
+            items[j - 1] = t;
+        }
+    if (value_list_from(x->m, items, n, out) != 0)
+        return exec_oom(x);
+    return 0;
+}
+
+int storable_check(exec *x, const cypher_ast_node *at, const value *v)
+{
+    switch (value_kind(v)) {
+    case VAL_NULL: case VAL_BOOL: case VAL_INT: case VAL_FLOAT: case VAL_STRING:
+        return 0;
+    case VAL_LIST: {
+        const value *it = value_list_items(v);
+        size_t n = value_list_len(v);
+        for (size_t i = 0; i < n; i++) {
+            value_type k = value_kind(&it[i]);
+            if (k != VAL_BOOL && k != VAL_INT && k != VAL_FLOAT && k != VAL_STRING)
+                return exec_fail(x, at, "TypeError", "InvalidPropertyType",
+                                 "a property list may hold only booleans, numbers and strings");
+        }
+        return 0;
+    }
+    default:
+        return exec_fail(x, at, "TypeError", "InvalidPropertyType",
+                         "this value cannot be stored as a property");
+    }
+}

@@ -1,0 +1,197 @@
+/*
+ * exec — the executor's shared state: rows, scopes, errors, the graph.
+ *
+ * A query runs clause by clause.  Each clause is one operator (a file of
+ * its own: op_match.c, op_project.c, ...) that reads a materialised row
+ * set and writes the next one.  Materialising between clauses is the
+ * simplest route to openCypher's clause semantics for updates (a clause
+ * sees every effect of the clauses before it, none of its own) and is
+ * honest about its cost: memory proportional to the rows between two
+ * clauses.  A streaming pipeline is later work.
+ *
+ * Rows.  Every variable the planner binds gets a slot for the whole query
+ * (WITH gives its aliases new slots); a row is `width` values.  A scope
+ * maps the names visible at a point of the query to slots.
+ *
+ * Reading the graph.  The executor runs on the writer's thread inside a
+ * statement (strata_statement_begin/end), so the writer's own version
+ * (g->tx in a transaction, else g->current) is the state it must read,
+ * its own writes included.  strata_snapshot_own is refused inside a
+ * statement, so exec keeps a strata_view on the stack that *borrows* that
+ * version without a reference (exec_view re-reads the pointer before every
+ * use, because a write under a held view may fork and replace it).  No
+ * reference means no fork: a statement that only reads costs nothing.
+ * Iterators do take a reference while they live; operators drain them
+ * into arrays before any write runs.
+ *
+ * Errors.  Every function that can fail returns 0 or -1; on -1 the first
+ * error is in exec->err (category, TCK detail, message, position) and the
+ * caller releases what it owns and returns -1 too.  The statement is then
+ * rolled back whole by strata_query.
+ */
+#ifndef STRATA_QUERY_EXEC_H
+#define STRATA_QUERY_EXEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/graph_impl.h"
+#include "query/ast.h"
+#include "storage/value.h"
+
+typedef struct qerror {
+    const char *category;   /* static; NULL while no error */
+    const char *detail;     /* static TCK detail code or NULL */
+    char message[256];
+    uint32_t line, column;
+} qerror;
+
+typedef struct qstats {
+    uint64_t nodes_created, nodes_deleted;
+    uint64_t rels_created, rels_deleted;
+    uint64_t props_set, labels_added, labels_removed;
+} qstats;
+
+typedef struct binding {
+    const char *name;
+    size_t len;
+    size_t slot;
+} binding;
+
+typedef struct scope {
+    binding *b;
+    size_t n, cap;
+} scope;
+
+typedef struct rowset {
+    value *cells;           /* nrows * width, owned */
+    size_t nrows, cap;      /* cap in rows */
+    size_t width;
+} rowset;
+
+typedef struct exec {
+    strata_graph *g;
+    strata_view view;       /* borrows the writer's version (see above) */
+    mem_ctx *m;             /* mem_scratch(): query values */
+    const value *params;    /* a map or NULL (borrowed) */
+    qerror err;
+    qstats stats;
+    size_t width;           /* slots per row, grows while planning */
+    uint64_t *used_rels;    /* relationships bound by the MATCH in progress
+                               (relationship uniqueness) */
+    size_t nused, capused;
+} exec;
+
+/* The view to read with: the writer's current version, borrowed. */
+strata_view *exec_view(exec *x);
+
+/* Records the first error; returns -1.  n (may be NULL) gives the
+   position. */
+int exec_fail(exec *x, const cypher_ast_node *n, const char *category, const char *detail,
+              const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+int exec_oom(exec *x);
+/* An error from the C API, mapped to a category. */
+int exec_status(exec *x, const cypher_ast_node *n, strata_status s);
+
+/* ---- scopes ---- */
+int scope_add(exec *x, scope *s, const char *name, size_t len, size_t *slot);
+/* The slot of name, or -1 when not in scope. */
+long scope_find(const scope *s, const char *name, size_t len);
+int scope_copy(exec *x, const scope *from, scope *to);
+/* Appends b as is (no new slot), shadowing an earlier binding of its name. */
+int scope_push(exec *x, scope *s, const binding *b);
+void scope_free(scope *s);
+
+/* ---- row sets ---- */
+void rowset_init(rowset *r, size_t width);
+/* Appends a row of r->width values, consuming them (the cells are left
+   null). */
+int rowset_push(exec *x, rowset *r, value *row);
+value *rowset_row(const rowset *r, size_t i);
+void rowset_free(rowset *r);
+
+/* ---- expressions (eval.c) ---- */
+
+/* A local binding of a comprehension, quantifier or reduce. */
+typedef struct local_var {
+    const char *name;
+    size_t len;
+    value v;                    /* borrowed */
+    const struct local_var *up;
+} local_var;
+
+/* Aggregate results handed to the evaluator when projecting a group. */
+typedef struct agg_values {
+    const cypher_ast_node **calls;
+    const value *vals;
+    size_t n;
+} agg_values;
+
+typedef struct evalctx {
+    exec *x;
+    const scope *sc;
+    const value *row;
+    const local_var *locals;
+    const agg_values *aggs;     /* or NULL */
+} evalctx;
+
+/* Evaluates e; *out is a new value. */
+int eval(const evalctx *c, const cypher_ast_node *e, value *out);
+/* Ternary truth of a predicate: TRUE, FALSE or NULL (a non-boolean is a
+   TypeError). */
+int eval_predicate(const evalctx *c, const cypher_ast_node *e, tri *out);
+
+/* Whether e contains an aggregate call (not looking into nested
+   comprehension bodies' scopes — aggregates there are an error anyway). */
+bool expr_has_aggregate(const cypher_ast_node *e);
+bool is_aggregate_call(const cypher_ast_node *e);
+
+/* Reading entities. */
+int entity_property(exec *x, const cypher_ast_node *at, const value *ent, const char *key,
+                    size_t klen, value *out);
+int entity_properties_map(exec *x, const value *ent, value *out);
+int node_labels_list(exec *x, uint64_t node, value *out);
+int make_string(exec *x, const char *s, size_t len, value *out);
+/* Converts a parameter / map value for storage as a property: checks the
+   storable types (TypeError otherwise). */
+int storable_check(exec *x, const cypher_ast_node *at, const value *v);
+
+/* ---- functions (functions.c) ---- */
+int function_call(const evalctx *c, const cypher_ast_node *call, value *args, size_t nargs,
+                  value *out);
+/* Whether a function of this name exists (case-insensitive). */
+bool function_known(const char *name, size_t len);
+
+/* ---- clauses (op_*.c) ---- */
+int op_match(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in, rowset *out);
+int op_unwind(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in, rowset *out);
+/* WITH and RETURN; for RETURN *cols gets the column names (arena strings
+   of the tree). */
+int op_project(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in, rowset *out,
+               scope *result_cols);
+int op_create(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in, rowset *out);
+int op_merge(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in, rowset *out);
+int op_set(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in);
+int op_remove(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in);
+int op_delete(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in);
+
+/* Shared by CREATE and MERGE: creates the pattern parts for one row,
+   binding new variables into row (slots from sc). */
+int create_pattern_row(exec *x, const cypher_ast_node *part, const scope *sc, value *row);
+/* Shared by SET and MERGE actions: one SET item on one row. */
+int set_item_row(exec *x, const cypher_ast_node *item, const scope *sc, value *row);
+/* Matching one pattern part against one row: calls emit for each match
+   with the row extended (slots from sc). */
+typedef int (*match_emit)(exec *x, value *row, void *ctx);
+int match_part_row(exec *x, const cypher_ast_node *part, const scope *sc, size_t in_width,
+                   const cypher_ast_node *where, value *row, match_emit emit, void *ctx);
+/* Whether node / relationship id carries the labels and the property map
+   of pattern element el (evaluated against row). */
+int pattern_entity_ok(exec *x, const cypher_ast_node *el, const scope *sc, const value *row,
+                      bool is_node, uint64_t id, bool *ok);
+
+/* ---- semantic analysis (semantic.c) ---- */
+int semantic_check(exec *x, const cypher_ast_node *query);
+
+#endif

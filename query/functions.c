@@ -1,0 +1,740 @@
+/*
+ * functions — the scalar function library, one table.
+ *
+ * Each entry names a function (matched case-insensitively), its arity
+ * range and its implementation.  Implementations borrow their arguments
+ * and return a new value; a null argument gives null unless the function
+ * says otherwise (coalesce, exists, toString...).  Aggregates (count, sum,
+ * ...) are not here: op_project.c computes them.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "query/exec.h"
+
+typedef int (*fn_impl)(const evalctx *c, const cypher_ast_node *at, value *a, size_t n,
+                       value *out);
+
+typedef struct fn_entry {
+    const char *name;
+    size_t min_args, max_args;
+    bool null_in_null_out;  /* a null first argument gives null */
+    fn_impl impl;
+} fn_entry;
+
+static int bad_arg(const evalctx *c, const cypher_ast_node *at, const char *fn)
+{
+    return exec_fail(c->x, at, "TypeError", "InvalidArgumentType",
+                     "invalid argument type for %s()", fn);
+}
+
+static int fn_id(const evalctx *c, const cypher_ast_node *at, value *a, size_t n, value *out)
+{
+    (void)n;
+    if (value_kind(&a[0]) != VAL_NODE && value_kind(&a[0]) != VAL_REL)
+        return bad_arg(c, at, "id");
+    *out = value_int((int64_t)a[0].u.id);
+    return 0;
+}
+
+static int fn_labels(const evalctx *c, const cypher_ast_node *at, value *a, size_t n, value *out)
+{
+    (void)n;
+    if (value_kind(&a[0]) != VAL_NODE)
+        return bad_arg(c, at, "labels");
+    return node_labels_list(c->x, a[0].u.id, out);
+}
+
+static int fn_type(const evalctx *c, const cypher_ast_node *at, value *a, size_t n, value *out)
+{
+    (void)n;
+    if (value_kind(&a[0]) != VAL_REL)
+        return bad_arg(c, at, "type");
+    strata_view *v = exec_view(c->x);
+    strata_token t;
+    const char *name;
+    if (strata_rel_info(v, a[0].u.id, NULL, NULL, &t) != STRATA_OK ||
+        strata_token_name(v, STRATA_RELTYPE, t, &name) != STRATA_OK)
+        return 0;
+    return make_string(c->x, name, strlen(name), out);
+}
+
+static int fn_endpoint(const evalctx *c, const cypher_ast_node *at, value *a, bool start,
+                       value *out)
+{
+    if (value_kind(&a[0]) != VAL_REL)
+        return bad_arg(c, at, start ? "startNode" : "endNode");
+    strata_id s, e;
+    if (strata_rel_info(exec_view(c->x), a[0].u.id, &s, &e, NULL) != STRATA_OK)
+        return 0;
+    *out = value_node(start ? s : e);
+    return 0;
+}
+
+static int fn_start(const evalctx *c, const cypher_ast_node *at, value *a, size_t n, value *out)
+{
+    (void)n;
+    return fn_endpoint(c, at, a, true, out);
+}
+
+static int fn_end(const evalctx *c, const cypher_ast_node *at, value *a, size_t n, value *out)
+{
+    (void)n;
+    return fn_endpoint(c, at, a, false, out);
+}
+
+static int fn_properties(const evalctx *c, const cypher_ast_node *at, value *a, size_t n,
+                         value *out)
+{
+    (void)n;
+    if (value_kind(&a[0]) == VAL_MAP) {
+        *out = value_retain(a[0]);
+        return 0;
+    }
+    if (value_kind(&a[0]) != VAL_NODE && value_kind(&a[0]) != VAL_REL)
+        return bad_arg(c, at, "properties");
+    return entity_properties_map(c->x, &a[0], out);
+}
+
+static int fn_keys(const evalctx *c, const cypher_ast_node *at, value *a, size_t n, value *out)
+{
+    (void)n;
+    value map;
+    if (value_kind(&a[0]) == VAL_MAP)
+        map = value_retain(a[0]);
+    else if (value_kind(&a[0]) == VAL_NODE || value_kind(&a[0]) == VAL_REL) {
+        if (entity_properties_map(c->x, &a[0], &map) != 0)
+            return -1;
+    } else
+        return bad_arg(c, at, "keys");
+    size_t m = value_map_len(&map);
+    value *items = mem_alloc(c->x->m, (m ? m : 1) * sizeof(value));
+    if (!items) {
+        value_release(&map);
+        return exec_oom(c->x);
+    }
+    for (size_t i = 0; i < m; i++)
+        items[i] = value_retain(value_map_keys(&map)[i]);
+    int rc = value_list_from(c->x->m, items, m, out) == 0 ? 0 : exec_oom(c->x);
+    mem_free(c->x->m, items, (m ? m : 1) * sizeof(value));
+    value_release(&map);
+    return rc;
+}
+
+/* Number of code points of a UTF-8 string. */
+static size_t utf8_len(const char *s, size_t len)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++)
+        if (((unsigned char)s[i] & 0xC0) != 0x80)
+            n++;
+    return n;
+}
+
+static int fn_size(const evalctx *c, const cypher_ast_node *at, value *a, size_t n, value *out)
+{
+    (void)n;
+    if (value_kind(&a[0]) == VAL_LIST) {
+        *out = value_int((int64_t)value_list_len(&a[0]));
+        return 0;
+    }
+    if (value_kind(&a[0]) == VAL_STRING) {
+        size_t len;
+        const char *s = value_str(&a[0], &len);
+        *out = value_int((int64_t)utf8_len(s, len));
+        return 0;
+    }
+    return bad_arg(c, at, "size");
+}
+
+static int fn_length(const evalctx *c, const cypher_ast_node *at, value *a, size_t n, value *out)
+{
+    (void)n;
+    if (value_kind(&a[0]) == VAL_PATH) {
+        *out = value_int((int64_t)(value_list_len(&a[0]) / 2));
+        return 0;
+    }
+    return bad_arg(c, at, "length");
+}
+
+static int fn_head_last(const evalctx *c, const cypher_ast_node *at, value *a, bool head,
+                        value *out)
+{
+    if (value_kind(&a[0]) != VAL_LIST)
+        return bad_arg(c, at, head ? "head" : "last");
+    size_t m = value_list_len(&a[0]);
+    if (m)
+        *out = value_retain(value_list_items(&a[0])[head ? 0 : m - 1]);
+    return 0;
+}
+
+static int fn_head(const evalctx *c, const cypher_ast_node *at, value *a, size_t n, value *out)
+{
+    (void)n;
+    return fn_head_last(c, at, a, true, out);
+}
+
+static int fn_last(const evalctx *c, const cypher_ast_node *at, value *a, size_t n, value *out)
+{
+    (void)n;
+    return fn_head_last(c, at, a, false, out);
+}
+
+static int list_of(const evalctx *c, const value *src, size_t from, size_t to, bool reverse,
+                   value *out)
+{
+    size_t m = to - from;
+    value *items = mem_alloc(c->x->m, (m ? m : 1) * sizeof(value));
+    if (!items)
+        return exec_oom(c->x);
+    for (size_t i = 0; i < m; i++)
+        items[i] = value_retain(value_list_items(src)[reverse ? to - 1 - i : from + i]);
+    int rc = value_list_from(c->x->m, items, m, out) == 0 ? 0 : exec_oom(c->x);
+    mem_free(c->x->m, items, (m ? m : 1) * sizeof(value));
+    return rc;
+}
+
+static int fn_tail(const evalctx *c, const cypher_ast_node *at, value *a, size_t n, value *out)
+{
+    (void)n;
+    if (value_kind(&a[0]) != VAL_LIST)
+        return bad_arg(c, at, "tail");
+    size_t m = value_list_len(&a[0]);
+    return list_of(c, &a[0], m ? 1 : 0, m, false, out);
+}
+
+static int fn_reverse(const evalctx *c, const cypher_ast_node *at, value *a, size_t n,
+                      value *out)
+{
+    (void)n;
+    if (value_kind(&a[0]) == VAL_LIST)
+        return list_of(c, &a[0], 0, value_list_len(&a[0]), true, out);
+    if (value_kind(&a[0]) != VAL_STRING)
+        return bad_arg(c, at, "reverse");
+    size_t len;
+    const char *s = value_str(&a[0], &len);
+    char *buf = mem_alloc(c->x->m, len + 1);
+    if (!buf)
+        return exec_oom(c->x);
+    /* reverse code points, keeping each one's bytes in order */
+    size_t w = len;
+    for (size_t i = 0; i < len;) {
+        size_t cl = 1;
+        while (i + cl < len && ((unsigned char)s[i + cl] & 0xC0) == 0x80)
+            cl++;
+        w -= cl;
+        memcpy(buf + w, s + i, cl);
+        i += cl;
+    }
+    int rc = make_string(c->x, buf, len, out);
+    mem_free(c->x->m, buf, len + 1);
+    return rc;
+}
+
+static int fn_range(const evalctx *c, const cypher_ast_node *at, value *a, size_t n, value *out)
+{
+    for (size_t i = 0; i < n; i++)
+        if (value_kind(&a[i]) != VAL_INT)
+            return bad_arg(c, at, "range");
+    int64_t from = a[0].u.i, to = a[1].u.i, step = n > 2 ? a[2].u.i : 1;
+    if (step == 0)
+        return exec_fail(c->x, at, "ArgumentError", "NumberOutOfRange",
+                         "range() step must not be zero");
+    size_t m = 0;
+    if ((step > 0 && from <= to) || (step < 0 && from >= to)) {
+        uint64_t span = step > 0 ? (uint64_t)to - (uint64_t)from : (uint64_t)from - (uint64_t)to;
+        uint64_t st = step > 0 ? (uint64_t)step : (uint64_t)0 - (uint64_t)step;
+        if (span / st >= 10000000)
+            return exec_fail(c->x, at, "ArgumentError", NULL, "range() too large");
+        m = (size_t)(span / st) + 1;
+    }
+    value *items = mem_alloc(c->x->m, (m ? m : 1) * sizeof(value));
+    if (!items)
+        return exec_oom(c->x);
+    for (size_t i = 0; i < m; i++)
+        items[i] = value_int(from + (int64_t)i * step);
+    int rc = value_list_from(c->x->m, items, m, out) == 0 ? 0 : exec_oom(c->x);
+    mem_free(c->x->m, items, (m ? m : 1) * sizeof(value));
+    return rc;
+}
+
+static int fn_coalesce(const evalctx *c, const cypher_ast_node *at, value *a, size_t n,
+                       value *out)
+{
+    (void)c;
+    (void)at;
+    for (size_t i = 0; i < n; i++)
+        if (!value_is_null(&a[i])) {
+            *out = value_retain(a[i]);
+            return 0;
+        }
+    return 0;
+}
+
+static int fn_exists(const evalctx *c, const cypher_ast_node *at, value *a, size_t n, value *out)
+{
+    (void)c;
+    (void)at;
+    (void)n;
+    *out = value_bool(!value_is_null(&a[0]));
+    return 0;
+}
+
+static int fn_to_integer(const evalctx *c, const cypher_ast_node *at, value *a, size_t n,
+                         value *out)
+{
+    (void)n;
+    switch (value_kind(&a[0])) {
+    case VAL_INT:
+        *out = a[0];
+        return 0;
+    case VAL_FLOAT: {
+        double f = a[0].u.f;
+        if (isnan(f) || f >= 9223372036854775808.0 || f < -9223372036854775808.0)
+            return 0;
+        *out = value_int((int64_t)f);
+        return 0;
+    }
+    case VAL_BOOL:
+        *out = value_int(a[0].u.b ? 1 : 0);
+        return 0;
+    case VAL_STRING: {
+        const char *s = value_str(&a[0], NULL);
+        char *end;
+        errno = 0;
+        long long i = strtoll(s, &end, 10);
+        if (*s && !*end && errno == 0) {
+            *out = value_int(i);
+            return 0;
+        }
+        double f = strtod(s, &end);
+        if (*s && !*end && !isnan(f) && f < 9223372036854775808.0 &&
+            f >= -9223372036854775808.0)
+            *out = value_int((int64_t)f);
+        return 0;
+    }
+    default:
+        return bad_arg(c, at, "toInteger");
+    }
+}
+
+static int fn_to_float(const evalctx *c, const cypher_ast_node *at, value *a, size_t n,
+                       value *out)
+{
+    (void)n;
+    switch (value_kind(&a[0])) {
+    case VAL_INT:
+        *out = value_float((double)a[0].u.i);
+        return 0;
+    case VAL_FLOAT:
+        *out = a[0];
+        return 0;
+    case VAL_STRING: {
+        const char *s = value_str(&a[0], NULL);
+        char *end;
+        double f = strtod(s, &end);
+        if (*s && !*end)
+            *out = value_float(f);
+        return 0;
+    }
+    default:
+        return bad_arg(c, at, "toFloat");
+    }
+}
+
+static int fn_to_boolean(const evalctx *c, const cypher_ast_node *at, value *a, size_t n,
+                         value *out)
+{
+    (void)n;
+    switch (value_kind(&a[0])) {
+    case VAL_BOOL:
+        *out = a[0];
+        return 0;
+    case VAL_STRING: {
+        const char *s = value_str(&a[0], NULL);
+        if (strcasecmp(s, "true") == 0)
+            *out = value_bool(true);
+        else if (strcasecmp(s, "false") == 0)
+            *out = value_bool(false);
+        return 0;
+    }
+    case VAL_INT:
+        *out = value_bool(a[0].u.i != 0);
+        return 0;
+    default:
+        return bad_arg(c, at, "toBoolean");
+    }
+}
+
+static int fn_to_string(const evalctx *c, const cypher_ast_node *at, value *a, size_t n,
+                        value *out)
+{
+    (void)n;
+    char buf[64];
+    switch (value_kind(&a[0])) {
+    case VAL_STRING:
+        *out = value_retain(a[0]);
+        return 0;
+    case VAL_INT:
+        snprintf(buf, sizeof buf, "%lld", (long long)a[0].u.i);
+        break;
+    case VAL_FLOAT: {
+        double f = a[0].u.f;
+        if (isnan(f))
+            snprintf(buf, sizeof buf, "NaN");
+        else if (isinf(f))
+            snprintf(buf, sizeof buf, f > 0 ? "Infinity" : "-Infinity");
+        else {
+            snprintf(buf, sizeof buf, "%.15g", f);
+            if (strtod(buf, NULL) != f)
+                snprintf(buf, sizeof buf, "%.17g", f);
+            if (!strpbrk(buf, ".e"))
+                strcat(buf, ".0");
+        }
+        break;
+    }
+    case VAL_BOOL:
+        snprintf(buf, sizeof buf, "%s", a[0].u.b ? "true" : "false");
+        break;
+    default:
+        return bad_arg(c, at, "toString");
+    }
+    return make_string(c->x, buf, strlen(buf), out);
+}
+
+static int map_string(const evalctx *c, const cypher_ast_node *at, value *a, const char *fn,
+                      int (*f)(int), value *out)
+{
+    if (value_kind(&a[0]) != VAL_STRING)
+        return bad_arg(c, at, fn);
+    size_t len;
+    const char *s = value_str(&a[0], &len);
+    char *buf = mem_alloc(c->x->m, len + 1);
+    if (!buf)
+        return exec_oom(c->x);
+    for (size_t i = 0; i < len; i++)
+        buf[i] = (char)f((unsigned char)s[i]);   /* ASCII case mapping */
+    int rc = make_string(c->x, buf, len, out);
+    mem_free(c->x->m, buf, len + 1);
+    return rc;
+}
+
+static int fn_upper(const evalctx *c, const cypher_ast_node *at, value *a, size_t n, value *out)
+{
+    (void)n;
+    return map_string(c, at, a, "toUpper", toupper, out);
+}
+
+static int fn_lower(const evalctx *c, const cypher_ast_node *at, value *a, size_t n, value *out)
+{
+    (void)n;
+    return map_string(c, at, a, "toLower", tolower, out);
+}
+
+static int trim_impl(const evalctx *c, const cypher_ast_node *at, value *a, bool left,
+                     bool right, value *out)
+{
+    if (value_kind(&a[0]) != VAL_STRING)
+        return bad_arg(c, at, "trim");
+    size_t len;
+    const char *s = value_str(&a[0], &len);
+    size_t b = 0, e = len;
+    while (left && b < e && isspace((unsigned char)s[b]))
+        b++;
+    while (right && e > b && isspace((unsigned char)s[e - 1]))
+        e--;
+    return make_string(c->x, s + b, e - b, out);
+}
+
+static int fn_trim(const evalctx *c, const cypher_ast_node *at, value *a, size_t n, value *out)
+{
+    (void)n;
+    return trim_impl(c, at, a, true, true, out);
+}
+
+static int fn_ltrim(const evalctx *c, const cypher_ast_node *at, value *a, size_t n, value *out)
+{
+    (void)n;
+    return trim_impl(c, at, a, true, false, out);
+}
+
+static int fn_rtrim(const evalctx *c, const cypher_ast_node *at, value *a, size_t n, value *out)
+{
+    (void)n;
+    return trim_impl(c, at, a, false, true, out);
+}
+
+static int fn_abs(const evalctx *c, const cypher_ast_node *at, value *a, size_t n, value *out)
+{
+    (void)n;
+    if (value_kind(&a[0]) == VAL_INT) {
+        if (a[0].u.i == INT64_MIN)
+            return exec_fail(c->x, at, "ArgumentError", "IntegerOverflow", "integer overflow");
+        *out = value_int(a[0].u.i < 0 ? -a[0].u.i : a[0].u.i);
+    } else if (value_kind(&a[0]) == VAL_FLOAT)
+        *out = value_float(fabs(a[0].u.f));
+    else
+        return bad_arg(c, at, "abs");
+    return 0;
+}
+
+static int math1(const evalctx *c, const cypher_ast_node *at, value *a, const char *fn,
+                 double (*f)(double), value *out)
+{
+    if (!value_is_number(&a[0]))
+        return bad_arg(c, at, fn);
+    double d = value_kind(&a[0]) == VAL_INT ? (double)a[0].u.i : a[0].u.f;
+    *out = value_float(f(d));
+    return 0;
+}
+
+#define MATH1(cname, fname, impl)                                                        \
+    static int cname(const evalctx *c, const cypher_ast_node *at, value *a, size_t n,    \
+                     value *out)                                                         \
+    {                                                                                    \
+        (void)n;                                                                         \
+        return math1(c, at, a, fname, impl, out);                                        \
+    }
+MATH1(fn_ceil, "ceil", ceil)
+MATH1(fn_floor, "floor", floor)
+MATH1(fn_sqrt, "sqrt", sqrt)
+MATH1(fn_exp, "exp", exp)
+MATH1(fn_log, "log", log)
+MATH1(fn_log10, "log10", log10)
+MATH1(fn_sin, "sin", sin)
+MATH1(fn_cos, "cos", cos)
+MATH1(fn_tan, "tan", tan)
+
+static double round_half_up(double d) { return floor(d + 0.5); }
+MATH1(fn_round, "round", round_half_up)
+
+static int fn_sign(const evalctx *c, const cypher_ast_node *at, value *a, size_t n, value *out)
+{
+    (void)n;
+    if (value_kind(&a[0]) == VAL_INT)
+        *out = value_int(a[0].u.i > 0 ? 1 : a[0].u.i < 0 ? -1 : 0);
+    else if (value_kind(&a[0]) == VAL_FLOAT)
+        *out = value_int(a[0].u.f > 0 ? 1 : a[0].u.f < 0 ? -1 : 0);
+    else
+        return bad_arg(c, at, "sign");
+    return 0;
+}
+
+static int fn_substring(const evalctx *c, const cypher_ast_node *at, value *a, size_t n,
+                        value *out)
+{
+    if (value_kind(&a[0]) != VAL_STRING || value_kind(&a[1]) != VAL_INT ||
+        (n > 2 && value_kind(&a[2]) != VAL_INT))
+        return bad_arg(c, at, "substring");
+    if (a[1].u.i < 0 || (n > 2 && a[2].u.i < 0))
+        return exec_fail(c->x, at, "ArgumentError", "NumberOutOfRange",
+                         "substring() arguments must not be negative");
+    size_t len;
+    const char *s = value_str(&a[0], &len);
+    /* code point offsets to bytes */
+    size_t b = 0, cp = 0;
+    while (b < len && cp < (uint64_t)a[1].u.i) {
+        b++;
+        while (b < len && ((unsigned char)s[b] & 0xC0) == 0x80)
+            b++;
+        cp++;
+    }
+    size_t e = b;
+    uint64_t want = n > 2 ? (uint64_t)a[2].u.i : UINT64_MAX;
+    for (uint64_t k = 0; e < len && k < want; k++) {
+        e++;
+        while (e < len && ((unsigned char)s[e] & 0xC0) == 0x80)
+            e++;
+    }
+    return make_string(c->x, s + b, e - b, out);
+}
+
+static int fn_left_right(const evalctx *c, const cypher_ast_node *at, value *a, bool left,
+                         value *out)
+{
+    if (value_kind(&a[0]) != VAL_STRING || value_kind(&a[1]) != VAL_INT)
+        return bad_arg(c, at, left ? "left" : "right");
+    if (a[1].u.i < 0)
+        return exec_fail(c->x, at, "ArgumentError", "NumberOutOfRange",
+                         "length must not be negative");
+    size_t len;
+    const char *s = value_str(&a[0], &len);
+    size_t k = (uint64_t)a[1].u.i > len ? len : (size_t)a[1].u.i;   /* bytes; ASCII */
+    return make_string(c->x, left ? s : s + len - k, k, out);
+}
+
+static int fn_left(const evalctx *c, const cypher_ast_node *at, value *a, size_t n, value *out)
+{
+    (void)n;
+    return fn_left_right(c, at, a, true, out);
+}
+
+static int fn_right(const evalctx *c, const cypher_ast_node *at, value *a, size_t n, value *out)
+{
+    (void)n;
+    return fn_left_right(c, at, a, false, out);
+}
+
+static int fn_replace(const evalctx *c, const cypher_ast_node *at, value *a, size_t n,
+                      value *out)
+{
+    (void)n;
+    for (int i = 0; i < 3; i++) {
+        if (value_is_null(&a[i]))
+            return 0;
+        if (value_kind(&a[i]) != VAL_STRING)
+            return bad_arg(c, at, "replace");
+    }
+    size_t ls, lf, lr;
+    const char *s = value_str(&a[0], &ls), *f = value_str(&a[1], &lf), *r = value_str(&a[2], &lr);
+    size_t cap = ls + 1, len = 0;
+    char *buf = mem_alloc(c->x->m, cap);
+    if (!buf)
+        return exec_oom(c->x);
+    for (size_t i = 0; i <= ls;) {
+        const char *hit = lf ? memmem(s + i, ls - i, f, lf) : NULL;
+        size_t upto = hit ? (size_t)(hit - s) : ls;
+        size_t need = len + (upto - i) + (hit ? lr : 0) + 1;
+        if (need > cap) {
+            size_t nc = need * 2;
+            char *nb = mem_realloc(c->x->m, buf, cap, nc);
+            if (!nb) {
+                mem_free(c->x->m, buf, cap);
+                return exec_oom(c->x);
+            }
+            buf = nb;
+            cap = nc;
+        }
+        memcpy(buf + len, s + i, upto - i);
+        len += upto - i;
+        if (!hit)
+            break;
+        memcpy(buf + len, r, lr);
+        len += lr;
+        i = upto + lf;
+    }
+    int rc = make_string(c->x, buf, len, out);
+    mem_free(c->x->m, buf, cap);
+    return rc;
+}
+
+static int fn_split(const evalctx *c, const cypher_ast_node *at, value *a, size_t n, value *out)
+{
+    (void)n;
+    if (value_is_null(&a[1]))
+        return 0;
+    if (value_kind(&a[0]) != VAL_STRING || value_kind(&a[1]) != VAL_STRING)
+        return bad_arg(c, at, "split");
+    size_t ls, ld;
+    const char *s = value_str(&a[0], &ls), *d = value_str(&a[1], &ld);
+    size_t cap = 8, cnt = 0;
+    value *items = mem_alloc(c->x->m, cap * sizeof(value));
+    int rc = 0;
+    if (!items)
+        return exec_oom(c->x);
+    size_t i = 0;
+    for (;;) {
+        const char *hit = ld ? memmem(s + i, ls - i, d, ld) : (i + 1 < ls ? s + i + 1 : NULL);
+        size_t upto = hit ? (size_t)(hit - s) : ls;
+        if (cnt == cap) {
+            value *ni = mem_realloc(c->x->m, items, cap * sizeof(value), 2 * cap * sizeof(value));
+            if (!ni) {
+                rc = exec_oom(c->x);
+                break;
+            }
+            items = ni;
+            cap *= 2;
+        }
+        if ((rc = make_string(c->x, s + i, upto - i, &items[cnt])) != 0)
+            break;
+        cnt++;
+        if (!hit)
+            break;
+        i = upto + ld;
+    }
+    if (rc == 0 && value_list_from(c->x->m, items, cnt, out) != 0)
+        rc = exec_oom(c->x);
+    else if (rc != 0)
+        for (size_t k = 0; k < cnt; k++)
+            value_release(&items[k]);
+    mem_free(c->x->m, items, cap * sizeof(value));
+    return rc;
+}
+
+static const fn_entry functions[] = {
+    {"id", 1, 1, true, fn_id},
+    {"labels", 1, 1, true, fn_labels},
+    {"type", 1, 1, true, fn_type},
+    {"startNode", 1, 1, true, fn_start},
+    {"endNode", 1, 1, true, fn_end},
+    {"keys", 1, 1, true, fn_keys},
+    {"properties", 1, 1, true, fn_properties},
+    {"size", 1, 1, true, fn_size},
+    {"length", 1, 1, true, fn_length},
+    {"head", 1, 1, true, fn_head},
+    {"last", 1, 1, true, fn_last},
+    {"tail", 1, 1, true, fn_tail},
+    {"reverse", 1, 1, true, fn_reverse},
+    {"range", 2, 3, false, fn_range},
+    {"coalesce", 1, 8, false, fn_coalesce},
+    {"exists", 1, 1, false, fn_exists},
+    {"toInteger", 1, 1, true, fn_to_integer},
+    {"toFloat", 1, 1, true, fn_to_float},
+    {"toBoolean", 1, 1, true, fn_to_boolean},
+    {"toString", 1, 1, true, fn_to_string},
+    {"toUpper", 1, 1, true, fn_upper},
+    {"toLower", 1, 1, true, fn_lower},
+    {"trim", 1, 1, true, fn_trim},
+    {"ltrim", 1, 1, true, fn_ltrim},
+    {"rtrim", 1, 1, true, fn_rtrim},
+    {"substring", 2, 3, true, fn_substring},
+    {"left", 2, 2, true, fn_left},
+    {"right", 2, 2, true, fn_right},
+    {"replace", 3, 3, false, fn_replace},
+    {"split", 2, 2, true, fn_split},
+    {"abs", 1, 1, true, fn_abs},
+    {"sign", 1, 1, true, fn_sign},
+    {"ceil", 1, 1, true, fn_ceil},
+    {"floor", 1, 1, true, fn_floor},
+    {"round", 1, 1, true, fn_round},
+    {"sqrt", 1, 1, true, fn_sqrt},
+    {"exp", 1, 1, true, fn_exp},
+    {"log", 1, 1, true, fn_log},
+    {"log10", 1, 1, true, fn_log10},
+    {"sin", 1, 1, true, fn_sin},
+    {"cos", 1, 1, true, fn_cos},
+    {"tan", 1, 1, true, fn_tan},
+};
+
+static const fn_entry *find(const char *name, size_t len)
+{
+    for (size_t i = 0; i < sizeof functions / sizeof *functions; i++)
+        if (strlen(functions[i].name) == len && strncasecmp(functions[i].name, name, len) == 0)
+            return &functions[i];
+    return NULL;
+}
+
+bool function_known(const char *name, size_t len) { return find(name, len) != NULL; }
+
+int function_call(const evalctx *c, const cypher_ast_node *call, value *args, size_t nargs,
+                  value *out)
+{
+    *out = value_null();
+    const fn_entry *f = find(call->u.function.name.ptr, call->u.function.name.len);
+    if (!f)
+        return exec_fail(c->x, call, "SyntaxError", "UnknownFunction",
+                         "function %s() is not supported yet", call->u.function.name.ptr);
+    if (nargs < f->min_args || nargs > f->max_args)
+        return exec_fail(c->x, call, "SyntaxError", "InvalidNumberOfArguments",
+                         "wrong number of arguments for %s()", f->name);
+    if (f->null_in_null_out)
+        for (size_t i = 0; i < nargs; i++)
+            if (value_is_null(&args[i]))
+                return 0;
+    return f->impl(c, call, args, nargs, out);
+}

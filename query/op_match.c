@@ -1,0 +1,504 @@
+/*
+ * op_match — MATCH and OPTIONAL MATCH: scan, label scan, index seek,
+ * expand, filter.
+ *
+ * For each input row the pattern parts are matched one after the other
+ * (a nested loop); within a part the path is walked from its first node,
+ * or from its last when only the last is already bound.  The first node
+ * is found by, in order of preference:
+ *   1. its variable, when bound (by an earlier clause or earlier in this
+ *      MATCH);
+ *   2. an index seek, when it has a label and an equality on a key — from
+ *      its property map or from a WHERE conjunct `v.key = literal/param` —
+ *      for which a single-key index on that label exists;
+ *   3. a label scan on its first label;
+ *   4. a scan of every node.
+ * Each relationship is expanded with strata_neighbours by direction and
+ * type.  Relationships bound in one MATCH are distinct (openCypher's
+ * relationship uniqueness).  WHERE is evaluated once the whole pattern is
+ * bound.  Variable-length relationships are refused ("not supported yet").
+ *
+ * Fresh variables are told apart from bound ones by slot: every slot at or
+ * above the input's width was added by this clause.
+ */
+#include <string.h>
+
+#include "query/exec.h"
+
+typedef struct walk {
+    exec *x;
+    const scope *sc;
+    size_t in_width;
+    const cypher_ast_node *part;
+    const cypher_ast_node *const *el;   /* NODE, REL, NODE, ... */
+    size_t nel;
+    bool reversed;
+    const cypher_ast_node *where;       /* hints for the index seek */
+    value *row;
+    match_emit emit;
+    void *ectx;
+    uint64_t ids[CYPHER_AST_MAX_DEPTH]; /* entity ids along the path, by element */
+} walk;
+
+static const cypher_ast_node *elem(const walk *w, size_t i)
+{
+    return w->el[w->reversed ? w->nel - 1 - i : i];
+}
+
+static long var_slot(const walk *w, const cypher_ast_node *el, bool is_node)
+{
+    const cypher_ast_node *v = is_node ? el->u.node.variable : el->u.rel.variable;
+    return v ? scope_find(w->sc, v->u.name.ptr, v->u.name.len) : -1;
+}
+
+int pattern_entity_ok(exec *x, const cypher_ast_node *el, const scope *sc, const value *row,
+                      bool is_node, uint64_t id, bool *ok)
+{
+    *ok = false;
+    strata_view *v = exec_view(x);
+    if (is_node) {
+        for (size_t i = 0; i < el->u.node.labels.count; i++) {
+            strata_token tok;
+            bool has = false;
+            if (strata_token_lookup(v, STRATA_LABEL, el->u.node.labels.items[i]->u.name.ptr,
+                                    &tok) != STRATA_OK)
+                return 0;
+            strata_node_has_label(v, id, tok, &has);
+            if (!has)
+                return 0;
+        }
+    }
+    const cypher_ast_node *props = is_node ? el->u.node.properties : el->u.rel.properties;
+    if (props) {
+        evalctx c = {x, sc, row, NULL, NULL};
+        value map;
+        if (eval(&c, props, &map) != 0)
+            return -1;
+        if (value_kind(&map) != VAL_MAP) {
+            value_release(&map);
+            return exec_fail(x, props, "TypeError", "InvalidArgumentType",
+                             "a pattern's properties must be a map");
+        }
+        value ent = is_node ? value_node(id) : value_rel(id);
+        for (size_t i = 0; i < value_map_len(&map); i++) {
+            size_t kl;
+            const char *k = value_str(&value_map_keys(&map)[i], &kl);
+            value have;
+            if (entity_property(x, props, &ent, k, kl, &have) != 0) {
+                value_release(&map);
+                return -1;
+            }
+            tri t = value_equals(&have, &value_map_vals(&map)[i]);
+            value_release(&have);
+            if (t != TRI_TRUE) {
+                value_release(&map);
+                return 0;
+            }
+        }
+        value_release(&map);
+    }
+    *ok = true;
+    return 0;
+}
+
+static bool rel_used(const exec *x, uint64_t id)
+{
+    for (size_t i = 0; i < x->nused; i++)
+        if (x->used_rels[i] == id)
+            return true;
+    return false;
+}
+
+static int rel_push(exec *x, uint64_t id)
+{
+    if (x->nused == x->capused) {
+        size_t cap = x->capused ? x->capused * 2 : 16;
+        uint64_t *r = mem_realloc(x->m, x->used_rels, x->capused * sizeof *r, cap * sizeof *r);
+        if (!r)
+            return exec_oom(x);
+        x->used_rels = r;
+        x->capused = cap;
+    }
+    x->used_rels[x->nused++] = id;
+    return 0;
+}
+
+static int finish(walk *w)
+{
+    const cypher_ast_node *pv = w->part->u.part.variable;
+    if (!pv)
+        return w->emit(w->x, w->row, w->ectx);
+    /* A named path: node, rel, node, ... in the order written. */
+    value *items = mem_alloc(w->x->m, w->nel * sizeof(value));
+    if (!items)
+        return exec_oom(w->x);
+    for (size_t i = 0; i < w->nel; i++) {
+        size_t wi = w->reversed ? w->nel - 1 - i : i;   /* walk index of element i */
+        items[i] = i % 2 == 0 ? value_node(w->ids[wi]) : value_rel(w->ids[wi]);
+    }
+    long slot = scope_find(w->sc, pv->u.name.ptr, pv->u.name.len);
+    value path;
+    int rc = value_path_from(w->x->m, items, w->nel, &path);
+    mem_free(w->x->m, items, w->nel * sizeof(value));
+    if (rc != 0)
+        return exec_oom(w->x);
+    value_release(&w->row[slot]);
+    w->row[slot] = path;
+    rc = w->emit(w->x, w->row, w->ectx);
+    value_release(&w->row[slot]);
+    return rc;
+}
+
+/* Binds node element i to id (checking it), then continues the walk. */
+static int step_node(walk *w, size_t i, uint64_t id);
+
+static int step_rel(walk *w, size_t i, uint64_t from)
+{
+    const cypher_ast_node *r = elem(w, i);
+    if (r->u.rel.var_length)
+        return exec_fail(w->x, r, "SyntaxError", NULL,
+                         "variable-length relationships are not supported yet");
+    strata_direction dir;
+    switch (r->u.rel.dir) {
+    case CYPHER_DIR_RIGHT: dir = w->reversed ? STRATA_IN : STRATA_OUT; break;
+    case CYPHER_DIR_LEFT: dir = w->reversed ? STRATA_OUT : STRATA_IN; break;
+    default: dir = STRATA_BOTH; break;
+    }
+    strata_view *v = exec_view(w->x);
+    size_t ntypes = r->u.rel.types.count;
+    long slot = var_slot(w, r, false);
+    bool bound = slot >= 0 && ((size_t)slot < w->in_width || !value_is_null(&w->row[slot]));
+    for (size_t t = 0; t < (ntypes ? ntypes : 1); t++) {
+        strata_token type = STRATA_ANY_TYPE;
+        if (ntypes && strata_token_lookup(v, STRATA_RELTYPE, r->u.rel.types.items[t]->u.name.ptr,
+                                          &type) != STRATA_OK)
+            continue;
+        /* Drain the neighbours first: the rest of the walk may run writes
+           (MERGE) and an iterator would hold the version. */
+        strata_edge_iter *it;
+        if (strata_neighbours(v, from, dir, type, &it) != STRATA_OK)
+            continue;
+        size_t cap = 16, n = 0;
+        uint64_t *pairs = mem_alloc(w->x->m, cap * 2 * sizeof *pairs);
+        strata_id rid, other;
+        while (pairs && strata_edge_iter_next(it, &rid, &other)) {
+            if (n == cap) {
+                uint64_t *p2 = mem_realloc(w->x->m, pairs, cap * 2 * sizeof *pairs,
+                                           cap * 4 * sizeof *pairs);
+                if (!p2) {
+                    mem_free(w->x->m, pairs, cap * 2 * sizeof *pairs);
+                    pairs = NULL;
+                    break;
+                }
+                pairs = p2;
+                cap *= 2;
+            }
+            pairs[2 * n] = rid;
+            pairs[2 * n + 1] = other;
+            n++;
+        }
+        strata_edge_iter_free(&it);
+        if (!pairs)
+            return exec_oom(w->x);
+        int rc = 0;
+        for (size_t k = 0; k < n && rc == 0; k++) {
+            rid = pairs[2 * k];
+            other = pairs[2 * k + 1];
+            if (rel_used(w->x, rid))
+                continue;
+            if (bound && (value_kind(&w->row[slot]) != VAL_REL || w->row[slot].u.id != rid))
+                continue;
+            bool ok;
+            if ((rc = pattern_entity_ok(w->x, r, w->sc, w->row, false, rid, &ok)) != 0 || !ok)
+                continue;
+            if ((rc = rel_push(w->x, rid)) != 0)
+                break;
+            w->ids[i] = rid;
+            if (slot >= 0 && !bound)
+                w->row[slot] = value_rel(rid);
+            rc = step_node(w, i + 1, other);
+            if (slot >= 0 && !bound)
+                w->row[slot] = value_null();
+            w->x->nused--;
+        }
+        mem_free(w->x->m, pairs, cap * 2 * sizeof *pairs);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+static int step_node(walk *w, size_t i, uint64_t id)
+{
+    const cypher_ast_node *n = elem(w, i);
+    long slot = var_slot(w, n, true);
+    bool bound = slot >= 0 && ((size_t)slot < w->in_width || !value_is_null(&w->row[slot]));
+    if (bound && (value_kind(&w->row[slot]) != VAL_NODE || w->row[slot].u.id != id))
+        return 0;
+    bool ok;
+    if (pattern_entity_ok(w->x, n, w->sc, w->row, true, id, &ok) != 0)
+        return -1;
+    if (!ok)
+        return 0;
+    w->ids[i] = id;
+    if (slot >= 0 && !bound)
+        w->row[slot] = value_node(id);
+    int rc = i + 1 == w->nel ? finish(w) : step_rel(w, i + 1, id);
+    if (slot >= 0 && !bound)
+        w->row[slot] = value_null();
+    return rc;
+}
+
+/* An equality on v.key usable for a seek: from the property map, or a
+   WHERE conjunct v.key = literal/param.  *val gets a new value. */
+static int seek_hint(walk *w, const cypher_ast_node *n, const cypher_ast_node *where,
+                     const char **key, value *val, bool *found)
+{
+    *found = false;
+    if (n->u.node.properties && n->u.node.properties->kind == CYPHER_AST_MAP &&
+        n->u.node.properties->u.list.count > 0) {
+        const cypher_ast_node *e = n->u.node.properties->u.list.items[0];
+        evalctx c = {w->x, w->sc, w->row, NULL, NULL};
+        *key = e->u.entry.key.ptr;
+        if (eval(&c, e->u.entry.value, val) != 0)
+            return -1;
+        *found = true;
+        return 0;
+    }
+    if (!where || !n->u.node.variable)
+        return 0;
+    if (where->kind == CYPHER_AST_BINARY && where->u.binary.op == CYPHER_OP_AND) {
+        if (seek_hint(w, n, where->u.binary.lhs, key, val, found) != 0 || *found)
+            return *found ? 0 : -1;
+        return seek_hint(w, n, where->u.binary.rhs, key, val, found);
+    }
+    if (where->kind != CYPHER_AST_COMPARISON || where->u.chain.nops != 1 ||
+        where->u.chain.ops[0] != CYPHER_OP_EQ)
+        return 0;
+    for (int side = 0; side < 2; side++) {
+        const cypher_ast_node *p = where->u.chain.operands.items[side];
+        const cypher_ast_node *o = where->u.chain.operands.items[1 - side];
+        if (p->kind != CYPHER_AST_PROPERTY || p->u.property.subject->kind != CYPHER_AST_VARIABLE ||
+            strcmp(p->u.property.subject->u.name.ptr, n->u.node.variable->u.name.ptr) != 0)
+            continue;
+        if (o->kind != CYPHER_AST_PARAMETER && o->kind != CYPHER_AST_STRING_LIT &&
+            o->kind != CYPHER_AST_INT_LIT && o->kind != CYPHER_AST_FLOAT_LIT &&
+            o->kind != CYPHER_AST_BOOL_LIT)
+            continue;
+        evalctx c = {w->x, w->sc, w->row, NULL, NULL};
+        *key = p->u.property.key.ptr;
+        if (eval(&c, o, val) != 0)
+            return -1;
+        *found = true;
+        return 0;
+    }
+    return 0;
+}
+
+static bool find_index(strata_view *v, strata_token label, strata_token key, strata_index *out)
+{
+    strata_index buf[64];
+    size_t n = 0;
+    if (strata_indexes(v, buf, 64, &n) != STRATA_OK)
+        return false;
+    for (size_t i = 0; i < n && i < 64; i++) {
+        strata_index_info info;
+        if (strata_index_info_get(v, buf[i], &info) == STRATA_OK && !info.relationships &&
+            info.token == label && info.nkeys == 1 && info.keys[0] == key) {
+            *out = buf[i];
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Candidate ids for the first node, drained into an array. */
+static int start_candidates(walk *w, const cypher_ast_node *n, uint64_t **ids, size_t *count,
+                            size_t *cap)
+{
+    strata_view *v = exec_view(w->x);
+    strata_node_iter *it = NULL;
+    strata_status s = STRATA_OK;
+    *count = 0;
+    *cap = 0;
+    *ids = NULL;
+    if (n->u.node.labels.count > 0) {
+        strata_token label;
+        if (strata_token_lookup(v, STRATA_LABEL, n->u.node.labels.items[0]->u.name.ptr, &label) !=
+            STRATA_OK)
+            return 0;   /* a label nobody carries */
+        const char *key;
+        value val = value_null();
+        bool found;
+        if (seek_hint(w, n, w->where, &key, &val, &found) != 0)
+            return -1;
+        strata_token ktok;
+        strata_index idx;
+        value_type k = value_kind(&val);
+        if (found && (k == VAL_NULL))
+            return 0;   /* = null matches nothing */
+        if (found && (k == VAL_INT || k == VAL_FLOAT || k == VAL_STRING || k == VAL_BOOL) &&
+            strata_token_lookup(v, STRATA_KEY, key, &ktok) == STRATA_OK &&
+            find_index(v, label, ktok, &idx)) {
+            strata_value h = {val};
+            const strata_value *kp = &h;
+            s = strata_index_lookup(v, idx, &kp, 1, &it);
+        } else {
+            s = strata_nodes_by_label(v, label, &it);
+        }
+        value_release(&val);
+    } else {
+        s = strata_nodes(v, &it);
+    }
+    if (s == STRATA_ENOTFOUND)
+        return 0;
+    if (s != STRATA_OK)
+        return exec_status(w->x, n, s);
+    strata_id id;
+    while (strata_node_iter_next(it, &id)) {
+        if (*count == *cap) {
+            size_t nc = *cap ? *cap * 2 : 64;
+            uint64_t *r = mem_realloc(w->x->m, *ids, *cap * sizeof *r, nc * sizeof *r);
+            if (!r) {
+                strata_node_iter_free(&it);
+                return exec_oom(w->x);
+            }
+            *ids = r;
+            *cap = nc;
+        }
+        (*ids)[(*count)++] = id;
+    }
+    strata_node_iter_free(&it);
+    return 0;
+}
+
+int match_part_row(exec *x, const cypher_ast_node *part, const scope *sc, size_t in_width,
+                   const cypher_ast_node *where, value *row, match_emit emit, void *ctx)
+{
+    if (part->u.part.kind != CYPHER_PATH_PLAIN)
+        return exec_fail(x, part, "SyntaxError", NULL, "shortestPath is not supported yet");
+    const cypher_ast_node *path = part->u.part.path;
+    walk w = {.x = x, .sc = sc, .in_width = in_width, .part = part,
+              .el = (const cypher_ast_node *const *)path->u.list.items,
+              .nel = path->u.list.count, .where = where, .row = row, .emit = emit, .ectx = ctx};
+    if (w.nel > CYPHER_AST_MAX_DEPTH)
+        return exec_fail(x, part, "SyntaxError", NULL, "pattern too long");
+    /* Start from the last node when only it is bound. */
+    long first = var_slot(&w, w.el[0], true), last = var_slot(&w, w.el[w.nel - 1], true);
+    bool first_bound = first >= 0 && ((size_t)first < in_width || !value_is_null(&row[first]));
+    bool last_bound = last >= 0 && ((size_t)last < in_width || !value_is_null(&row[last]));
+    w.reversed = w.nel > 1 && !first_bound && last_bound;
+    const cypher_ast_node *start = elem(&w, 0);
+    long slot = var_slot(&w, start, true);
+    if (slot >= 0 && ((size_t)slot < in_width || !value_is_null(&row[slot]))) {
+        if (value_kind(&row[slot]) != VAL_NODE)
+            return 0;   /* null (from OPTIONAL MATCH): nothing matches */
+        if (!strata_node_exists(exec_view(x), row[slot].u.id))
+            return 0;
+        return step_node(&w, 0, row[slot].u.id);
+    }
+    uint64_t *ids;
+    size_t n, cap;
+    if (start_candidates(&w, start, &ids, &n, &cap) != 0)
+        return -1;
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = step_node(&w, 0, ids[i]);
+    if (ids)
+        mem_free(x->m, ids, cap * sizeof *ids);
+    return rc;
+}
+
+/* ---- the clause ---- */
+
+typedef struct mclause {
+    const cypher_ast_node *clause;
+    const scope *sc;
+    size_t in_width;
+    size_t part;
+    rowset *out;
+    size_t emitted;
+} mclause;
+
+static int next_part(exec *x, value *row, void *ctx)
+{
+    mclause *m = ctx;
+    const cypher_ast_list *parts = &m->clause->u.match.parts;
+    if (m->part == parts->count) {
+        if (m->clause->u.match.where) {
+            evalctx c = {x, m->sc, row, NULL, NULL};
+            tri t;
+            if (eval_predicate(&c, m->clause->u.match.where, &t) != 0)
+                return -1;
+            if (t != TRI_TRUE)
+                return 0;
+        }
+        value *copy = mem_alloc(x->m, (m->out->width ? m->out->width : 1) * sizeof(value));
+        if (!copy)
+            return exec_oom(x);
+        for (size_t i = 0; i < m->out->width; i++)
+            copy[i] = value_retain(row[i]);
+        int rc = rowset_push(x, m->out, copy);
+        mem_free(x->m, copy, (m->out->width ? m->out->width : 1) * sizeof(value));
+        m->emitted++;
+        return rc;
+    }
+    const cypher_ast_node *part = parts->items[m->part++];
+    int rc = match_part_row(x, part, m->sc, m->in_width, m->clause->u.match.where, row,
+                            next_part, m);
+    m->part--;
+    return rc;
+}
+
+static int declare_part(exec *x, scope *sc, const cypher_ast_node *part)
+{
+    if (part->u.part.variable &&
+        scope_add(x, sc, part->u.part.variable->u.name.ptr, part->u.part.variable->u.name.len,
+                  NULL) != 0)
+        return -1;
+    const cypher_ast_list *el = &part->u.part.path->u.list;
+    for (size_t i = 0; i < el->count; i++) {
+        const cypher_ast_node *e = el->items[i];
+        const cypher_ast_node *v = e->kind == CYPHER_AST_NODE ? e->u.node.variable
+                                                              : e->u.rel.variable;
+        if (v && scope_add(x, sc, v->u.name.ptr, v->u.name.len, NULL) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int op_match(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in, rowset *out)
+{
+    size_t in_width = in->width;
+    for (size_t i = 0; i < clause->u.match.parts.count; i++)
+        if (declare_part(x, sc, clause->u.match.parts.items[i]) != 0)
+            return -1;
+    rowset_init(out, x->width);
+    value *row = mem_calloc(x->m, (x->width ? x->width : 1) * sizeof(value));
+    if (!row)
+        return exec_oom(x);
+    int rc = 0;
+    for (size_t r = 0; r < in->nrows && rc == 0; r++) {
+        const value *src = rowset_row(in, r);
+        for (size_t i = 0; i < in_width; i++)
+            row[i] = src[i];   /* borrowed for the walk */
+        mclause m = {clause, sc, in_width, 0, out, 0};
+        x->nused = 0;
+        rc = next_part(x, row, &m);
+        if (rc == 0 && m.emitted == 0 && clause->u.match.optional) {
+            value *copy = mem_calloc(x->m, (x->width ? x->width : 1) * sizeof(value));
+            if (!copy) {
+                rc = exec_oom(x);
+                break;
+            }
+            for (size_t i = 0; i < in_width; i++)
+                copy[i] = value_retain(src[i]);
+            rc = rowset_push(x, out, copy);
+            mem_free(x->m, copy, (x->width ? x->width : 1) * sizeof(value));
+        }
+        for (size_t i = in_width; i < x->width; i++)
+            value_release(&row[i]);
+    }
+    mem_free(x->m, row, (x->width ? x->width : 1) * sizeof(value));
+    return rc;
+}

@@ -1,0 +1,311 @@
+/*
+ * query — strata_query: parse, check, plan and run one Cypher statement,
+ * and the result cursor.
+ *
+ * The plan is the clause list itself: each clause is one operator
+ * (op_*.c), run in order over materialised row sets (exec.h says why).
+ * The only access-path choice — scan, label scan or index seek — is made
+ * per pattern in op_match.c.  The whole statement runs between
+ * strata_statement_begin and strata_statement_end, so any error rolls it
+ * back completely, ids included.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "query/exec.h"
+#include "query/parser.h"
+
+struct strata_result {
+    size_t ncols;
+    char **cols;
+    size_t nrows, next;
+    value *cells;               /* nrows * ncols, owned */
+    strata_value *handles;      /* ncols handles for the current row */
+    const strata_value **row;   /* pointers to them */
+    strata_query_stats stats;
+    bool failed;
+    strata_query_error err;
+    char code[40], detail[48], message[256];
+    strata_view *view;
+};
+
+typedef struct query_out {
+    scope cols;
+    rowset rows;
+    bool has_return;
+} query_out;
+
+static int run_query(exec *x, const cypher_ast_node *q, query_out *out)
+{
+    scope sc = {0};
+    rowset cur;
+    rowset_init(&cur, 0);
+    value none = value_null();
+    int rc = rowset_push(x, &cur, &none);   /* one empty row */
+    for (size_t i = 0; i < q->u.list.count && rc == 0; i++) {
+        const cypher_ast_node *cl = q->u.list.items[i];
+        rowset next;
+        rowset_init(&next, cur.width);
+        bool replaced = true;
+        switch (cl->kind) {
+        case CYPHER_AST_MATCH: rc = op_match(x, cl, &sc, &cur, &next); break;
+        case CYPHER_AST_UNWIND: rc = op_unwind(x, cl, &sc, &cur, &next); break;
+        case CYPHER_AST_WITH: rc = op_project(x, cl, &sc, &cur, &next, NULL); break;
+        case CYPHER_AST_RETURN:
+            rc = op_project(x, cl, &sc, &cur, &next, &out->cols);
+            out->has_return = true;
+            break;
+        case CYPHER_AST_CREATE: rc = op_create(x, cl, &sc, &cur, &next); break;
+        case CYPHER_AST_MERGE: rc = op_merge(x, cl, &sc, &cur, &next); break;
+        case CYPHER_AST_SET: rc = op_set(x, cl, &sc, &cur); replaced = false; break;
+        case CYPHER_AST_REMOVE: rc = op_remove(x, cl, &sc, &cur); replaced = false; break;
+        case CYPHER_AST_DELETE: rc = op_delete(x, cl, &sc, &cur); replaced = false; break;
+        default:
+            rc = exec_fail(x, cl, "SyntaxError", NULL, "%s is not supported yet",
+                           cypher_ast_kind_name(cl->kind));
+            replaced = false;
+            break;
+        }
+        if (replaced) {
+            rowset_free(&cur);
+            cur = next;
+        } else {
+            rowset_free(&next);
+        }
+    }
+    scope_free(&sc);
+    if (rc == 0 && out->has_return)
+        out->rows = cur;
+    else
+        rowset_free(&cur);
+    return rc;
+}
+
+static bool same_columns(const scope *a, const scope *b)
+{
+    if (a->n != b->n)
+        return false;
+    for (size_t i = 0; i < a->n; i++)
+        if (a->b[i].len != b->b[i].len || memcmp(a->b[i].name, b->b[i].name, a->b[i].len))
+            return false;
+    return true;
+}
+
+/* Copies out's columns and rows into the result (rows as ncols values). */
+static int take_rows(exec *x, strata_result *r, query_out *out, bool distinct)
+{
+    size_t n = out->cols.n;
+    for (size_t i = 0; i < out->rows.nrows; i++) {
+        const value *src = rowset_row(&out->rows, i);
+        if (distinct) {
+            bool dup = false;
+            for (size_t k = 0; k < r->nrows && !dup; k++) {
+                dup = true;
+                for (size_t c = 0; c < n && dup; c++)
+                    dup = value_equivalent(&r->cells[k * n + c], &src[out->cols.b[c].slot]);
+            }
+            if (dup)
+                continue;
+        }
+        value *cells = mem_realloc(x->m, r->cells, r->nrows * n * sizeof(value),
+                                   (r->nrows + 1) * (n ? n : 1) * sizeof(value));
+        if (!cells)
+            return exec_oom(x);
+        r->cells = cells;
+        for (size_t c = 0; c < n; c++)
+            r->cells[r->nrows * n + c] = value_retain(src[out->cols.b[c].slot]);
+        r->nrows++;
+    }
+    return 0;
+}
+
+static int set_columns(exec *x, strata_result *r, const scope *cols)
+{
+    r->ncols = cols->n;
+    r->cols = mem_calloc(x->m, (cols->n ? cols->n : 1) * sizeof *r->cols);
+    r->handles = mem_calloc(x->m, (cols->n ? cols->n : 1) * sizeof *r->handles);
+    r->row = mem_calloc(x->m, (cols->n ? cols->n : 1) * sizeof *r->row);
+    if (!r->cols || !r->handles || !r->row)
+        return exec_oom(x);
+    for (size_t i = 0; i < cols->n; i++) {
+        r->cols[i] = mem_alloc(x->m, cols->b[i].len + 1);
+        if (!r->cols[i])
+            return exec_oom(x);
+        memcpy(r->cols[i], cols->b[i].name, cols->b[i].len);
+        r->cols[i][cols->b[i].len] = '\0';
+        r->row[i] = &r->handles[i];
+    }
+    return 0;
+}
+
+static int run_body(exec *x, const cypher_ast_node *body, strata_result *r)
+{
+    if (body->kind == CYPHER_AST_QUERY) {
+        query_out out = {0};
+        int rc = run_query(x, body, &out);
+        if (rc == 0)
+            rc = set_columns(x, r, &out.cols);
+        if (rc == 0)
+            rc = take_rows(x, r, &out, false);
+        scope_free(&out.cols);
+        rowset_free(&out.rows);
+        return rc;
+    }
+    /* UNION [ALL]: the parts run in order, with the same columns */
+    int rc = 0;
+    scope first = {0};
+    for (size_t i = 0; i < body->u.union_.queries.count && rc == 0; i++) {
+        query_out out = {0};
+        x->width = 0;
+        rc = run_query(x, body->u.union_.queries.items[i], &out);
+        if (rc == 0 && i == 0) {
+            rc = set_columns(x, r, &out.cols);
+            if (rc == 0)
+                rc = scope_copy(x, &out.cols, &first);
+        } else if (rc == 0 && !same_columns(&first, &out.cols)) {
+            rc = exec_fail(x, body->u.union_.queries.items[i], "SyntaxError",
+                           "DifferentColumnsInUnion",
+                           "all parts of a UNION must return the same columns");
+        }
+        if (rc == 0)
+            rc = take_rows(x, r, &out, !body->u.union_.all);
+        scope_free(&out.cols);
+        rowset_free(&out.rows);
+    }
+    scope_free(&first);
+    return rc;
+}
+
+static strata_status fail_result(strata_graph *g, strata_result *r, const char *code,
+                                 const char *detail, const char *message, uint32_t line,
+                                 uint32_t column)
+{
+    r->failed = true;
+    snprintf(r->code, sizeof r->code, "%s", code);
+    snprintf(r->detail, sizeof r->detail, "%s", detail ? detail : "");
+    snprintf(r->message, sizeof r->message, "%s", message);
+    r->err.code = r->code;
+    r->err.detail = detail ? r->detail : NULL;
+    r->err.message = r->message;
+    r->err.line = line;
+    r->err.column = column;
+    strata_status s = strcmp(code, "OutOfMemory") == 0                    ? STRATA_ENOMEM
+                      : strcmp(code, "ConstraintVerificationFailed") == 0 ? STRATA_ECONSTRAINT
+                                                                          : STRATA_EINVAL;
+    return graph_fail(g, s, "%s: %s (line %u, column %u)", code, message, line, column);
+}
+
+strata_status strata_query(strata_graph *g, const char *text, const strata_value *params,
+                           strata_result **out)
+{
+    if (!out)
+        return g ? graph_fail(g, STRATA_EINVAL, "strata_query: out is NULL") : STRATA_EINVAL;
+    *out = NULL;
+    if (!g || !text)
+        return g ? graph_fail(g, STRATA_EINVAL, "strata_query: text is NULL") : STRATA_EINVAL;
+    mem_ctx *m = mem_scratch();
+    strata_result *r = mem_calloc(m, sizeof *r);
+    if (!r)
+        return graph_fail(g, STRATA_ENOMEM, "out of memory starting a query");
+    *out = r;
+    if (params && value_kind(&params->v) != VAL_MAP)
+        return fail_result(g, r, "ArgumentError", NULL, "parameters must be a map", 1, 1);
+
+    cypher_ast *ast = NULL;
+    cypher_error perr;
+    if (cypher_parse(text, strlen(text), m, &ast, &perr) != 0)
+        return fail_result(g, r, perr.category, perr.detail, perr.message, perr.line,
+                           perr.column);
+    const cypher_ast_node *root = cypher_ast_root(ast);
+    exec x = {.g = g, .m = m, .params = params ? &params->v : NULL};
+    strata_status st = STRATA_OK;
+    if (root->u.statement.mode != CYPHER_MODE_RUN) {
+        exec_fail(&x, root, "SyntaxError", NULL, "EXPLAIN and PROFILE are not supported yet");
+    } else if (semantic_check(&x, root->u.statement.body) == 0) {
+        st = strata_statement_begin(g);
+        if (st != STRATA_OK) {
+            exec_status(&x, root, st);
+        } else {
+            int rc = run_body(&x, root->u.statement.body, r);
+            strata_statement_end(g, rc == 0);
+        }
+    }
+    if (x.used_rels)
+        mem_free(m, x.used_rels, x.capused * sizeof *x.used_rels);
+    if (x.err.category) {
+        st = fail_result(g, r, x.err.category, x.err.detail, x.err.message, x.err.line,
+                         x.err.column);
+        for (size_t i = 0; i < r->nrows * r->ncols; i++)
+            value_release(&r->cells[i]);
+        r->nrows = 0;
+    } else {
+        r->stats = (strata_query_stats){x.stats.nodes_created, x.stats.nodes_deleted,
+                                        x.stats.rels_created, x.stats.rels_deleted,
+                                        x.stats.props_set, x.stats.labels_added,
+                                        x.stats.labels_removed};
+        st = strata_snapshot_own(g, &r->view);
+        if (st != STRATA_OK)
+            st = fail_result(g, r, "OutOfMemory", NULL, "out of memory taking a view", 1, 1);
+    }
+    cypher_ast_free(&ast);
+    return st;
+}
+
+size_t strata_result_columns(const strata_result *r, const char *const **names)
+{
+    if (!r)
+        return 0;
+    if (names)
+        *names = (const char *const *)r->cols;
+    return r->ncols;
+}
+
+bool strata_result_next(strata_result *r, const strata_value *const **row)
+{
+    if (!r || r->next >= r->nrows)
+        return false;
+    for (size_t c = 0; c < r->ncols; c++)
+        r->handles[c].v = r->cells[r->next * r->ncols + c];   /* borrowed */
+    r->next++;
+    if (row)
+        *row = (const strata_value *const *)r->row;
+    return true;
+}
+
+void strata_result_stats(const strata_result *r, strata_query_stats *out)
+{
+    if (r && out)
+        *out = r->stats;
+}
+
+const strata_query_error *strata_result_error(const strata_result *r)
+{
+    return r && r->failed ? &r->err : NULL;
+}
+
+strata_view *strata_result_view(const strata_result *r) { return r ? r->view : NULL; }
+
+void strata_result_free(strata_result **rp)
+{
+    if (!rp || !*rp)
+        return;
+    strata_result *r = *rp;
+    mem_ctx *m = mem_scratch();
+    for (size_t i = 0; i < r->nrows * r->ncols; i++)
+        value_release(&r->cells[i]);
+    if (r->cells)
+        mem_free(m, r->cells, r->nrows * (r->ncols ? r->ncols : 1) * sizeof(value));
+    for (size_t i = 0; i < r->ncols && r->cols; i++)
+        if (r->cols[i])
+            mem_free(m, r->cols[i], strlen(r->cols[i]) + 1);
+    size_t n = r->ncols ? r->ncols : 1;
+    if (r->cols)
+        mem_free(m, r->cols, n * sizeof *r->cols);
+    if (r->handles)
+        mem_free(m, r->handles, n * sizeof *r->handles);
+    if (r->row)
+        mem_free(m, r->row, n * sizeof *r->row);
+    strata_view_release(&r->view);
+    mem_free(m, r, sizeof *r);
+    *rp = NULL;
+}

@@ -1,0 +1,264 @@
+/* Cypher end to end through strata_query: a table of setup statements, a
+   query and the rows it must return (rendered compactly), or the error
+   code and detail it must fail with; every failing statement must leave
+   the graph unchanged. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "strata.h"
+
+typedef struct qcase {
+    const char *setup;     /* statements separated by ";\n", or NULL */
+    const char *query;
+    const char *expect;    /* rows rendered, or "!Code/Detail" */
+} qcase;
+
+static const qcase cases[] = {
+    {NULL, "RETURN 1 + 2 AS x, 'a' + 'b', 7 / 2, 7 % 3, 2.5 * 2", "[3, 'ab', 3, 1, 5.0]"},
+    {NULL, "RETURN null = null, 1 = 1.0, NOT (1 < 2), true XOR false", "[null, true, false, true]"},
+    {NULL, "RETURN [1, 2, 3][-1], [1, 2, 3][0..2], 2 IN [1, 2], size('héllo')", "[3, [1, 2], true, 5]"},
+    {NULL, "RETURN 9223372036854775807 + 1", "!ArgumentError/IntegerOverflow"},
+    {NULL, "RETURN x", "!SyntaxError/UndefinedVariable"},
+    {NULL, "MATCH (n) WHERE count(n) > 1 RETURN n", "!SyntaxError/InvalidAggregation"},
+    {NULL, "WITH 1 AS a RETURN b", "!SyntaxError/UndefinedVariable"},
+    {NULL, "UNWIND [3, 1, 2] AS x RETURN x ORDER BY x DESC SKIP 1 LIMIT 1", "[2]"},
+    {NULL, "UNWIND [1, 1, 2, null] AS x RETURN count(x), count(*), count(DISTINCT x), sum(x), "
+           "avg(x), min(x), max(x), collect(x)",
+     "[3, 4, 2, 4, 1.3333333333333333, 1, 2, [1, 1, 2]]"},
+    {NULL, "UNWIND [[1, 'a'], [2, 'b'], [1, 'c']] AS p RETURN p[0] AS k, collect(p[1]) AS v "
+           "ORDER BY k",
+     "[1, ['a', 'c']] [2, ['b']]"},
+    {NULL, "RETURN CASE 2 WHEN 1 THEN 'one' WHEN 2 THEN 'two' END, coalesce(null, 4), "
+           "toInteger('12'), toUpper('ab'), [x IN range(1, 4) WHERE x % 2 = 0 | x * 10]",
+     "['two', 4, 12, 'AB', [20, 40]]"},
+    {"CREATE (:P {name: 'a', age: 1})-[:K]->(:P {name: 'b', age: 2})-[:K]->(:Q {name: 'c'})",
+     "MATCH (x:P)-[:K]->(y) RETURN x.name, y.name ORDER BY x.name", "['a', 'b'] ['b', 'c']"},
+    {"CREATE (:P {name: 'a'})-[:K]->(:P {name: 'b'})",
+     "MATCH (x)<-[:K]-(y) RETURN x.name, y.name", "['b', 'a']"},
+    {"CREATE (:P {name: 'a'})-[:K]->(:P {name: 'b'})",
+     "MATCH (x)-[:K]-(y) RETURN x.name, y.name ORDER BY x.name", "['a', 'b'] ['b', 'a']"},
+    {"CREATE (:P {name: 'a'})", "MATCH (x:P) OPTIONAL MATCH (x)-->(y) RETURN x.name, y", "['a', null]"},
+    {"CREATE (:P {name: 'a'}), (:P {name: 'b'})", "MATCH (x:P {name: 'b'}) RETURN x.name", "['b']"},
+    {"CREATE (:P {v: 1}), (:P {v: 2})", "MATCH (n:P) SET n.v = n.v * 10, n:Q RETURN n.v ORDER BY n.v",
+     "[10] [20]"},
+    {"CREATE (:P {v: 1, w: 2})", "MATCH (n:P) SET n = {z: 3} RETURN n.v, n.w, n.z", "[null, null, 3]"},
+    {"CREATE (:P {v: 1, w: 2})", "MATCH (n:P) SET n += {z: 3, v: null} RETURN n.v, n.w, n.z",
+     "[null, 2, 3]"},
+    {"CREATE (:P:Q {v: 1})", "MATCH (n:P) REMOVE n.v, n:Q RETURN n.v, labels(n)", "[null, ['P']]"},
+    {"CREATE (:P)-[:K]->(:P)", "MATCH (n:P) DELETE n", "!ConstraintVerificationFailed/DeleteConnectedNode"},
+    {"CREATE (:P)-[:K]->(:P)", "MATCH (n:P) DETACH DELETE n RETURN count(*)", "[2]"},
+    {"CREATE (:P {v: 1})", "MERGE (n:P {v: 1}) ON MATCH SET n.m = true RETURN n.m", "[true]"},
+    {NULL, "UNWIND [1, 1, 2] AS x MERGE (n:M {v: x}) RETURN count(DISTINCT n)", "[2]"},
+    {NULL, "RETURN 1 AS a UNION RETURN 1 AS a UNION RETURN 2 AS a", "[1] [2]"},
+    {NULL, "CALL db.labels()", "!SyntaxError/"},
+    {NULL, "MATCH (a)-[*]->(b) RETURN a", "!SyntaxError/"},
+};
+
+/* ---- rendering ---- */
+
+static void render(char *buf, size_t cap, const strata_value *v)
+{
+    size_t n = strlen(buf);
+    char *p = buf + n;
+    cap -= n;
+    switch (strata_value_type(v)) {
+    case STRATA_NULL: snprintf(p, cap, "null"); break;
+    case STRATA_BOOL: {
+        bool b;
+        strata_value_get_bool(v, &b);
+        snprintf(p, cap, "%s", b ? "true" : "false");
+        break;
+    }
+    case STRATA_INT: {
+        int64_t i;
+        strata_value_get_int(v, &i);
+        snprintf(p, cap, "%lld", (long long)i);
+        break;
+    }
+    case STRATA_FLOAT: {
+        double f;
+        strata_value_get_float(v, &f);
+        snprintf(p, cap, "%.17g", f);
+        if (!strpbrk(p, ".e"))
+            strncat(p, ".0", cap - strlen(p) - 1);
+        break;
+    }
+    case STRATA_STRING: {
+        const char *s;
+        size_t len;
+        strata_value_get_string(v, &s, &len);
+        snprintf(p, cap, "'%s'", s);
+        break;
+    }
+    case STRATA_LIST: {
+        strncat(buf, "[", cap - 1);
+        for (size_t i = 0; i < strata_value_list_len(v); i++) {
+            strata_value *e;
+            assert_int_equal(strata_value_list_get(v, i, &e), STRATA_OK);
+            if (i)
+                strncat(buf, ", ", cap - strlen(p) - 1);
+            render(buf, cap + n, e);
+            strata_value_free(&e);
+        }
+        strncat(buf, "]", cap - strlen(p) - 1);
+        break;
+    }
+    default: {
+        strata_id id = 0;
+        strata_value_get_id(v, &id);
+        snprintf(p, cap, "#%llu", (unsigned long long)id);
+        break;
+    }
+    }
+}
+
+static void run_setup(strata_graph *g, const char *setup)
+{
+    if (!setup)
+        return;
+    char *copy = strdup(setup);
+    for (char *save, *s = strtok_r(copy, ";", &save); s; s = strtok_r(NULL, ";", &save)) {
+        strata_result *r = NULL;
+        strata_status st = strata_query(g, s, NULL, &r);
+        if (st != STRATA_OK)
+            fail_msg("setup `%s` failed: %s", s, strata_errmsg(g));
+        strata_result_free(&r);
+    }
+    free(copy);
+}
+
+static uint64_t node_count(strata_graph *g)
+{
+    strata_view *v;
+    assert_int_equal(strata_snapshot(g, &v), STRATA_OK);
+    uint64_t n = strata_node_count(v) * 1000 + strata_rel_count(v);
+    strata_view_release(&v);
+    return n;
+}
+
+static void test_cases(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const qcase *c = &cases[i];
+        if (!c->query)
+            continue;
+        strata_graph *g;
+        assert_int_equal(strata_graph_new(&g), STRATA_OK);
+        run_setup(g, c->setup);
+        uint64_t before = node_count(g);
+        strata_result *r = NULL;
+        strata_status st = strata_query(g, c->query, NULL, &r);
+        assert_non_null(r);
+        char got[2048] = "";
+        if (c->expect[0] == '!') {
+            const strata_query_error *e = strata_result_error(r);
+            if (st == STRATA_OK || !e)
+                fail_msg("case %zu `%s`: expected %s, succeeded", i, c->query, c->expect);
+            snprintf(got, sizeof got, "!%s/%s", e->code, e->detail ? e->detail : "");
+            if (strncmp(got, c->expect, strlen(c->expect)) != 0)
+                fail_msg("case %zu `%s`: expected %s, got %s (%s)", i, c->query, c->expect, got,
+                         e->message);
+            assert_int_equal(node_count(g), before);   /* rolled back */
+        } else {
+            if (st != STRATA_OK)
+                fail_msg("case %zu `%s` failed: %s", i, c->query, strata_errmsg(g));
+            size_t nc = strata_result_columns(r, NULL);
+            const strata_value *const *row;
+            while (strata_result_next(r, &row)) {
+                if (got[0])
+                    strncat(got, " ", sizeof got - strlen(got) - 1);
+                strncat(got, "[", sizeof got - strlen(got) - 1);
+                for (size_t k = 0; k < nc; k++) {
+                    if (k)
+                        strncat(got, ", ", sizeof got - strlen(got) - 1);
+                    render(got, sizeof got, row[k]);
+                }
+                strncat(got, "]", sizeof got - strlen(got) - 1);
+            }
+            if (strcmp(got, c->expect) != 0)
+                fail_msg("case %zu `%s`: expected %s, got %s", i, c->query, c->expect, got);
+        }
+        strata_result_free(&r);
+        strata_view *v;
+        assert_int_equal(strata_snapshot(g, &v), STRATA_OK);
+        assert_int_equal(strata_integrity_check(v), STRATA_OK);
+        strata_view_release(&v);
+        strata_graph_free(&g);
+    }
+}
+
+/* A failing write statement part way through is undone whole, ids
+   included. */
+static void test_rollback(void **state)
+{
+    (void)state;
+    strata_graph *g;
+    assert_int_equal(strata_graph_new(&g), STRATA_OK);
+    run_setup(g, "CREATE (:A {v: 1})");
+    strata_result *r = NULL;
+    assert_int_not_equal(strata_query(g, "UNWIND [1, 2, 0] AS x CREATE (:B {v: 10 / x})", NULL, &r),
+                         STRATA_OK);
+    strata_result_free(&r);
+    assert_int_equal(strata_query(g, "CREATE (n) RETURN id(n)", NULL, &r), STRATA_OK);
+    const strata_value *const *row;
+    assert_true(strata_result_next(r, &row));
+    int64_t id;
+    assert_int_equal(strata_value_get_int(row[0], &id), STRATA_OK);
+    assert_int_equal(id, 1);   /* the ids the failed statement took are free again */
+    strata_result_free(&r);
+    strata_graph_free(&g);
+}
+
+/* Parameters, and the index seek giving the same rows as a scan. */
+static void test_params_and_index(void **state)
+{
+    (void)state;
+    strata_graph *g;
+    assert_int_equal(strata_graph_new(&g), STRATA_OK);
+    run_setup(g, "UNWIND range(1, 50) AS i CREATE (:P {k: i % 7, i: i})");
+    strata_token label, key;
+    assert_int_equal(strata_token_intern(g, STRATA_LABEL, "P", &label), STRATA_OK);
+    assert_int_equal(strata_token_intern(g, STRATA_KEY, "k", &key), STRATA_OK);
+    strata_index idx;
+    assert_int_equal(strata_index_create(g, STRATA_INDEX_HASH, false, label, &key, 1, &idx),
+                     STRATA_OK);
+    strata_value *three = strata_value_int(3);
+    const char *names[] = {"k"};
+    const strata_value *vals[] = {three};
+    strata_value *params = strata_value_map(names, vals, 1);
+    const char *queries[] = {"MATCH (n:P {k: $k}) RETURN count(*), sum(n.i)",
+                             "MATCH (n:P) WHERE n.k = $k RETURN count(*), sum(n.i)",
+                             "MATCH (n) WHERE n.k = $k RETURN count(*), sum(n.i)"};
+    for (size_t q = 0; q < 3; q++) {
+        strata_result *r = NULL;
+        assert_int_equal(strata_query(g, queries[q], params, &r), STRATA_OK);
+        const strata_value *const *row;
+        assert_true(strata_result_next(r, &row));
+        int64_t count, sum;
+        strata_value_get_int(row[0], &count);
+        strata_value_get_int(row[1], &sum);
+        assert_int_equal(count, 7);       /* 3, 10, ..., 45 */
+        assert_int_equal(sum, 168);
+        strata_result_free(&r);
+    }
+    strata_value_free(&params);
+    strata_value_free(&three);
+    strata_graph_free(&g);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cases),
+        cmocka_unit_test(test_rollback),
+        cmocka_unit_test(test_params_and_index),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
