@@ -236,7 +236,7 @@ int eval_predicate(const evalctx *c, const cypher_ast_node *e, tri *out)
 
 static int eval_logic(const evalctx *c, const cypher_ast_node *e, value *out)
 {
-    tri l, r;
+    tri l = TRI_NULL, r = TRI_NULL;
     if (eval_predicate(c, e->u.binary.lhs, &l) != 0 || eval_predicate(c, e->u.binary.rhs, &r) != 0)
         return -1;
     tri t;

@@ -193,5 +193,8 @@ int pattern_entity_ok(exec *x, const cypher_ast_node *el, const scope *sc, const
 
 /* ---- semantic analysis (semantic.c) ---- */
 int semantic_check(exec *x, const cypher_ast_node *query);
+/* CREATE INDEX / CREATE CONSTRAINT (op_schema.c); runs outside a
+   statement. */
+int run_schema(exec *x, const cypher_ast_node *cmd);
 
 #endif

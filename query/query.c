@@ -219,8 +219,13 @@ strata_status strata_query(strata_graph *g, const char *text, const strata_value
     const cypher_ast_node *root = cypher_ast_root(ast);
     exec x = {.g = g, .m = m, .params = params ? &params->v : NULL};
     strata_status st = STRATA_OK;
+    cypher_ast_kind body_kind = root->u.statement.body->kind;
     if (root->u.statement.mode != CYPHER_MODE_RUN) {
         exec_fail(&x, root, "SyntaxError", NULL, "EXPLAIN and PROFILE are not supported yet");
+    } else if (body_kind == CYPHER_AST_CREATE_INDEX || body_kind == CYPHER_AST_DROP_INDEX ||
+               body_kind == CYPHER_AST_CREATE_CONSTRAINT ||
+               body_kind == CYPHER_AST_DROP_CONSTRAINT) {
+        run_schema(&x, root->u.statement.body);
     } else if (semantic_check(&x, root->u.statement.body) == 0) {
         st = strata_statement_begin(g);
         if (st != STRATA_OK) {

@@ -28,5 +28,21 @@ check 5 '{"error": {"code": "ArgumentError", "detail": null, '
 [ "$(printf '%s\n' "$out" | wc -l)" -eq 5 ] || { echo "expected 5 lines"; fail=1; }
 [ $status -eq 1 ] || { echo "expected exit status 1, got $status"; fail=1; }
 printf 'RETURN 1;\n' | "$strata" --format jsonl >/dev/null || { echo "exit status not 0"; fail=1; }
+# Schema commands: a unique constraint refuses a duplicate and leaves the
+# graph as it was; IF NOT EXISTS makes a repeat a no-op.
+schema=$(printf '%s\n' \
+  "CREATE (:P {id: 1}), (:P {id: 2});" \
+  "CREATE CONSTRAINT FOR (p:P) REQUIRE p.id IS UNIQUE;" \
+  "CREATE (:P {id: 1});" \
+  "CREATE INDEX IF NOT EXISTS FOR (p:P) ON (p.name);" \
+  "CREATE INDEX IF NOT EXISTS FOR (p:P) ON (p.name);" \
+  "MATCH (p:P) RETURN count(p) AS n;" | "$strata" --format jsonl)
+line3=$(printf '%s\n' "$schema" | sed -n 3p)
+case $line3 in '{"error": {"code": "ConstraintVerificationFailed"'*) ;;
+    *) echo "duplicate under a unique constraint: got $line3"; fail=1 ;; esac
+line5=$(printf '%s\n' "$schema" | sed -n 5p)
+case $line5 in '{"columns": []'*) ;; *) echo "IF NOT EXISTS repeat: got $line5"; fail=1 ;; esac
+line6=$(printf '%s\n' "$schema" | sed -n 6p)
+case $line6 in '{"columns": ["n"], "rows": [[2]]'*) ;; *) echo "count after: got $line6"; fail=1 ;; esac
 [ $fail -eq 0 ] && echo "cli jsonl: ok"
 exit $fail
