@@ -666,6 +666,36 @@ static int fn_split(const evalctx *c, const cypher_ast_node *at, value *a, size_
     return rc;
 }
 
+/* nodes(p) / relationships(p): the even / odd items of a path. */
+static int path_items(const evalctx *c, const cypher_ast_node *at, const value *p, size_t from,
+                      const char *fn, value *out)
+{
+    if (value_kind(p) != VAL_PATH)
+        return bad_arg(c, at, fn);
+    size_t len = value_list_len(p), cnt = len / 2 + (from == 0);
+    value *items = mem_alloc(c->x->m, (cnt ? cnt : 1) * sizeof(value));
+    if (!items)
+        return exec_oom(c->x);
+    for (size_t i = 0; i < cnt; i++)
+        items[i] = value_retain(value_list_items(p)[from + 2 * i]);
+    int rc = value_list_from(c->x->m, items, cnt, out);
+    mem_free(c->x->m, items, (cnt ? cnt : 1) * sizeof(value));
+    return rc != 0 ? exec_oom(c->x) : 0;
+}
+
+static int fn_nodes(const evalctx *c, const cypher_ast_node *at, value *a, size_t n, value *out)
+{
+    (void)n;
+    return path_items(c, at, &a[0], 0, "nodes", out);
+}
+
+static int fn_relationships(const evalctx *c, const cypher_ast_node *at, value *a, size_t n,
+                            value *out)
+{
+    (void)n;
+    return path_items(c, at, &a[0], 1, "relationships", out);
+}
+
 static const fn_entry functions[] = {
     {"id", 1, 1, true, fn_id},
     {"labels", 1, 1, true, fn_labels},
@@ -709,6 +739,8 @@ static const fn_entry functions[] = {
     {"sin", 1, 1, true, fn_sin},
     {"cos", 1, 1, true, fn_cos},
     {"tan", 1, 1, true, fn_tan},
+    {"nodes", 1, 1, true, fn_nodes},
+    {"relationships", 1, 1, true, fn_relationships},
 };
 
 static const fn_entry *find(const char *name, size_t len)

@@ -16,7 +16,20 @@
  * Each relationship is expanded with strata_neighbours by direction and
  * type.  Relationships bound in one MATCH are distinct (openCypher's
  * relationship uniqueness).  WHERE is evaluated once the whole pattern is
- * bound.  Variable-length relationships are refused ("not supported yet").
+ * bound.
+ *
+ * A variable-length relationship is expanded depth first, one
+ * relationship at a time, each checked like a fixed one (direction, type
+ * alternatives, property map, uniqueness); every depth within the bounds
+ * continues the walk with the variable bound to the list of the
+ * relationships in the order written.  The steps of the expansions in
+ * progress sit on a stack (walk.stk) for the named path.
+ *
+ * shortestPath / allShortestPaths (one relationship): iterative deepening
+ * over the exact length, nodes not repeated, stopping at the first length
+ * that reaches no further; per start node, an end node is emitted only at
+ * the first length it is reached (one path, or all of that length).
+ * WHERE filters the paths found, it does not steer the search.
  *
  * Fresh variables are told apart from bound ones by slot: every slot at or
  * above the input's width was added by this clause.
@@ -38,6 +51,17 @@ typedef struct walk {
     match_emit emit;
     void *ectx;
     uint64_t ids[CYPHER_AST_MAX_DEPTH]; /* entity ids along the path, by element */
+    /* Variable-length steps in progress: (rel, node) pairs in walk order;
+       element i's expansion starts at seg_off[i] and has seg_len[i] steps. */
+    uint64_t *stk;
+    size_t nstk, capstk;                /* in pairs */
+    size_t seg_off[CYPHER_AST_MAX_DEPTH], seg_len[CYPHER_AST_MAX_DEPTH];
+    /* shortest paths */
+    cypher_ast_path_kind kind;
+    int64_t exact;                      /* the length searched, or -1 */
+    bool reached;                       /* some expansion reached exact */
+    uint64_t *ends;                     /* (end node, length) pairs found */
+    size_t nends, capends;              /* in pairs */
 } walk;
 
 static const cypher_ast_node *elem(const walk *w, size_t i)
@@ -123,23 +147,75 @@ static int rel_push(exec *x, uint64_t id)
     return 0;
 }
 
+/* shortestPath: whether the path now complete is one to emit. */
+static int shortest_ok(walk *w, bool *ok)
+{
+    uint64_t end = w->ids[w->nel - 1];
+    int64_t len = w->exact;
+    *ok = false;
+    for (size_t k = 0; k < w->nends; k++)
+        if (w->ends[2 * k] == end) {
+            *ok = w->kind == CYPHER_PATH_ALL_SHORTEST && (int64_t)w->ends[2 * k + 1] == len;
+            return 0;
+        }
+    if (w->nends == w->capends) {
+        size_t cap = w->capends ? w->capends * 2 : 8;
+        uint64_t *e = mem_realloc(w->x->m, w->ends, w->capends * 2 * sizeof *e,
+                                  cap * 2 * sizeof *e);
+        if (!e)
+            return exec_oom(w->x);
+        w->ends = e;
+        w->capends = cap;
+    }
+    w->ends[2 * w->nends] = end;
+    w->ends[2 * w->nends + 1] = (uint64_t)len;
+    w->nends++;
+    *ok = true;
+    return 0;
+}
+
 static int finish(walk *w)
 {
+    if (w->kind != CYPHER_PATH_PLAIN) {
+        bool ok;
+        if (shortest_ok(w, &ok) != 0)
+            return -1;
+        if (!ok)
+            return 0;
+    }
     const cypher_ast_node *pv = w->part->u.part.variable;
     if (!pv)
         return w->emit(w->x, w->row, w->ectx);
     /* A named path: node, rel, node, ... in the order written. */
-    value *items = mem_alloc(w->x->m, w->nel * sizeof(value));
+    size_t cnt = 1;
+    for (size_t j = 1; j < w->nel; j += 2)
+        cnt += elem(w, j)->u.rel.var_length ? 2 * w->seg_len[j] : 2;
+    value *items = mem_alloc(w->x->m, cnt * sizeof(value));
     if (!items)
         return exec_oom(w->x);
-    for (size_t i = 0; i < w->nel; i++) {
-        size_t wi = w->reversed ? w->nel - 1 - i : i;   /* walk index of element i */
-        items[i] = i % 2 == 0 ? value_node(w->ids[wi]) : value_rel(w->ids[wi]);
+    size_t k = 0;
+    items[k++] = value_node(w->ids[0]);
+    for (size_t j = 1; j < w->nel; j += 2) {
+        if (elem(w, j)->u.rel.var_length) {
+            for (size_t s = 0; s < w->seg_len[j]; s++) {
+                items[k++] = value_rel(w->stk[2 * (w->seg_off[j] + s)]);
+                items[k++] = value_node(w->stk[2 * (w->seg_off[j] + s) + 1]);
+            }
+        } else {
+            items[k++] = value_rel(w->ids[j]);
+            items[k++] = value_node(w->ids[j + 1]);
+        }
     }
+    if (w->reversed)
+        for (size_t a = 0, b = cnt - 1; a < b; a++, b--) {
+            value t = items[a];
+            items[a] = items[b];
+            items[b] = t;
+        }
     long slot = scope_find(w->sc, pv->u.name.ptr, pv->u.name.len);
     value path;
-    int rc = value_path_from(w->x->m, items, w->nel, &path);
-    mem_free(w->x->m, items, w->nel * sizeof(value));
+    int rc = value_path_from(w->x->m, items, cnt, &path);
+    mem_free(w->x->m, items, cnt * sizeof(value));
     if (rc != 0)
         return exec_oom(w->x);
     value_release(&w->row[slot]);
@@ -152,58 +228,201 @@ static int finish(walk *w)
 /* Binds node element i to id (checking it), then continues the walk. */
 static int step_node(walk *w, size_t i, uint64_t id);
 
+static strata_direction rel_dir(const walk *w, const cypher_ast_node *r)
+{
+    switch (r->u.rel.dir) {
+    case CYPHER_DIR_RIGHT: return w->reversed ? STRATA_IN : STRATA_OUT;
+    case CYPHER_DIR_LEFT: return w->reversed ? STRATA_OUT : STRATA_IN;
+    default: return STRATA_BOTH;
+    }
+}
+
+/* The (relationship, other node) pairs of from for type alternative t of
+   r, drained into *pairs (free with *cap pairs); *n = 0 when the type is
+   unknown.  Draining first matters: the rest of the walk may run writes
+   (MERGE) and an iterator would hold the version. */
+static int drain(walk *w, const cypher_ast_node *r, size_t t, uint64_t from, uint64_t **pairs,
+                 size_t *n, size_t *cap)
+{
+    strata_view *v = exec_view(w->x);
+    *pairs = NULL;
+    *n = *cap = 0;
+    for (size_t u = 0; u < t; u++)   /* `:T|T`: each type once */
+        if (strcmp(r->u.rel.types.items[u]->u.name.ptr, r->u.rel.types.items[t]->u.name.ptr) ==
+            0)
+            return 0;
+    strata_token type = STRATA_ANY_TYPE;
+    if (r->u.rel.types.count &&
+        strata_token_lookup(v, STRATA_RELTYPE, r->u.rel.types.items[t]->u.name.ptr, &type) !=
+            STRATA_OK)
+        return 0;
+    strata_edge_iter *it;
+    if (strata_neighbours(v, from, rel_dir(w, r), type, &it) != STRATA_OK)
+        return 0;
+    size_t c = 16, k = 0;
+    uint64_t *p = mem_alloc(w->x->m, c * 2 * sizeof *p);
+    strata_id rid, other;
+    while (p && strata_edge_iter_next(it, &rid, &other)) {
+        if (k == c) {
+            uint64_t *p2 = mem_realloc(w->x->m, p, c * 2 * sizeof *p, c * 4 * sizeof *p);
+            if (!p2) {
+                mem_free(w->x->m, p, c * 2 * sizeof *p);
+                p = NULL;
+                break;
+            }
+            p = p2;
+            c *= 2;
+        }
+        p[2 * k] = rid;
+        p[2 * k + 1] = other;
+        k++;
+    }
+    strata_edge_iter_free(&it);
+    if (!p)
+        return exec_oom(w->x);
+    *pairs = p;
+    *n = k;
+    *cap = c;
+    return 0;
+}
+
+static int stk_push(walk *w, uint64_t rid, uint64_t node)
+{
+    if (w->nstk == w->capstk) {
+        size_t cap = w->capstk ? w->capstk * 2 : 16;
+        uint64_t *s = mem_realloc(w->x->m, w->stk, w->capstk * 2 * sizeof *s,
+                                  cap * 2 * sizeof *s);
+        if (!s)
+            return exec_oom(w->x);
+        w->stk = s;
+        w->capstk = cap;
+    }
+    w->stk[2 * w->nstk] = rid;
+    w->stk[2 * w->nstk + 1] = node;
+    w->nstk++;
+    return 0;
+}
+
+/* The variable-length element i has its expansion on the stack: binds its
+   variable to the list of relationships (in the order written) and goes
+   on with node i + 1. */
+static int var_done(walk *w, size_t i, uint64_t cur, long slot, bool bound)
+{
+    size_t off = w->seg_off[i], len = w->nstk - off;
+    w->seg_len[i] = len;
+    if (slot >= 0 && !bound) {
+        value *items = mem_alloc(w->x->m, (len ? len : 1) * sizeof(value));
+        if (!items)
+            return exec_oom(w->x);
+        for (size_t k = 0; k < len; k++)
+            items[k] = value_rel(w->stk[2 * (off + (w->reversed ? len - 1 - k : k))]);
+        int rc = value_list_from(w->x->m, items, len, &w->row[slot]);
+        mem_free(w->x->m, items, (len ? len : 1) * sizeof(value));
+        if (rc != 0)
+            return exec_oom(w->x);
+    }
+    int rc = step_node(w, i + 1, cur);
+    if (slot >= 0 && !bound)
+        value_release(&w->row[slot]);
+    return rc;
+}
+
+/* Whether node is on the expansion of element i so far (its start is
+   node i - 1). */
+static bool on_path(const walk *w, size_t i, uint64_t node)
+{
+    if (w->ids[i - 1] == node)
+        return true;
+    for (size_t k = w->seg_off[i]; k < w->nstk; k++)
+        if (w->stk[2 * k + 1] == node)
+            return true;
+    return false;
+}
+
+static int var_step(walk *w, size_t i, uint64_t cur, int64_t depth)
+{
+    const cypher_ast_node *r = elem(w, i);
+    int64_t min = r->u.rel.has_min ? r->u.rel.min : 1;
+    bool has_max = r->u.rel.has_max;
+    int64_t max = r->u.rel.max;
+    long slot = var_slot(w, r, false);
+    bool bound = slot >= 0 && ((size_t)slot < w->in_width || !value_is_null(&w->row[slot]));
+    const value *blist = NULL;
+    size_t blen = 0;
+    if (bound) {
+        /* Bound to a list of relationships: follow exactly that list. */
+        if (value_kind(&w->row[slot]) != VAL_LIST)
+            return 0;
+        blist = value_list_items(&w->row[slot]);
+        blen = value_list_len(&w->row[slot]);
+    }
+    if (w->exact >= 0) {
+        min = w->exact > min ? w->exact : min;
+        if (!has_max || max > w->exact)
+            max = w->exact;
+        has_max = true;
+        if (depth == w->exact)
+            w->reached = true;
+    }
+    int rc = 0;
+    if (depth >= min && (!has_max || depth <= max) && (!bound || (size_t)depth == blen))
+        rc = var_done(w, i, cur, slot, bound);
+    if (rc != 0 || (has_max && depth >= max) || (bound && (size_t)depth >= blen))
+        return rc;
+    const value *want = NULL;
+    if (bound) {
+        want = &blist[w->reversed ? blen - 1 - (size_t)depth : (size_t)depth];
+        if (value_kind(want) != VAL_REL)
+            return 0;
+    }
+    size_t ntypes = r->u.rel.types.count;
+    for (size_t t = 0; t < (ntypes ? ntypes : 1) && rc == 0; t++) {
+        uint64_t *pairs;
+        size_t n, cap;
+        if ((rc = drain(w, r, t, cur, &pairs, &n, &cap)) != 0)
+            return rc;
+        for (size_t k = 0; k < n && rc == 0; k++) {
+            uint64_t rid = pairs[2 * k], other = pairs[2 * k + 1];
+            if (rel_used(w->x, rid) || (want && want->u.id != rid))
+                continue;
+            if (w->exact >= 0 && on_path(w, i, other))
+                continue;
+            bool ok;
+            if ((rc = pattern_entity_ok(w->x, r, w->sc, w->row, false, rid, &ok)) != 0 || !ok)
+                continue;
+            if ((rc = rel_push(w->x, rid)) != 0)
+                break;
+            if ((rc = stk_push(w, rid, other)) == 0) {
+                rc = var_step(w, i, other, depth + 1);
+                w->nstk--;
+            }
+            w->x->nused--;
+        }
+        if (pairs)
+            mem_free(w->x->m, pairs, cap * 2 * sizeof *pairs);
+    }
+    return rc;
+}
+
 static int step_rel(walk *w, size_t i, uint64_t from)
 {
     const cypher_ast_node *r = elem(w, i);
-    if (r->u.rel.var_length)
-        return exec_fail(w->x, r, "SyntaxError", NULL,
-                         "variable-length relationships are not supported yet");
-    strata_direction dir;
-    switch (r->u.rel.dir) {
-    case CYPHER_DIR_RIGHT: dir = w->reversed ? STRATA_IN : STRATA_OUT; break;
-    case CYPHER_DIR_LEFT: dir = w->reversed ? STRATA_OUT : STRATA_IN; break;
-    default: dir = STRATA_BOTH; break;
+    if (r->u.rel.var_length) {
+        w->seg_off[i] = w->nstk;
+        return var_step(w, i, from, 0);
     }
-    strata_view *v = exec_view(w->x);
     size_t ntypes = r->u.rel.types.count;
     long slot = var_slot(w, r, false);
     bool bound = slot >= 0 && ((size_t)slot < w->in_width || !value_is_null(&w->row[slot]));
     for (size_t t = 0; t < (ntypes ? ntypes : 1); t++) {
-        strata_token type = STRATA_ANY_TYPE;
-        if (ntypes && strata_token_lookup(v, STRATA_RELTYPE, r->u.rel.types.items[t]->u.name.ptr,
-                                          &type) != STRATA_OK)
-            continue;
-        /* Drain the neighbours first: the rest of the walk may run writes
-           (MERGE) and an iterator would hold the version. */
-        strata_edge_iter *it;
-        if (strata_neighbours(v, from, dir, type, &it) != STRATA_OK)
-            continue;
-        size_t cap = 16, n = 0;
-        uint64_t *pairs = mem_alloc(w->x->m, cap * 2 * sizeof *pairs);
-        strata_id rid, other;
-        while (pairs && strata_edge_iter_next(it, &rid, &other)) {
-            if (n == cap) {
-                uint64_t *p2 = mem_realloc(w->x->m, pairs, cap * 2 * sizeof *pairs,
-                                           cap * 4 * sizeof *pairs);
-                if (!p2) {
-                    mem_free(w->x->m, pairs, cap * 2 * sizeof *pairs);
-                    pairs = NULL;
-                    break;
-                }
-                pairs = p2;
-                cap *= 2;
-            }
-            pairs[2 * n] = rid;
-            pairs[2 * n + 1] = other;
-            n++;
-        }
-        strata_edge_iter_free(&it);
-        if (!pairs)
-            return exec_oom(w->x);
+        uint64_t *pairs;
+        size_t n, cap;
+        if (drain(w, r, t, from, &pairs, &n, &cap) != 0)
+            return -1;
         int rc = 0;
         for (size_t k = 0; k < n && rc == 0; k++) {
-            rid = pairs[2 * k];
-            other = pairs[2 * k + 1];
+            uint64_t rid = pairs[2 * k];
+            uint64_t other = pairs[2 * k + 1];
             if (rel_used(w->x, rid))
                 continue;
             if (bound && (value_kind(&w->row[slot]) != VAL_REL || w->row[slot].u.id != rid))
@@ -221,7 +440,8 @@ static int step_rel(walk *w, size_t i, uint64_t from)
                 w->row[slot] = value_null();
             w->x->nused--;
         }
-        mem_free(w->x->m, pairs, cap * 2 * sizeof *pairs);
+        if (pairs)
+            mem_free(w->x->m, pairs, cap * 2 * sizeof *pairs);
         if (rc != 0)
             return rc;
     }
@@ -372,38 +592,82 @@ static int start_candidates(walk *w, const cypher_ast_node *n, uint64_t **ids, s
     return 0;
 }
 
+static int match_walk(walk *w);
+
 int match_part_row(exec *x, const cypher_ast_node *part, const scope *sc, size_t in_width,
                    const cypher_ast_node *where, value *row, match_emit emit, void *ctx)
 {
-    if (part->u.part.kind != CYPHER_PATH_PLAIN)
-        return exec_fail(x, part, "SyntaxError", NULL, "shortestPath is not supported yet");
     const cypher_ast_node *path = part->u.part.path;
     walk w = {.x = x, .sc = sc, .in_width = in_width, .part = part,
               .el = (const cypher_ast_node *const *)path->u.list.items,
-              .nel = path->u.list.count, .where = where, .row = row, .emit = emit, .ectx = ctx};
+              .nel = path->u.list.count, .where = where, .row = row, .emit = emit, .ectx = ctx,
+              .kind = part->u.part.kind, .exact = -1};
     if (w.nel > CYPHER_AST_MAX_DEPTH)
         return exec_fail(x, part, "SyntaxError", NULL, "pattern too long");
+    if (w.kind != CYPHER_PATH_PLAIN && w.nel != 3)
+        return exec_fail(x, part, "SyntaxError", NULL,
+                         "shortestPath needs a pattern of one relationship");
+    int rc = match_walk(&w);
+    if (w.stk)
+        mem_free(x->m, w.stk, w.capstk * 2 * sizeof *w.stk);
+    if (w.ends)
+        mem_free(x->m, w.ends, w.capends * 2 * sizeof *w.ends);
+    return rc;
+}
+
+/* The walk from start node id: once, or for shortest paths by increasing
+   length until one is found (a bound end) or no expansion reaches that
+   length. */
+static int walk_from(walk *w, uint64_t id)
+{
+    if (w->kind == CYPHER_PATH_PLAIN)
+        return step_node(w, 0, id);
+    w->nends = 0;
+    const cypher_ast_node *r = w->el[1];
+    if (!r->u.rel.var_length)
+        return step_node(w, 0, id);
+    long last = var_slot(w, elem(w, 2), true);
+    bool end_bound = last >= 0 && ((size_t)last < w->in_width || !value_is_null(&w->row[last]));
+    int64_t min = r->u.rel.has_min ? r->u.rel.min : 1;
+    for (int64_t len = min < 0 ? 0 : min; !r->u.rel.has_max || len <= r->u.rel.max; len++) {
+        w->exact = len;
+        w->reached = false;
+        int rc = step_node(w, 0, id);
+        w->exact = -1;
+        if (rc != 0)
+            return rc;
+        if (!w->reached || (end_bound && w->nends > 0))
+            break;
+    }
+    return 0;
+}
+
+static int match_walk(walk *w)
+{
+    exec *x = w->x;
+    value *row = w->row;
+    size_t in_width = w->in_width;
     /* Start from the last node when only it is bound. */
-    long first = var_slot(&w, w.el[0], true), last = var_slot(&w, w.el[w.nel - 1], true);
+    long first = var_slot(w, w->el[0], true), last = var_slot(w, w->el[w->nel - 1], true);
     bool first_bound = first >= 0 && ((size_t)first < in_width || !value_is_null(&row[first]));
     bool last_bound = last >= 0 && ((size_t)last < in_width || !value_is_null(&row[last]));
-    w.reversed = w.nel > 1 && !first_bound && last_bound;
-    const cypher_ast_node *start = elem(&w, 0);
-    long slot = var_slot(&w, start, true);
+    w->reversed = w->nel > 1 && !first_bound && last_bound;
+    const cypher_ast_node *start = elem(w, 0);
+    long slot = var_slot(w, start, true);
     if (slot >= 0 && ((size_t)slot < in_width || !value_is_null(&row[slot]))) {
         if (value_kind(&row[slot]) != VAL_NODE)
             return 0;   /* null (from OPTIONAL MATCH): nothing matches */
         if (!strata_node_exists(exec_view(x), row[slot].u.id))
             return 0;
-        return step_node(&w, 0, row[slot].u.id);
+        return walk_from(w, row[slot].u.id);
     }
     uint64_t *ids;
     size_t n, cap;
-    if (start_candidates(&w, start, &ids, &n, &cap) != 0)
+    if (start_candidates(w, start, &ids, &n, &cap) != 0)
         return -1;
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++)
-        rc = step_node(&w, 0, ids[i]);
+        rc = walk_from(w, ids[i]);
     if (ids)
         mem_free(x->m, ids, cap * sizeof *ids);
     return rc;

@@ -16,8 +16,14 @@
 
 #define COMPILE_ERROR "SyntaxError"
 
+/* What a name is known to hold, for the pattern checks: a node, a
+   relationship (or a list of them, from a variable-length pattern), a
+   path, a literal value (never an entity), or anything. */
+enum { K_ANY, K_NODE, K_REL, K_PATH, K_VALUE };
+
 typedef struct names {
     const cypher_ast_str *v[256];
+    unsigned char k[256];
     size_t n;
 } names;
 
@@ -34,14 +40,36 @@ static bool has(const names *s, const char *p, size_t len)
     return false;
 }
 
-static int add(exec *x, names *s, const cypher_ast_str *name, const cypher_ast_node *at)
+/* The kind of a name in scope, or -1. */
+static int kind_of(const names *s, const char *p, size_t len)
+{
+    for (size_t i = s->n; i-- > 0;)
+        if (s->v[i]->len == len && memcmp(s->v[i]->ptr, p, len) == 0)
+            return s->k[i];
+    return -1;
+}
+
+/* Appends name (shadowing an earlier one: comprehension locals). */
+static int push(exec *x, names *s, const cypher_ast_str *name, const cypher_ast_node *at, int k)
+{
+    if (s->n == sizeof s->v / sizeof *s->v)
+        return exec_fail(x, at, "SemanticError", NULL, "too many variables");
+    s->k[s->n] = (unsigned char)k;
+    s->v[s->n++] = name;
+    return 0;
+}
+
+static int add_kind(exec *x, names *s, const cypher_ast_str *name, const cypher_ast_node *at,
+                    int k)
 {
     if (has(s, name->ptr, name->len))
         return 0;
-    if (s->n == sizeof s->v / sizeof *s->v)
-        return exec_fail(x, at, "SemanticError", NULL, "too many variables");
-    s->v[s->n++] = name;
-    return 0;
+    return push(x, s, name, at, k);
+}
+
+static int add(exec *x, names *s, const cypher_ast_str *name, const cypher_ast_node *at)
+{
+    return add_kind(x, s, name, at, K_ANY);
 }
 
 static int check_expr(exec *x, names *sc, const cypher_ast_node *e);
@@ -67,7 +95,7 @@ static int check_expr(exec *x, names *sc, const cypher_ast_node *e)
         if (check_expr(x, sc, e->u.comprehension.source) != 0)
             return -1;
         size_t mark = sc->n;
-        if (add(x, sc, &e->u.comprehension.variable->u.name, e) != 0)
+        if (push(x, sc, &e->u.comprehension.variable->u.name, e, K_ANY) != 0)
             return -1;
         int rc = check_expr(x, sc, e->u.comprehension.where);
         if (rc == 0)
@@ -80,14 +108,21 @@ static int check_expr(exec *x, names *sc, const cypher_ast_node *e)
             check_expr(x, sc, e->u.reduce.source) != 0)
             return -1;
         size_t mark = sc->n;
-        int rc = add(x, sc, &e->u.reduce.accumulator->u.name, e);
+        int rc = push(x, sc, &e->u.reduce.accumulator->u.name, e, K_ANY);
         if (rc == 0)
-            rc = add(x, sc, &e->u.reduce.variable->u.name, e);
+            rc = push(x, sc, &e->u.reduce.variable->u.name, e, K_ANY);
         if (rc == 0)
             rc = check_expr(x, sc, e->u.reduce.result);
         sc->n = mark;
         return rc;
     }
+    case CYPHER_AST_PROPERTY:
+        if (e->u.property.subject->kind == CYPHER_AST_VARIABLE &&
+            kind_of(sc, e->u.property.subject->u.name.ptr, e->u.property.subject->u.name.len) ==
+                K_PATH)
+            return exec_fail(x, e, COMPILE_ERROR, "InvalidArgumentType",
+                             "a path has no properties");
+        break;
     case CYPHER_AST_PATH:
     case CYPHER_AST_EXISTS:
     case CYPHER_AST_PATTERN_COMPREHENSION:
@@ -115,27 +150,57 @@ static int no_aggregate(exec *x, const cypher_ast_node *e)
 }
 
 /* Pattern: property maps see the variables bound so far; then every
-   variable of the pattern is added. */
-static int check_part(exec *x, names *sc, const cypher_ast_node *part)
+   variable of the pattern is added.  Variable-length relationships and
+   shortestPath only in MATCH (rels not NULL: the relationship variables
+   of the MATCH so far, which may not repeat). */
+static int check_part(exec *x, names *sc, const cypher_ast_node *part, names *rels)
 {
+    bool matching = rels != NULL;
     const cypher_ast_list *el = &part->u.part.path->u.list;
-    if (part->u.part.kind != CYPHER_PATH_PLAIN)
-        return exec_fail(x, part, COMPILE_ERROR, NULL, "shortestPath is not supported yet");
+    if (part->u.part.kind != CYPHER_PATH_PLAIN) {
+        if (!matching)
+            return exec_fail(x, part, COMPILE_ERROR, NULL,
+                             "shortestPath is only allowed in MATCH");
+        if (el->count != 3)
+            return exec_fail(x, part, COMPILE_ERROR, NULL,
+                             "shortestPath needs a pattern of one relationship");
+    }
     for (size_t i = 0; i < el->count; i++) {
         const cypher_ast_node *e = el->items[i];
-        if (e->kind == CYPHER_AST_REL && e->u.rel.var_length)
-            return exec_fail(x, e, COMPILE_ERROR, NULL,
-                             "variable-length relationships are not supported yet");
+        if (e->kind == CYPHER_AST_REL && e->u.rel.var_length && !matching)
+            return exec_fail(x, e, COMPILE_ERROR, "CreatingVarLength",
+                             "variable-length relationships cannot be created");
         const cypher_ast_node *props = e->kind == CYPHER_AST_NODE ? e->u.node.properties
                                                                   : e->u.rel.properties;
         if (check_expr(x, sc, props) != 0 || no_aggregate(x, props) != 0)
             return -1;
         const cypher_ast_node *v = e->kind == CYPHER_AST_NODE ? e->u.node.variable
                                                               : e->u.rel.variable;
-        if (v && add(x, sc, &v->u.name, v) != 0)
+        int want = e->kind == CYPHER_AST_NODE ? K_NODE : K_REL;
+        int have = v ? kind_of(sc, v->u.name.ptr, v->u.name.len) : -1;
+        if (v && want == K_REL && rels) {
+            if (has(rels, v->u.name.ptr, v->u.name.len))
+                return exec_fail(x, v, COMPILE_ERROR, "RelationshipUniquenessViolation",
+                                 "relationship `%s` used twice in one pattern", v->u.name.ptr);
+            if (add(x, rels, &v->u.name, v) != 0)
+                return -1;
+        }
+        /* a literal list may stand for the relationships of a
+           variable-length pattern */
+        if (have == K_VALUE && want == K_REL && e->u.rel.var_length)
+            have = K_ANY;
+        if (have > K_ANY && have != want)
+            return exec_fail(x, v, COMPILE_ERROR, "VariableTypeConflict",
+                             "variable `%s` is not a %s", v->u.name.ptr,
+                             want == K_NODE ? "node" : "relationship");
+        if (v && add_kind(x, sc, &v->u.name, v, want) != 0)
             return -1;
     }
-    if (part->u.part.variable && add(x, sc, &part->u.part.variable->u.name, part) != 0)
+    const cypher_ast_node *pv = part->u.part.variable;
+    if (pv && has(sc, pv->u.name.ptr, pv->u.name.len))
+        return exec_fail(x, pv, COMPILE_ERROR, "VariableAlreadyBound",
+                         "variable `%s` already declared", pv->u.name.ptr);
+    if (pv && add_kind(x, sc, &pv->u.name, part, K_PATH) != 0)
         return -1;
     return 0;
 }
@@ -156,9 +221,12 @@ static int check_query(exec *x, const cypher_ast_node *q)
         const cypher_ast_node *cl = q->u.list.items[c];
         switch (cl->kind) {
         case CYPHER_AST_MATCH:
+        {
+            names rels = {.n = 0};
             for (size_t i = 0; i < cl->u.match.parts.count; i++)
-                if (check_part(x, &sc, cl->u.match.parts.items[i]) != 0)
+                if (check_part(x, &sc, cl->u.match.parts.items[i], &rels) != 0)
                     return -1;
+        }
             if (check_expr(x, &sc, cl->u.match.where) != 0 ||
                 no_aggregate(x, cl->u.match.where) != 0)
                 return -1;
@@ -176,11 +244,11 @@ static int check_query(exec *x, const cypher_ast_node *q)
             break;
         case CYPHER_AST_CREATE:
             for (size_t i = 0; i < cl->u.list.count; i++)
-                if (check_part(x, &sc, cl->u.list.items[i]) != 0)
+                if (check_part(x, &sc, cl->u.list.items[i], NULL) != 0)
                     return -1;
             break;
         case CYPHER_AST_MERGE:
-            if (check_part(x, &sc, cl->u.merge.part) != 0)
+            if (check_part(x, &sc, cl->u.merge.part, NULL) != 0)
                 return -1;
             for (size_t a = 0; a < cl->u.merge.actions.count; a++) {
                 const cypher_ast_node *act = cl->u.merge.actions.items[a];
@@ -220,14 +288,22 @@ static int check_query(exec *x, const cypher_ast_node *q)
                                      "expression in WITH must be aliased (use AS)");
                 const cypher_ast_str *nm = pi->u.alias.alias ? &pi->u.alias.alias->u.name
                                                              : &pi->u.alias.text;
-                if (add(x, &next, nm, pi) != 0)
+                const cypher_ast_node *pe = pi->u.alias.expr;
+                int k = K_ANY;
+                if (pe->kind == CYPHER_AST_VARIABLE)
+                    k = kind_of(&sc, pe->u.name.ptr, pe->u.name.len);
+                else if (pe->kind == CYPHER_AST_BOOL_LIT || pe->kind == CYPHER_AST_INT_LIT ||
+                         pe->kind == CYPHER_AST_FLOAT_LIT || pe->kind == CYPHER_AST_STRING_LIT ||
+                         pe->kind == CYPHER_AST_LIST || pe->kind == CYPHER_AST_MAP)
+                    k = K_VALUE;
+                if (add_kind(x, &next, nm, pi, k < 0 ? K_ANY : k) != 0)
                     return -1;
             }
             /* ORDER BY sees the projection and, without aggregation or
                DISTINCT, the variables before it */
             names both = aggregating || cl->u.projection.distinct ? next : sc;
             for (size_t i = 0; i < next.n; i++)
-                if (add(x, &both, next.v[i], cl) != 0)
+                if (add_kind(x, &both, next.v[i], cl, next.k[i]) != 0)
                     return -1;
             for (size_t i = 0; i < cl->u.projection.order.count; i++) {
                 const cypher_ast_node *e = cl->u.projection.order.items[i]->u.sort.expr;

@@ -57,7 +57,57 @@ static const qcase cases[] = {
     {NULL, "UNWIND [1, 1, 2] AS x MERGE (n:M {v: x}) RETURN count(DISTINCT n)", "[2]"},
     {NULL, "RETURN 1 AS a UNION RETURN 1 AS a UNION RETURN 2 AS a", "[1] [2]"},
     {NULL, "CALL db.labels()", "!SyntaxError/"},
-    {NULL, "MATCH (a)-[*]->(b) RETURN a", "!SyntaxError/"},
+    /* variable-length relationships: bounds, direction, types, property
+       maps, the variable bound to a list, uniqueness, OPTIONAL MATCH */
+    {"CREATE (:A {n: 'a'})-[:K {w: 1}]->(:B {n: 'b'})-[:K {w: 2}]->(:C {n: 'c'})-[:L {w: 1}]->(:D {n: 'd'})",
+     "MATCH (:A)-[r*]->(y) RETURN y.n, size(r) ORDER BY y.n", "['b', 1] ['c', 2] ['d', 3]"},
+    {"CREATE (:A {n: 'a'})-[:K {w: 1}]->(:B {n: 'b'})-[:K {w: 2}]->(:C {n: 'c'})-[:L {w: 1}]->(:D {n: 'd'})",
+     "MATCH (:A)-[r*0..1]->(y) RETURN y.n, size(r) ORDER BY y.n", "['a', 0] ['b', 1]"},
+    {"CREATE (:A {n: 'a'})-[:K {w: 1}]->(:B {n: 'b'})-[:K {w: 2}]->(:C {n: 'c'})-[:L {w: 1}]->(:D {n: 'd'})", "MATCH (:A)-[*2]->(y) RETURN y.n", "['c']"},
+    {"CREATE (:A {n: 'a'})-[:K {w: 1}]->(:B {n: 'b'})-[:K {w: 2}]->(:C {n: 'c'})-[:L {w: 1}]->(:D {n: 'd'})", "MATCH (:A)-[*..2]->(y) RETURN y.n ORDER BY y.n", "['b'] ['c']"},
+    {"CREATE (:A {n: 'a'})-[:K {w: 1}]->(:B {n: 'b'})-[:K {w: 2}]->(:C {n: 'c'})-[:L {w: 1}]->(:D {n: 'd'})", "MATCH (:A)-[*2..]->(y) RETURN y.n ORDER BY y.n", "['c'] ['d']"},
+    {"CREATE (:A {n: 'a'})-[:K {w: 1}]->(:B {n: 'b'})-[:K {w: 2}]->(:C {n: 'c'})-[:L {w: 1}]->(:D {n: 'd'})", "MATCH (:A)-[*3..2]->(y) RETURN y.n", ""},
+    {"CREATE (:A {n: 'a'})-[:K {w: 1}]->(:B {n: 'b'})-[:K {w: 2}]->(:C {n: 'c'})-[:L {w: 1}]->(:D {n: 'd'})", "MATCH (:A)-[:K*]->(y) RETURN y.n ORDER BY y.n", "['b'] ['c']"},
+    {"CREATE (:A {n: 'a'})-[:K {w: 1}]->(:B {n: 'b'})-[:K {w: 2}]->(:C {n: 'c'})-[:L {w: 1}]->(:D {n: 'd'})", "MATCH (:D)<-[:L|K*2]-(y) RETURN y.n", "['b']"},
+    {"CREATE (:A {n: 'a'})-[:K {w: 1}]->(:B {n: 'b'})-[:K {w: 2}]->(:C {n: 'c'})-[:L {w: 1}]->(:D {n: 'd'})", "MATCH (:C)-[*1]-(y) RETURN y.n ORDER BY y.n", "['b'] ['d']"},
+    {"CREATE (:A {n: 'a'})-[:K {w: 1}]->(:B {n: 'b'})-[:K {w: 2}]->(:C {n: 'c'})-[:L {w: 1}]->(:D {n: 'd'})", "MATCH (:A)-[*{w: 1}]-(y) RETURN y.n", "['b']"},
+    {"CREATE (:A {n: 'a'})-[:K {w: 1}]->(:B {n: 'b'})-[:K {w: 2}]->(:C {n: 'c'})-[:L {w: 1}]->(:D {n: 'd'})", "MATCH (:D)-[r*]-(y) RETURN [x IN r | x.w] ORDER BY size(r)",
+     "[[1]] [[1, 2]] [[1, 2, 1]]"},
+    {"CREATE (:A {n: 'a'})-[:K {w: 1}]->(:B {n: 'b'})-[:K {w: 2}]->(:C {n: 'c'})-[:L {w: 1}]->(:D {n: 'd'})", "MATCH (x)-[r*]->(:D) WHERE x.n = 'a' RETURN [x IN r | x.w]", "[[1, 2, 1]]"},
+    {"CREATE (a:A)-[:K]->(b:B), (b)-[:K]->(a)", "MATCH (:A)-[r*]-(y) RETURN size(r) ORDER BY size(r)",
+     "[1] [1] [2] [2]"},
+    {"CREATE (:A {n: 'a'})-[:K {w: 1}]->(:B {n: 'b'})-[:K {w: 2}]->(:C {n: 'c'})-[:L {w: 1}]->(:D {n: 'd'})", "MATCH (x:A)-[*]->(y)-[r]->(z) RETURN y.n, z.n ORDER BY y.n", "['b', 'c'] ['c', 'd']"},
+    {"CREATE (:A {n: 'a'})-[:K {w: 1}]->(:B {n: 'b'})-[:K {w: 2}]->(:C {n: 'c'})-[:L {w: 1}]->(:D {n: 'd'})", "MATCH (x:A) OPTIONAL MATCH (x)-[r*5..]->(y) RETURN x.n, r, y", "['a', null, null]"},
+    {"CREATE (:A {n: 'a'})-[:K {w: 1}]->(:B {n: 'b'})-[:K {w: 2}]->(:C {n: 'c'})-[:L {w: 1}]->(:D {n: 'd'})", "MATCH (:A)-[r*2]->() WITH r MATCH (x)-[r*]->(y) RETURN x.n, y.n", "['a', 'c']"},
+    {NULL, "CREATE (a)-[:K*2]->(b)", "!SyntaxError/CreatingVarLength"},
+    /* named paths, fixed and variable length */
+    {"CREATE (:A {n: 'a'})-[:K {w: 1}]->(:B {n: 'b'})-[:K {w: 2}]->(:C {n: 'c'})-[:L {w: 1}]->(:D {n: 'd'})", "MATCH p = (:A)-->(y) RETURN length(p), [x IN nodes(p) | x.n], "
+           "[x IN relationships(p) | x.w]", "[1, ['a', 'b'], [1]]"},
+    {"CREATE (:A {n: 'a'})-[:K {w: 1}]->(:B {n: 'b'})-[:K {w: 2}]->(:C {n: 'c'})-[:L {w: 1}]->(:D {n: 'd'})", "MATCH p = (y)<-[*2]-(:A) RETURN length(p), [x IN nodes(p) | x.n], "
+           "[x IN relationships(p) | x.w]", "[2, ['c', 'b', 'a'], [2, 1]]"},
+    {"CREATE (:A {n: 'a'})-[:K {w: 1}]->(:B {n: 'b'})-[:K {w: 2}]->(:C {n: 'c'})-[:L {w: 1}]->(:D {n: 'd'})", "MATCH p = (:B)-[*0..]->(:B) RETURN length(p), [x IN nodes(p) | x.n]", "[0, ['b']]"},
+    {"CREATE (:A {n: 'a'})-[:K {w: 1}]->(:B {n: 'b'})-[:K {w: 2}]->(:C {n: 'c'})-[:L {w: 1}]->(:D {n: 'd'})", "MATCH p = (:A)-[*]->()-[:L]->(d) RETURN length(p), [x IN nodes(p) | x.n]",
+     "[3, ['a', 'b', 'c', 'd']]"},
+    {NULL, "RETURN nodes(null), relationships(null)", "[null, null]"},
+    {NULL, "RETURN nodes(1)", "!TypeError/InvalidArgumentType"},
+    {NULL, "MATCH p = (a)-->(b) RETURN p.name", "!SyntaxError/InvalidArgumentType"},
+    {NULL, "MATCH (p)-->() MATCH p = ()-->() RETURN p", "!SyntaxError/VariableAlreadyBound"},
+    {NULL, "MATCH p = ()-->() MATCH (p) RETURN p", "!SyntaxError/VariableTypeConflict"},
+    {NULL, "MATCH ()-[r]->(r) RETURN r", "!SyntaxError/VariableTypeConflict"},
+    {NULL, "WITH 1 AS n MATCH (n) RETURN n", "!SyntaxError/VariableTypeConflict"},
+    {NULL, "MATCH (a)-[r]->()-[r]->(a) RETURN r", "!SyntaxError/RelationshipUniquenessViolation"},
+    {"CREATE (:A)-[:T]->(:B)", "MATCH (a)-[:T|T]->(b) RETURN count(*)", "[1]"},
+    /* shortestPath / allShortestPaths */
+    {"CREATE (a:A {n: 'a'})-[:K {w: 1}]->(:B {n: 'b'})-[:K {w: 2}]->(c:C {n: 'c'}), (a)-[:K {w: 5}]->(:E {n: 'e'})-[:K {w: 6}]->(c)", "MATCH (a:A), (c:C) MATCH p = shortestPath((a)-[*]->(c)) RETURN length(p)", "[2]"},
+    {"CREATE (a:A {n: 'a'})-[:K {w: 1}]->(:B {n: 'b'})-[:K {w: 2}]->(c:C {n: 'c'}), (a)-[:K {w: 5}]->(:E {n: 'e'})-[:K {w: 6}]->(c)", "MATCH (a:A), (c:C) MATCH p = allShortestPaths((a)-[*]->(c)) "
+            "RETURN [x IN nodes(p) | x.n] AS ns ORDER BY ns",
+     "[['a', 'b', 'c']] [['a', 'e', 'c']]"},
+    {"CREATE (a:A {n: 'a'})-[:K {w: 1}]->(:B {n: 'b'})-[:K {w: 2}]->(c:C {n: 'c'}), (a)-[:K {w: 5}]->(:E {n: 'e'})-[:K {w: 6}]->(c)", "MATCH (a:A), (c:C) MATCH p = allShortestPaths((c)-[*]-(a)) "
+            "RETURN [x IN relationships(p) | x.w] AS ws ORDER BY ws",
+     "[[2, 1]] [[6, 5]]"},
+    {"CREATE (a:A {n: 'a'})-[:K {w: 1}]->(:B {n: 'b'})-[:K {w: 2}]->(c:C {n: 'c'}), (a)-[:K {w: 5}]->(:E {n: 'e'})-[:K {w: 6}]->(c)", "MATCH (a:A), (c:C) MATCH p = shortestPath((c)-[*]->(a)) RETURN p", ""},
+    {"CREATE (a:A {n: 'a'})-[:K {w: 1}]->(:B {n: 'b'})-[:K {w: 2}]->(c:C {n: 'c'}), (a)-[:K {w: 5}]->(:E {n: 'e'})-[:K {w: 6}]->(c)", "MATCH (a:A), (c:C) MATCH p = shortestPath((a)-[:K*..1]->(c)) RETURN p", ""},
+    {NULL, "MATCH p = shortestPath((a)-->(b)-->(c)) RETURN p", "!SyntaxError/"},
 };
 
 /* ---- rendering ---- */
