@@ -339,9 +339,17 @@ static bool on_path(const walk *w, size_t i, uint64_t node)
     return false;
 }
 
+/* Deepest variable-length walk: the walk recurses once per relationship,
+   and a bounded stack must fail as an error, not a crash. */
+#define VAR_LENGTH_MAX_DEPTH 10000
+
 static int var_step(walk *w, size_t i, uint64_t cur, int64_t depth)
 {
     const cypher_ast_node *r = elem(w, i);
+    if (depth > VAR_LENGTH_MAX_DEPTH)
+        return exec_fail(w->x, r, "ArgumentError", NULL,
+                         "a variable-length path longer than %d relationships",
+                         VAR_LENGTH_MAX_DEPTH);
     int64_t min = r->u.rel.has_min ? r->u.rel.min : 1;
     bool has_max = r->u.rel.has_max;
     int64_t max = r->u.rel.max;
