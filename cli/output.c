@@ -7,6 +7,7 @@
 
 #include "cli/output.h"
 #include "core/graph_impl.h"
+#include "query/functions_temporal.h"
 
 typedef struct sbuf {
     char *p;
@@ -204,6 +205,21 @@ static void json_value(sbuf *b, strata_view *v, const value *val)
         break;
     case VAL_NODE: json_node(b, v, val->u.id); break;
     case VAL_REL: json_rel(b, v, val->u.id); break;
+    case VAL_DATE:
+    case VAL_LOCALTIME:
+    case VAL_TIME:
+    case VAL_LOCALDATETIME:
+    case VAL_DATETIME:
+    case VAL_DURATION: {
+        char t[160];
+        int n = temporal_format(val, t, sizeof t);
+        sb_str(b, "{\"");
+        sb_str(b, temporal_tag(val));
+        sb_str(b, "\": ");
+        sb_json_string(b, t, n < 0 ? 0 : (size_t)n);
+        sb_str(b, "}");
+        break;
+    }
     }
 }
 
@@ -222,10 +238,14 @@ int out_format_parse(const char *name, out_format *out)
    JSON. */
 static void text_cell(sbuf *b, strata_view *v, const value *val)
 {
+    char t[160];
+    int n;
     if (value_kind(val) == VAL_STRING) {
         size_t len;
         const char *s = value_str(val, &len);
         sb_put(b, s, len);
+    } else if ((n = temporal_format(val, t, sizeof t)) >= 0) {
+        sb_put(b, t, (size_t)n);
     } else {
         json_value(b, v, val);
     }

@@ -471,6 +471,12 @@ static bool storable(const value *v, bool in_list)
     case VAL_INT:
     case VAL_FLOAT:
     case VAL_STRING:
+    case VAL_DATE:
+    case VAL_LOCALTIME:
+    case VAL_TIME:
+    case VAL_LOCALDATETIME:
+    case VAL_DATETIME:
+    case VAL_DURATION:
         return true;
     case VAL_LIST:
         if (in_list)
@@ -487,7 +493,10 @@ static bool storable(const value *v, bool in_list)
 static const char *type_name(const value *v)
 {
     static const char *const names[] = { "null", "boolean", "integer", "float", "string",
-                                         "list", "map", "node", "relationship", "path" };
+                                         "list", "map", "node", "relationship", "path",
+                                         "date", "local time", "time", "local datetime",
+                                         "datetime", "duration" };
+    _Static_assert(sizeof names / sizeof names[0] == VAL_DURATION + 1, "a name per kind");
     return names[value_kind(v)];
 }
 
@@ -505,7 +514,7 @@ static strata_status set_prop(strata_graph *g, bool is_rel, strata_id id, strata
     if (!remove && !storable(&val->v, false))
         return graph_fail(g, STRATA_ETYPE,
                           "a %s cannot be stored as a property (storable: boolean, integer, "
-                          "float, string, and lists of those without nulls)",
+                          "float, string, temporal, and lists of those without nulls)",
                           type_name(&val->v));
     version *v = graph_write_begin(g);
     value copy = value_null();

@@ -91,6 +91,12 @@ typedef enum strata_type {
     STRATA_NODE,
     STRATA_RELATIONSHIP,
     STRATA_PATH,
+    STRATA_DATE,
+    STRATA_LOCALTIME,
+    STRATA_TIME,
+    STRATA_LOCALDATETIME,
+    STRATA_DATETIME,
+    STRATA_DURATION,
 } strata_type;
 
 /* A short, static description of a status. */
@@ -130,8 +136,9 @@ STRATA_API strata_status strata_rel_create(strata_graph *g, strata_id start, str
 STRATA_API strata_status strata_rel_delete(strata_graph *g, strata_id rel);
 
 /* Sets a property.  The value is borrowed and copied into the graph.
-   Storable values: booleans, integers, floats, strings, and lists of those
-   (no nulls, no nesting); setting null removes the property.  Anything else
+   Storable values: booleans, integers, floats, strings, temporal values,
+   and lists of those (no nulls, no nesting); setting null removes the
+   property.  Anything else
    is STRATA_ETYPE. */
 STRATA_API strata_status strata_node_set(strata_graph *g, strata_id node, strata_token key,
                                          const strata_value *val);

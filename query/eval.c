@@ -14,12 +14,14 @@
 #include <strings.h>
 
 #include "query/exec.h"
+#include "query/functions_temporal.h"
 
 static const char *type_name(const value *v)
 {
     static const char *names[] = {"Null", "Boolean", "Integer", "Float", "String",
                                   "List", "Map", "Node", "Relationship", "Path"};
-    return names[value_kind(v)];
+    const char *t = temporal_type_name(v);
+    return t ? t : names[value_kind(v)];
 }
 
 static int type_error(const evalctx *c, const cypher_ast_node *at, const char *what,
@@ -119,6 +121,15 @@ static int arith(const evalctx *c, const cypher_ast_node *e, cypher_ast_op op, v
         return concat_lists(c, a, b, out);
     if (value_is_null(a) || value_is_null(b))
         return 0;
+    if (temporal_value(a) || temporal_value(b)) {
+        char sym = op == CYPHER_OP_ADD ? '+' : op == CYPHER_OP_SUB ? '-'
+                   : op == CYPHER_OP_MUL ? '*' : op == CYPHER_OP_DIV ? '/' : '?';
+        int r = sym == '?' ? 1 : temporal_arith(x, e, sym, a, b, out);
+        if (r <= 0)
+            return r;
+        return exec_fail(x, e, "SyntaxError", "InvalidArgumentType", "cannot combine %s and %s",
+                         type_name(a), type_name(b));
+    }
     if (op == CYPHER_OP_ADD && (value_kind(a) == VAL_STRING || value_kind(b) == VAL_STRING)) {
         char ba[40], bb[40];
         const char *sa, *sb;
@@ -430,6 +441,13 @@ static int access_key(const evalctx *c, const cypher_ast_node *e, const value *s
             *out = value_retain(*v);
         return 0;
     }
+    case VAL_DATE:
+    case VAL_LOCALTIME:
+    case VAL_TIME:
+    case VAL_LOCALDATETIME:
+    case VAL_DATETIME:
+    case VAL_DURATION:
+        return temporal_property(c->x, e, subject, key, klen, out);
     default:
         return exec_fail(c->x, e, "TypeError", "InvalidArgumentType",
                          "cannot read property `%s` of %s", key, type_name(subject));

@@ -275,15 +275,19 @@ int storable_check(exec *x, const cypher_ast_node *at, const value *v)
 {
     switch (value_kind(v)) {
     case VAL_NULL: case VAL_BOOL: case VAL_INT: case VAL_FLOAT: case VAL_STRING:
+    case VAL_DATE: case VAL_LOCALTIME: case VAL_TIME: case VAL_LOCALDATETIME:
+    case VAL_DATETIME: case VAL_DURATION:
         return 0;
     case VAL_LIST: {
         const value *it = value_list_items(v);
         size_t n = value_list_len(v);
         for (size_t i = 0; i < n; i++) {
             value_type k = value_kind(&it[i]);
-            if (k != VAL_BOOL && k != VAL_INT && k != VAL_FLOAT && k != VAL_STRING)
+            if (k == VAL_NULL || k == VAL_LIST || k == VAL_MAP || k == VAL_NODE ||
+                k == VAL_REL || k == VAL_PATH)
                 return exec_fail(x, at, "TypeError", "InvalidPropertyType",
-                                 "a property list may hold only booleans, numbers and strings");
+                                 "a property list may hold only booleans, numbers, strings and "
+                                 "temporal values");
         }
         return 0;
     }

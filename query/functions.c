@@ -16,6 +16,7 @@
 #include <strings.h>
 
 #include "query/exec.h"
+#include "query/functions_temporal.h"
 
 typedef int (*fn_impl)(const evalctx *c, const cypher_ast_node *at, value *a, size_t n,
                        value *out);
@@ -376,6 +377,13 @@ static int fn_to_string(const evalctx *c, const cypher_ast_node *at, value *a, s
 {
     (void)n;
     char buf[64];
+    char tbuf[160];
+    int tlen = temporal_format(&a[0], tbuf, sizeof tbuf);
+    if (tlen >= 0) {
+        if (value_string(c->x->m, tbuf, (size_t)tlen, out) != 0)
+            return exec_fail(c->x, at, "OutOfMemory", NULL, "out of memory");
+        return 0;
+    }
     switch (value_kind(&a[0])) {
     case VAL_STRING:
         *out = value_retain(a[0]);
@@ -751,16 +759,29 @@ static const fn_entry *find(const char *name, size_t len)
     return NULL;
 }
 
-bool function_known(const char *name, size_t len) { return find(name, len) != NULL; }
+bool function_known(const char *name, size_t len)
+{
+    return find(name, len) != NULL || temporal_function_find(name, len) != NULL;
+}
 
 int function_call(const evalctx *c, const cypher_ast_node *call, value *args, size_t nargs,
                   value *out)
 {
     *out = value_null();
     const fn_entry *f = find(call->u.function.name.ptr, call->u.function.name.len);
-    if (!f)
-        return exec_fail(c->x, call, "SyntaxError", "UnknownFunction",
-                         "function %s() is not supported yet", call->u.function.name.ptr);
+    if (!f) {
+        /* The temporal functions live in their own table
+           (functions_temporal.c); they handle null arguments themselves. */
+        const temporal_fn *tf =
+            temporal_function_find(call->u.function.name.ptr, call->u.function.name.len);
+        if (!tf)
+            return exec_fail(c->x, call, "SyntaxError", "UnknownFunction",
+                             "function %s() is not supported yet", call->u.function.name.ptr);
+        if (nargs < tf->min_args || nargs > tf->max_args)
+            return exec_fail(c->x, call, "SyntaxError", "InvalidNumberOfArguments",
+                             "wrong number of arguments for %s()", tf->name);
+        return tf->impl(c->x, call, args, nargs, out);
+    }
     if (nargs < f->min_args || nargs > f->max_args)
         return exec_fail(c->x, call, "SyntaxError", "InvalidNumberOfArguments",
                          "wrong number of arguments for %s()", f->name);

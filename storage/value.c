@@ -36,6 +36,8 @@
  */
 #include "storage/value.h"
 
+#include "storage/temporal.h"
+
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -61,10 +63,18 @@ _Static_assert(sizeof(value) - INLINE_AT == VALUE_INLINE_MAX + 1,
 /* Ranks of ORDER BY's cross-kind order; ints and floats share one. */
 static const uint8_t order_rank[] = {
     [VAL_MAP] = 0,  [VAL_NODE] = 1,   [VAL_REL] = 2,
-    [VAL_LIST] = 3, [VAL_PATH] = 4,   [VAL_STRING] = 5,
-    [VAL_BOOL] = 6, [VAL_INT] = 7,    [VAL_FLOAT] = 7,
-    [VAL_NULL] = 8,
+    [VAL_LIST] = 3, [VAL_PATH] = 4,
+    [VAL_DATETIME] = 5, [VAL_LOCALDATETIME] = 6, [VAL_DATE] = 7,
+    [VAL_TIME] = 8, [VAL_LOCALTIME] = 9, [VAL_DURATION] = 10,
+    [VAL_STRING] = 11,
+    [VAL_BOOL] = 12, [VAL_INT] = 13,    [VAL_FLOAT] = 13,
+    [VAL_NULL] = 14,
 };
+
+static bool is_blob_kind(value_type t)
+{
+    return t == VAL_DATETIME || t == VAL_DURATION;
+}
 
 /* Result of comparing two numbers when a NaN is involved. */
 #define UNORDERED 2
@@ -79,18 +89,20 @@ static struct value_heap *heap_of(const value *v)
     case VAL_LIST:
     case VAL_MAP:
     case VAL_PATH:
+    case VAL_DATETIME:
+    case VAL_DURATION:
         return v->u.h;
     default:
         return NULL;
     }
 }
 
-/* Cells a heap object of this kind holds (0 for a string). */
+/* Cells a heap object of this kind holds (0 for a string or a blob). */
 static size_t heap_cells(value_type t, const struct value_heap *h)
 {
     if (t == VAL_MAP)
         return 2 * h->len;
-    return t == VAL_STRING ? 0 : h->len;
+    return t == VAL_STRING || is_blob_kind(t) ? 0 : h->len;
 }
 
 static struct value_heap *heap_new(mem_ctx *m, size_t len, size_t payload)
@@ -223,6 +235,43 @@ static int cmp_str(const value *a, const value *b)
     size_t an, bn;
     const char *as = value_str(a, &an), *bs = value_str(b, &bn);
     return cmp_bytes(as, an, bs, bn);
+}
+
+/* ---- blobs ----------------------------------------------------------- */
+
+int value_blob(mem_ctx *m, value_type t, const void *bytes, size_t len, value *out)
+{
+    *out = value_null();
+    if (!is_blob_kind(t))
+        return -1;
+    struct value_heap *h = heap_new(m, len, len ? len : 1);
+    if (!h)
+        return -1;
+    if (len)
+        memcpy(h->items, bytes, len);
+    *out = heap_value(t, h);
+    return 0;
+}
+
+const void *value_blob_bytes(const value *v, size_t *len)
+{
+    if (!is_blob_kind(value_kind(v))) {
+        if (len)
+            *len = 0;
+        return NULL;
+    }
+    if (len)
+        *len = v->u.h->len;
+    return v->u.h->items;
+}
+
+/* -2 when a or b is not a temporal instant of the same kind; else -1/0/1. */
+static int cmp_temporal(const value *a, const value *b)
+{
+    temporal x, y;
+    if (temporal_from_value(a, &x) != 0 || temporal_from_value(b, &y) != 0 || x.kind != y.kind)
+        return -2;
+    return temporal_cmp(&x, &y);
 }
 
 /* ---- lists, paths, maps ---------------------------------------------- */
@@ -402,6 +451,8 @@ static int deep_copy(mem_ctx *m, const value *v, value *out)
     value_type t = value_kind(v);
     if (t == VAL_STRING)
         return value_string(m, (const char *)src->items, src->len, out);
+    if (is_blob_kind(t))
+        return value_blob(m, t, src->items, src->len, out);
     size_t n = heap_cells(t, src);
     struct value_heap *h = heap_new(m, src->len, n * sizeof(value));
     if (!h) {
@@ -525,6 +576,22 @@ tri value_equals(const value *a, const value *b)
         if (!same_keys(a->u.h, b->u.h))
             return TRI_FALSE;
         return equals_items(value_map_vals(a), value_map_vals(b), a->u.h->len);
+    case VAL_DATE:
+    case VAL_LOCALTIME:
+    case VAL_TIME:
+    case VAL_LOCALDATETIME:
+    case VAL_DATETIME: {
+        temporal x, y;
+        if (temporal_from_value(a, &x) != 0 || temporal_from_value(b, &y) != 0)
+            return TRI_FALSE;
+        return temporal_eq(&x, &y) ? TRI_TRUE : TRI_FALSE;
+    }
+    case VAL_DURATION: {
+        duration x, y;
+        if (duration_from_value(a, &x) != 0 || duration_from_value(b, &y) != 0)
+            return TRI_FALSE;
+        return duration_eq(&x, &y) ? TRI_TRUE : TRI_FALSE;
+    }
     default:
         return TRI_FALSE;
     }
@@ -567,8 +634,19 @@ int value_compare(const value *a, const value *b, int *cmp)
         *cmp = (an > bn) - (an < bn);
         return 0;
     }
+    case VAL_DATE:
+    case VAL_LOCALTIME:
+    case VAL_TIME:
+    case VAL_LOCALDATETIME:
+    case VAL_DATETIME: {
+        int c = cmp_temporal(a, b);
+        if (c == -2)
+            return -1;
+        *cmp = c;
+        return 0;
+    }
     default:
-        return -1;   /* null, maps, nodes, relationships, paths */
+        return -1;   /* null, maps, nodes, relationships, paths, durations */
     }
 }
 
@@ -623,6 +701,20 @@ int value_order(const value *a, const value *b)
         return c ? c
                  : order_items(value_map_vals(a), an, value_map_vals(b), bn);
     }
+    case VAL_DATE:
+    case VAL_LOCALTIME:
+    case VAL_TIME:
+    case VAL_LOCALDATETIME:
+    case VAL_DATETIME: {
+        int c = cmp_temporal(a, b);
+        return c == -2 ? 0 : c;
+    }
+    case VAL_DURATION: {
+        duration x, y;
+        if (duration_from_value(a, &x) != 0 || duration_from_value(b, &y) != 0)
+            return 0;
+        return duration_order(&x, &y);
+    }
     default:
         return 0;   /* null */
     }
@@ -660,6 +752,13 @@ bool value_equivalent(const value *a, const value *b)
                 return false;
         return true;
     }
+    case VAL_DATE:
+    case VAL_LOCALTIME:
+    case VAL_TIME:
+    case VAL_LOCALDATETIME:
+    case VAL_DATETIME:
+    case VAL_DURATION:
+        return value_equals(a, b) == TRI_TRUE;
     default:
         return false;
     }
@@ -679,7 +778,7 @@ static uint64_t mix(uint64_t x)
 /* Distinct seeds keep, say, node 7, relationship 7 and the int 7 apart. */
 enum {
     SEED_NULL = 1, SEED_BOOL, SEED_NUMBER, SEED_NAN, SEED_FLOAT, SEED_STRING,
-    SEED_LIST, SEED_MAP, SEED_NODE, SEED_REL, SEED_PATH,
+    SEED_LIST, SEED_MAP, SEED_NODE, SEED_REL, SEED_PATH, SEED_TEMPORAL,
 };
 
 static uint64_t hash_seeded(uint64_t seed, uint64_t x)
@@ -738,6 +837,30 @@ uint64_t value_hash(const value *v)
         for (size_t i = 0; i < n; i++)
             h = mix(h + value_hash(&v->u.h->items[i]));
         return h;
+    }
+    case VAL_DATE:
+    case VAL_LOCALTIME:
+    case VAL_TIME:
+    case VAL_LOCALDATETIME:
+    case VAL_DATETIME: {
+        /* Equal temporals share an instant (TIME/DATETIME: the UTC one). */
+        temporal t;
+        if (temporal_from_value(v, &t) != 0)
+            return 0;
+        int64_t secs = t.days * 86400 + t.nanos / TM_NANOS_PER_SEC - t.offset;
+        uint64_t h = hash_seeded(SEED_TEMPORAL, (uint64_t)t.kind);
+        h = mix(h + (uint64_t)secs);
+        return mix(h + (uint64_t)(t.nanos % TM_NANOS_PER_SEC));
+    }
+    case VAL_DURATION: {
+        duration d;
+        if (duration_from_value(v, &d) != 0)
+            return 0;
+        uint64_t h = hash_seeded(SEED_TEMPORAL, VAL_DURATION);
+        h = mix(h + (uint64_t)d.months);
+        h = mix(h + (uint64_t)d.days);
+        h = mix(h + (uint64_t)d.seconds);
+        return mix(h + (uint64_t)d.nanos);
     }
     default:
         return 0;

@@ -20,13 +20,15 @@
  *   value_equals   `=`: ternary; null anywhere -> TRI_NULL; 1 = 1.0 is true;
  *                  NaN = x is false; values of different kinds are not equal;
  *                  lists and maps compare element-wise with null propagation.
- *   value_compare  `<`: ternary; defined between numbers, strings, booleans
- *                  and lists (lexicographic, the first unequal pair decides);
+ *   value_compare  `<`: ternary; defined between numbers, strings, booleans,
+ *                  temporals of the same kind (not durations) and lists
+ *                  (lexicographic, the first unequal pair decides);
  *                  anything else (maps, nodes, relationships, paths, mixed
  *                  kinds) and null -> TRI_NULL; NaN compares false.
  *   value_order    ORDER BY's total order, ascending:
- *                  MAP < NODE < RELATIONSHIP < LIST < PATH < STRING
- *                    < BOOLEAN < NUMBER < NULL;
+ *                  MAP < NODE < RELATIONSHIP < LIST < PATH
+ *                    < DATETIME < LOCALDATETIME < DATE < TIME < LOCALTIME
+ *                    < DURATION < STRING < BOOLEAN < NUMBER < NULL;
  *                  numbers numerically with ints and floats compared exactly
  *                  (no rounding through double) and NaN after +Infinity.
  *   value_equivalent  grouping / DISTINCT: like = but null is equivalent to
@@ -53,6 +55,13 @@ typedef enum value_type {
     VAL_NODE,   /* a node id; the query layer knows which view it is in */
     VAL_REL,    /* a relationship id */
     VAL_PATH,   /* node, rel, node, ...: stored as a list of VAL_NODE/VAL_REL */
+    /* Temporal kinds (storage/temporal.h describes their encoding). */
+    VAL_DATE,
+    VAL_LOCALTIME,
+    VAL_TIME,
+    VAL_LOCALDATETIME,
+    VAL_DATETIME,   /* heap blob */
+    VAL_DURATION,   /* heap blob */
 } value_type;
 
 /* Ternary logic. */
@@ -124,6 +133,13 @@ const value *value_map_keys(const value *v);      /* borrowed, sorted */
 const value *value_map_vals(const value *v);      /* borrowed */
 /* Borrowed value under key, or NULL when absent. */
 const value *value_map_get(const value *v, const char *key, size_t len);
+
+/* Blobs: an immutable heap object holding len raw bytes, for the kinds
+   whose payload does not fit the cell (VAL_DATETIME, VAL_DURATION).  -1
+   when out of memory or t is not a blob kind. */
+int value_blob(mem_ctx *m, value_type t, const void *bytes, size_t len, value *out);
+/* Borrowed bytes of a blob (NULL when v is not one); len may be NULL. */
+const void *value_blob_bytes(const value *v, size_t *len);
 
 value value_retain(value v);
 void value_release(value *v);   /* sets *v to null */
