@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "query/exec.h"
 #include "query/functions_temporal.h"
@@ -521,6 +522,28 @@ MATH1(fn_tan, "tan", tan)
 static double round_half_up(double d) { return floor(d + 0.5); }
 MATH1(fn_round, "round", round_half_up)
 
+/* rand(): a float in [0, 1).  xorshift64* on a per-thread state seeded
+   from the clock and the state's address; not for cryptography. */
+static int fn_rand(const evalctx *c, const cypher_ast_node *at, value *a, size_t n, value *out)
+{
+    (void)c, (void)at, (void)a, (void)n;
+    static _Thread_local uint64_t state;
+    if (!state) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        state = ((uint64_t)ts.tv_sec * 1000000007u) ^ (uint64_t)ts.tv_nsec ^
+                (uint64_t)(uintptr_t)&state;
+        if (!state)
+            state = 0x9e3779b97f4a7c15ull;
+    }
+    state ^= state >> 12;
+    state ^= state << 25;
+    state ^= state >> 27;
+    uint64_t r = state * 0x2545f4914f6cdd1dull;
+    *out = value_float((double)(r >> 11) * (1.0 / 9007199254740992.0));
+    return 0;
+}
+
 static int fn_sign(const evalctx *c, const cypher_ast_node *at, value *a, size_t n, value *out)
 {
     (void)n;
@@ -737,6 +760,7 @@ static const fn_entry functions[] = {
     {"split", 2, 2, true, fn_split},
     {"abs", 1, 1, true, fn_abs},
     {"sign", 1, 1, true, fn_sign},
+    {"rand", 0, 0, false, fn_rand},
     {"ceil", 1, 1, true, fn_ceil},
     {"floor", 1, 1, true, fn_floor},
     {"round", 1, 1, true, fn_round},

@@ -660,7 +660,18 @@ grouped:
         for (size_t i = 0; i < nitems; i++)
             row[items[i].slot] = value_retain(src[items[i].slot]);
         if (!is_return && clause->u.projection.where) {
-            evalctx c = {x, &nsc, row, NULL, NULL};
+            /* Without aggregation the WHERE also sees the variables bound
+               before the WITH: the projected row still holds them (for
+               DISTINCT, those of the first row of each group). */
+            if (!aggregating && !both.n) {
+                if (scope_copy(x, sc, &both) != 0)
+                    goto fail_out;
+                for (size_t i = 0; i < nsc.n; i++)
+                    if (scope_push(x, &both, &nsc.b[i]) != 0)
+                        goto fail_out;
+            }
+            evalctx c = aggregating ? (evalctx){x, &nsc, row, NULL, NULL}
+                                    : (evalctx){x, &both, src, NULL, NULL};
             tri t;
             if (eval_predicate(&c, clause->u.projection.where, &t) != 0)
                 goto fail_out;

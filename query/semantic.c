@@ -310,7 +310,14 @@ static int check_query(exec *x, const cypher_ast_node *q)
                 if (!expr_has_aggregate(e) && check_expr(x, &both, e) != 0)
                     return -1;
             }
-            if (check_expr(x, &next, cl->u.projection.where) != 0 ||
+            /* WITH's WHERE sees what ORDER BY sees: without aggregation,
+               the variables before the WITH too. */
+            names where_names = aggregating ? next : sc;
+            if (!aggregating)
+                for (size_t i = 0; i < next.n; i++)
+                    if (add_kind(x, &where_names, next.v[i], cl, next.k[i]) != 0)
+                        return -1;
+            if (check_expr(x, &where_names, cl->u.projection.where) != 0 ||
                 no_aggregate(x, cl->u.projection.where) != 0)
                 return -1;
             const cypher_ast_node *sl[2] = {cl->u.projection.skip, cl->u.projection.limit};
