@@ -687,7 +687,7 @@ static int make_quarter_date(int64_t y, int64_t q, int64_t dq, int64_t *days, te
 
 static int parse_date_part(cur *c, int64_t *days, temporal_err *e)
 {
-    int64_t y, a, b;
+    int64_t y = 0, a = 0, b = 0;
     int sign = 1;
     if (peek(c) == '+' || peek(c) == '-') {
         sign = peek(c) == '-' ? -1 : 1;
@@ -944,7 +944,7 @@ static int dacc_finish(const dacc *a, duration *out, temporal_err *e)
 {
     if (!a->frac)
         return normalize_duration(a->mi, a->di, a->si, a->ni, out);
-    duration f;
+    duration f = { 0 };
     if (duration_from_parts(a->mf, a->df, a->sf, a->nf, &f, e) != 0)
         return -1;
     return normalize_duration(a->mi + f.months, a->di + f.days, a->si + f.seconds,
@@ -994,7 +994,7 @@ int duration_parse(const char *s, size_t len, duration *out, temporal_err *e)
     dacc a = {0};
     /* Alternative form: PYYYY-MM-DDThh:mm:ss */
     if (digits_ahead(&c) == 4 && c.i + 4 < c.n && c.s[c.i + 4] == '-') {
-        int64_t y, mo, d, h = 0, mi = 0, se = 0, fr = 0;
+        int64_t y = 0, mo = 0, d = 0, h = 0, mi = 0, se = 0, fr = 0;
         take_digits(&c, 4, &y);
         c.i++;
         if (!take_digits(&c, 2, &mo) || peek(&c) != '-')
