@@ -3,6 +3,8 @@
 #   release   -Werror, the suite as shipped
 #   asan      AddressSanitizer + UndefinedBehaviorSanitizer, the whole suite
 #   tsan      ThreadSanitizer, the tests labelled "concurrency"
+# plus the openCypher TCK (when ../shared/tck is there) and 15 s of fuzzing
+# of the Cypher parser.
 set -eu
 cd "$(dirname "$0")/.."
 sh scripts/install-deps.sh
@@ -26,6 +28,8 @@ if [ -d ../shared/tck ]; then
 else
     echo "TCK: ../shared/tck not found, skipped"
 fi
+# The parser's fuzz target, briefly (longer runs: sh scripts/fuzz.sh 600).
+sh scripts/fuzz.sh 15
 build asan -DSTRATA_SANITIZE=ON -DSTRATA_BENCH=OFF
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --test-dir build/asan --output-on-failure -j"$jobs"
