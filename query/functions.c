@@ -35,6 +35,14 @@ static int bad_arg(const evalctx *c, const cypher_ast_node *at, const char *fn)
                      "invalid argument type for %s()", fn);
 }
 
+/* The conversion functions (toInteger, toFloat, toBoolean, toString) report
+   a value they cannot convert as InvalidArgumentValue, as the TCK says. */
+static int bad_conversion(const evalctx *c, const cypher_ast_node *at, const char *fn)
+{
+    return exec_fail(c->x, at, "TypeError", "InvalidArgumentValue",
+                     "%s() cannot convert this value", fn);
+}
+
 static int fn_id(const evalctx *c, const cypher_ast_node *at, value *a, size_t n, value *out)
 {
     (void)n;
@@ -242,7 +250,8 @@ static int fn_range(const evalctx *c, const cypher_ast_node *at, value *a, size_
 {
     for (size_t i = 0; i < n; i++)
         if (value_kind(&a[i]) != VAL_INT)
-            return bad_arg(c, at, "range");
+            return exec_fail(c->x, at, "ArgumentError", "InvalidArgumentType",
+                             "range() takes integers");
     int64_t from = a[0].u.i, to = a[1].u.i, step = n > 2 ? a[2].u.i : 1;
     if (step == 0)
         return exec_fail(c->x, at, "ArgumentError", "NumberOutOfRange",
@@ -321,7 +330,7 @@ static int fn_to_integer(const evalctx *c, const cypher_ast_node *at, value *a, 
         return 0;
     }
     default:
-        return bad_arg(c, at, "toInteger");
+        return bad_conversion(c, at, "toInteger");
     }
 }
 
@@ -345,7 +354,7 @@ static int fn_to_float(const evalctx *c, const cypher_ast_node *at, value *a, si
         return 0;
     }
     default:
-        return bad_arg(c, at, "toFloat");
+        return bad_conversion(c, at, "toFloat");
     }
 }
 
@@ -369,7 +378,7 @@ static int fn_to_boolean(const evalctx *c, const cypher_ast_node *at, value *a, 
         *out = value_bool(a[0].u.i != 0);
         return 0;
     default:
-        return bad_arg(c, at, "toBoolean");
+        return bad_conversion(c, at, "toBoolean");
     }
 }
 
@@ -411,7 +420,7 @@ static int fn_to_string(const evalctx *c, const cypher_ast_node *at, value *a, s
         snprintf(buf, sizeof buf, "%s", a[0].u.b ? "true" : "false");
         break;
     default:
-        return bad_arg(c, at, "toString");
+        return bad_conversion(c, at, "toString");
     }
     return make_string(c->x, buf, strlen(buf), out);
 }
