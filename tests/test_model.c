@@ -45,6 +45,7 @@
 #include <string.h>
 
 #include "strata.h"
+#include "support/model_value.h"
 #include "index/level_stack.h"
 
 #define MAX_IDS 64        /* ids probed by every comparison */
@@ -56,7 +57,6 @@
 #define MAX_INDEXES 8
 #define MAX_VIEWS 6
 #define MAX_PARTS 2       /* keys of a composite index in this test */
-#define STR_MAX 32
 #define MSG_MAX 2048
 #define MAX_EDGES (2 * MAX_IDS)
 #define DEFAULT_SEEDS 30
@@ -72,14 +72,6 @@ static const char *const string_pool[] = { "x", "y", "a heap string, one",
                                            "a heap string, two" };
 
 /* ---- the reference model -------------------------------------------------- */
-
-typedef enum mval_kind { MV_NONE = 0, MV_INT, MV_STR } mval_kind;
-
-typedef struct mval {
-    mval_kind kind;
-    int64_t i;
-    char s[STR_MAX];
-} mval;
 
 typedef struct mnode {
     bool alive;
@@ -165,111 +157,13 @@ static void mismatch(const run *r, const char *fmt, ...)
              r->seed, r->step, r->op, r->where, detail, r->seed);
 }
 
-/* ---- random choices ------------------------------------------------------- */
-
-static uint64_t xorshift(uint64_t *s)
-{
-    uint64_t x = *s;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return *s = x;
-}
-
-static uint32_t below(uint64_t *s, uint32_t n) { return (uint32_t)(xorshift(s) % n); }
-
-static bool chance(uint64_t *s, uint32_t percent) { return below(s, 100) < percent; }
-
-/* ---- model values ----------------------------------------------------------- */
-
-static mval mv_int(int64_t i)
-{
-    mval v = { .kind = MV_INT, .i = i };
-    return v;
-}
-
-static mval mv_str(const char *s)
-{
-    mval v = { .kind = MV_STR };
-    snprintf(v.s, sizeof v.s, "%s", s);
-    return v;
-}
+/* ---- model values (the rest are in support/model_value.h) ------------------- */
 
 static mval random_value(run *r)
 {
     if (chance(&r->rng, 75))
         return mv_int(below(&r->rng, INT_RANGE));
     return mv_str(string_pool[below(&r->rng, sizeof string_pool / sizeof *string_pool)]);
-}
-
-static bool mval_eq(const mval *a, const mval *b)
-{
-    if (a->kind != b->kind)
-        return false;
-    if (a->kind == MV_INT)
-        return a->i == b->i;
-    return a->kind == MV_NONE || strcmp(a->s, b->s) == 0;
-}
-
-static const char *mval_text(const mval *v, char *buf, size_t n)
-{
-    if (v->kind == MV_INT)
-        snprintf(buf, n, "%" PRId64, v->i);
-    else if (v->kind == MV_STR)
-        snprintf(buf, n, "\"%s\"", v->s);
-    else
-        snprintf(buf, n, "null");
-    return buf;
-}
-
-static strata_value *mval_to_api(const mval *v)
-{
-    strata_value *out = v->kind == MV_INT   ? strata_value_int(v->i)
-                        : v->kind == MV_STR ? strata_value_string(v->s, strlen(v->s))
-                                            : strata_value_null();
-    assert_non_null(out);
-    return out;
-}
-
-static const char *api_text(const strata_value *v, char *buf, size_t n)
-{
-    int64_t i;
-    const char *s;
-    size_t len;
-    switch (strata_value_type(v)) {
-    case STRATA_NULL:
-        snprintf(buf, n, "null");
-        break;
-    case STRATA_INT:
-        strata_value_get_int(v, &i);
-        snprintf(buf, n, "%" PRId64, i);
-        break;
-    case STRATA_STRING:
-        strata_value_get_string(v, &s, &len);
-        snprintf(buf, n, "\"%.*s\"", (int)len, s);
-        break;
-    default:
-        snprintf(buf, n, "<a value of type %d>", (int)strata_value_type(v));
-    }
-    return buf;
-}
-
-static bool api_matches(const strata_value *got, const mval *want)
-{
-    int64_t i;
-    const char *s;
-    size_t len;
-    switch (want->kind) {
-    case MV_INT:
-        return strata_value_type(got) == STRATA_INT &&
-               strata_value_get_int(got, &i) == STRATA_OK && i == want->i;
-    case MV_STR:
-        return strata_value_type(got) == STRATA_STRING &&
-               strata_value_get_string(got, &s, &len) == STRATA_OK &&
-               len == strlen(want->s) && memcmp(s, want->s, len) == 0;
-    default:
-        return strata_value_type(got) == STRATA_NULL;
-    }
 }
 
 /* ---- model state ------------------------------------------------------------ */
