@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cli/output.h"
+#include "cli/strbuf.h"
 #include "strata.h"
 
 typedef struct session {
@@ -229,29 +230,8 @@ typedef struct scanner {
     bool line_comment, block_comment;
 } scanner;
 
-typedef struct buffer {
-    char *p;
-    size_t n, cap;
-} buffer;
-
-static int buf_put(buffer *b, const char *s, size_t len)
-{
-    if (b->n + len + 1 > b->cap) {
-        size_t cap = (b->n + len + 1) * 2;
-        char *p = realloc(b->p, cap);
-        if (!p)
-            return -1;
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->n, s, len);
-    b->n += len;
-    b->p[b->n] = '\0';
-    return 0;
-}
-
 /* Feeds one line; runs every statement it completes. */
-static void feed(session *s, scanner *sc, buffer *b, const char *line)
+static void feed(session *s, scanner *sc, strbuf *b, const char *line)
 {
     size_t len = strlen(line);
     size_t start = 0;
@@ -281,7 +261,7 @@ static void feed(session *s, scanner *sc, buffer *b, const char *line)
             sc->block_comment = true;
             i++;
         } else if (c == ';') {
-            buf_put(b, line + start, i - start);
+            strbuf_put(b, line + start, i - start);
             start = i + 1;
             if (!blank(b->p ? b->p : "")) {
                 run_statement(s, b->p);
@@ -294,13 +274,13 @@ static void feed(session *s, scanner *sc, buffer *b, const char *line)
         }
     }
     if (start < len)
-        buf_put(b, line + start, len - start);
+        strbuf_put(b, line + start, len - start);
 }
 
 static void run_stream(session *s, FILE *in, bool prompt)
 {
     scanner sc = {0};
-    buffer b = {0};
+    strbuf b = {0};
     char *line = NULL;
     size_t cap = 0;
     for (;;) {
@@ -328,7 +308,7 @@ static void run_stream(session *s, FILE *in, bool prompt)
     if (!s->quit && b.p && !blank(b.p) && !sc.quote)
         run_statement(s, b.p);
     free(line);
-    free(b.p);
+    strbuf_free(&b);
 }
 
 static void usage(void)
@@ -376,11 +356,11 @@ int main(int argc, char **argv)
     }
     if (query) {
         scanner sc = {0};
-        buffer b = {0};
+        strbuf b = {0};
         feed(&s, &sc, &b, query);
         if (!s.quit && b.p && !blank(b.p))
             run_statement(&s, b.p);
-        free(b.p);
+        strbuf_free(&b);
     } else if (file) {
         FILE *f = fopen(file, "r");
         if (!f) {

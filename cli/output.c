@@ -6,53 +6,32 @@
 #include <string.h>
 
 #include "cli/output.h"
+#include "cli/strbuf.h"
 #include "core/graph_impl.h"
 #include "query/functions_temporal.h"
 
-typedef struct sbuf {
-    char *p;
-    size_t n, cap;
-} sbuf;
-
-static void sb_put(sbuf *b, const char *s, size_t len)
+static void sb_json_string(strbuf *b, const char *s, size_t len)
 {
-    if (b->n + len + 1 > b->cap) {
-        size_t cap = (b->n + len + 1) * 2;
-        char *p = realloc(b->p, cap);
-        if (!p)
-            return;
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->n, s, len);
-    b->n += len;
-    b->p[b->n] = '\0';
-}
-
-static void sb_str(sbuf *b, const char *s) { sb_put(b, s, strlen(s)); }
-
-static void sb_json_string(sbuf *b, const char *s, size_t len)
-{
-    sb_put(b, "\"", 1);
+    strbuf_put(b, "\"", 1);
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)s[i];
         char esc[8];
         switch (c) {
-        case '"': sb_put(b, "\\\"", 2); break;
-        case '\\': sb_put(b, "\\\\", 2); break;
-        case '\n': sb_put(b, "\\n", 2); break;
-        case '\r': sb_put(b, "\\r", 2); break;
-        case '\t': sb_put(b, "\\t", 2); break;
+        case '"': strbuf_put(b, "\\\"", 2); break;
+        case '\\': strbuf_put(b, "\\\\", 2); break;
+        case '\n': strbuf_put(b, "\\n", 2); break;
+        case '\r': strbuf_put(b, "\\r", 2); break;
+        case '\t': strbuf_put(b, "\\t", 2); break;
         default:
             if (c < 0x20) {
                 snprintf(esc, sizeof esc, "\\u%04x", c);
-                sb_put(b, esc, 6);
+                strbuf_put(b, esc, 6);
             } else {
-                sb_put(b, (const char *)&c, 1);
+                strbuf_put(b, (const char *)&c, 1);
             }
         }
     }
-    sb_put(b, "\"", 1);
+    strbuf_put(b, "\"", 1);
 }
 
 /* Shortest text that reads back as the same double, with a '.' or an
@@ -68,9 +47,9 @@ static void fmt_float(char *buf, size_t cap, double f)
         strncat(buf, ".0", cap - strlen(buf) - 1);
 }
 
-static void json_value(sbuf *b, strata_view *v, const value *val);
+static void json_value(strbuf *b, strata_view *v, const value *val);
 
-static void json_props(sbuf *b, strata_view *v, bool node, uint64_t id)
+static void json_props(strbuf *b, strata_view *v, bool node, uint64_t id)
 {
     strata_token keys[256];
     size_t n = 0;
@@ -93,7 +72,7 @@ static void json_props(sbuf *b, strata_view *v, bool node, uint64_t id)
             keys[j] = keys[j - 1];
             keys[j - 1] = k;
         }
-    sb_str(b, "{");
+    strbuf_str(b, "{");
     for (size_t i = 0; i < n; i++) {
         strata_value h = {value_null()};
         if (node)
@@ -101,22 +80,22 @@ static void json_props(sbuf *b, strata_view *v, bool node, uint64_t id)
         else
             strata_rel_read(v, id, keys[i], &h);
         if (i)
-            sb_str(b, ", ");
+            strbuf_str(b, ", ");
         sb_json_string(b, names[i], strlen(names[i]));
-        sb_str(b, ": ");
+        strbuf_str(b, ": ");
         json_value(b, v, &h.v);
         value_release(&h.v);
     }
-    sb_str(b, "}");
+    strbuf_str(b, "}");
 }
 
-static void json_node(sbuf *b, strata_view *v, uint64_t id)
+static void json_node(strbuf *b, strata_view *v, uint64_t id)
 {
     char num[32];
     snprintf(num, sizeof num, "%llu", (unsigned long long)id);
-    sb_str(b, "{\"~node\": {\"id\": ");
-    sb_str(b, num);
-    sb_str(b, ", \"labels\": [");
+    strbuf_str(b, "{\"~node\": {\"id\": ");
+    strbuf_str(b, num);
+    strbuf_str(b, ", \"labels\": [");
     strata_token labels[64];
     size_t n = 0;
     strata_node_labels(v, id, labels, 64, &n);
@@ -126,15 +105,15 @@ static void json_node(sbuf *b, strata_view *v, uint64_t id)
         const char *name = "";
         strata_token_name(v, STRATA_LABEL, labels[i], &name);
         if (i)
-            sb_str(b, ", ");
+            strbuf_str(b, ", ");
         sb_json_string(b, name, strlen(name));
     }
-    sb_str(b, "], \"properties\": ");
+    strbuf_str(b, "], \"properties\": ");
     json_props(b, v, true, id);
-    sb_str(b, "}}");
+    strbuf_str(b, "}}");
 }
 
-static void json_rel(sbuf *b, strata_view *v, uint64_t id)
+static void json_rel(strbuf *b, strata_view *v, uint64_t id)
 {
     strata_id s = 0, e = 0;
     strata_token t = 0;
@@ -144,33 +123,33 @@ static void json_rel(sbuf *b, strata_view *v, uint64_t id)
     char num[96];
     snprintf(num, sizeof num, "{\"~relationship\": {\"id\": %llu, \"type\": ",
              (unsigned long long)id);
-    sb_str(b, num);
+    strbuf_str(b, num);
     sb_json_string(b, type, strlen(type));
     snprintf(num, sizeof num, ", \"start\": %llu, \"end\": %llu, \"properties\": ",
              (unsigned long long)s, (unsigned long long)e);
-    sb_str(b, num);
+    strbuf_str(b, num);
     json_props(b, v, false, id);
-    sb_str(b, "}}");
+    strbuf_str(b, "}}");
 }
 
-static void json_value(sbuf *b, strata_view *v, const value *val)
+static void json_value(strbuf *b, strata_view *v, const value *val)
 {
     char num[64];
     switch (value_kind(val)) {
-    case VAL_NULL: sb_str(b, "null"); break;
-    case VAL_BOOL: sb_str(b, val->u.b ? "true" : "false"); break;
+    case VAL_NULL: strbuf_str(b, "null"); break;
+    case VAL_BOOL: strbuf_str(b, val->u.b ? "true" : "false"); break;
     case VAL_INT:
         snprintf(num, sizeof num, "%lld", (long long)val->u.i);
-        sb_str(b, num);
+        strbuf_str(b, num);
         break;
     case VAL_FLOAT:
         if (isnan(val->u.f))
-            sb_str(b, "{\"~float\": \"NaN\"}");
+            strbuf_str(b, "{\"~float\": \"NaN\"}");
         else if (isinf(val->u.f))
-            sb_str(b, val->u.f > 0 ? "{\"~float\": \"Infinity\"}" : "{\"~float\": \"-Infinity\"}");
+            strbuf_str(b, val->u.f > 0 ? "{\"~float\": \"Infinity\"}" : "{\"~float\": \"-Infinity\"}");
         else {
             fmt_float(num, sizeof num, val->u.f);
-            sb_str(b, num);
+            strbuf_str(b, num);
         }
         break;
     case VAL_STRING: {
@@ -181,27 +160,27 @@ static void json_value(sbuf *b, strata_view *v, const value *val)
     }
     case VAL_LIST:
     case VAL_PATH: {
-        sb_str(b, value_kind(val) == VAL_PATH ? "{\"~path\": [" : "[");
+        strbuf_str(b, value_kind(val) == VAL_PATH ? "{\"~path\": [" : "[");
         for (size_t i = 0; i < value_list_len(val); i++) {
             if (i)
-                sb_str(b, ", ");
+                strbuf_str(b, ", ");
             json_value(b, v, &value_list_items(val)[i]);
         }
-        sb_str(b, value_kind(val) == VAL_PATH ? "]}" : "]");
+        strbuf_str(b, value_kind(val) == VAL_PATH ? "]}" : "]");
         break;
     }
     case VAL_MAP:
-        sb_str(b, "{");
+        strbuf_str(b, "{");
         for (size_t i = 0; i < value_map_len(val); i++) {
             size_t len;
             const char *k = value_str(&value_map_keys(val)[i], &len);
             if (i)
-                sb_str(b, ", ");
+                strbuf_str(b, ", ");
             sb_json_string(b, k, len);
-            sb_str(b, ": ");
+            strbuf_str(b, ": ");
             json_value(b, v, &value_map_vals(val)[i]);
         }
-        sb_str(b, "}");
+        strbuf_str(b, "}");
         break;
     case VAL_NODE: json_node(b, v, val->u.id); break;
     case VAL_REL: json_rel(b, v, val->u.id); break;
@@ -213,11 +192,11 @@ static void json_value(sbuf *b, strata_view *v, const value *val)
     case VAL_DURATION: {
         char t[160];
         int n = temporal_format(val, t, sizeof t);
-        sb_str(b, "{\"");
-        sb_str(b, temporal_tag(val));
-        sb_str(b, "\": ");
+        strbuf_str(b, "{\"");
+        strbuf_str(b, temporal_tag(val));
+        strbuf_str(b, "\": ");
         sb_json_string(b, t, n < 0 ? 0 : (size_t)n);
-        sb_str(b, "}");
+        strbuf_str(b, "}");
         break;
     }
     }
@@ -236,16 +215,16 @@ int out_format_parse(const char *name, out_format *out)
 
 /* A plain-text cell for csv and table output: strings bare, the rest as
    JSON. */
-static void text_cell(sbuf *b, strata_view *v, const value *val)
+static void text_cell(strbuf *b, strata_view *v, const value *val)
 {
     char t[160];
     int n;
     if (value_kind(val) == VAL_STRING) {
         size_t len;
         const char *s = value_str(val, &len);
-        sb_put(b, s, len);
+        strbuf_put(b, s, len);
     } else if ((n = temporal_format(val, t, sizeof t)) >= 0) {
-        sb_put(b, t, (size_t)n);
+        strbuf_put(b, t, (size_t)n);
     } else {
         json_value(b, v, val);
     }
@@ -258,26 +237,26 @@ void out_result(FILE *f, out_format fmt, strata_result *r, double ms)
     strata_view *v = strata_result_view(r);
     strata_query_stats st;
     strata_result_stats(r, &st);
-    sbuf b = {0};
+    strbuf b = {0};
     const strata_value *const *row;
     if (fmt == FMT_JSONL || fmt == FMT_JSON) {
-        sb_str(&b, "{\"columns\": [");
+        strbuf_str(&b, "{\"columns\": [");
         for (size_t i = 0; i < nc; i++) {
             if (i)
-                sb_str(&b, ", ");
+                strbuf_str(&b, ", ");
             sb_json_string(&b, cols[i], strlen(cols[i]));
         }
-        sb_str(&b, "], \"rows\": [");
+        strbuf_str(&b, "], \"rows\": [");
         bool first = true;
         while (strata_result_next(r, &row)) {
-            sb_str(&b, first ? "[" : ", [");
+            strbuf_str(&b, first ? "[" : ", [");
             first = false;
             for (size_t i = 0; i < nc; i++) {
                 if (i)
-                    sb_str(&b, ", ");
+                    strbuf_str(&b, ", ");
                 json_value(&b, v, &row[i]->v);
             }
-            sb_str(&b, "]");
+            strbuf_str(&b, "]");
         }
         char tail[512];
         snprintf(tail, sizeof tail,
@@ -290,8 +269,15 @@ void out_result(FILE *f, out_format fmt, strata_result *r, double ms)
                  (unsigned long long)st.relationships_deleted,
                  (unsigned long long)st.properties_set, (unsigned long long)st.labels_added,
                  (unsigned long long)st.labels_removed, ms);
-        sb_str(&b, tail);
-        fprintf(f, "%s\n", b.p ? b.p : "");
+        strbuf_str(&b, tail);
+        if (b.failed) {
+            /* Never a truncated line: a reader of the contract gets an error. */
+            strata_query_error oom = { "OutOfMemory", NULL, "out of memory rendering the result",
+                                       1, 1 };
+            out_error(f, fmt, &oom);
+        } else {
+            fprintf(f, "%s\n", b.p);
+        }
     } else {
         /* csv and table: render every cell first */
         size_t nrows = 0, cap = 0;
@@ -305,7 +291,7 @@ void out_result(FILE *f, out_format fmt, strata_result *r, double ms)
                 cells = c2;
             }
             for (size_t i = 0; i < nc; i++) {
-                sbuf cb = {0};
+                strbuf cb = {0};
                 text_cell(&cb, v, &row[i]->v);
                 cells[nrows * nc + i] = cb.p ? cb.p : strdup("");
             }
@@ -372,28 +358,28 @@ void out_result(FILE *f, out_format fmt, strata_result *r, double ms)
             free(cells[i]);
         free(cells);
     }
-    free(b.p);
+    strbuf_free(&b);
     fflush(f);
 }
 
 void out_error(FILE *f, out_format fmt, const strata_query_error *e)
 {
     if (fmt == FMT_JSONL || fmt == FMT_JSON) {
-        sbuf b = {0};
-        sb_str(&b, "{\"error\": {\"code\": ");
+        strbuf b = {0};
+        strbuf_str(&b, "{\"error\": {\"code\": ");
         sb_json_string(&b, e->code, strlen(e->code));
-        sb_str(&b, ", \"detail\": ");
+        strbuf_str(&b, ", \"detail\": ");
         if (e->detail)
             sb_json_string(&b, e->detail, strlen(e->detail));
         else
-            sb_str(&b, "null");
-        sb_str(&b, ", \"message\": ");
+            strbuf_str(&b, "null");
+        strbuf_str(&b, ", \"message\": ");
         sb_json_string(&b, e->message, strlen(e->message));
         char tail[64];
         snprintf(tail, sizeof tail, ", \"line\": %u, \"column\": %u}}", e->line, e->column);
-        sb_str(&b, tail);
+        strbuf_str(&b, tail);
         fprintf(f, "%s\n", b.p ? b.p : "");
-        free(b.p);
+        strbuf_free(&b);
     } else {
         fprintf(f, "%s%s%s: %s (line %u, column %u)\n", e->code, e->detail ? "." : "",
                 e->detail ? e->detail : "", e->message, e->line, e->column);
