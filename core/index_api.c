@@ -11,17 +11,13 @@ static strata_status build_index(strata_graph *g, version *v, const index_def *d
                                  level_stack **out)
 {
     level_stack *ls = NULL;
-    const label_index *members = d->on_rels ? v->rel_types : v->labels;
     strata_status s = STRATA_OK;
     if (lstack_prepare(&ls, &g->pool, g->m, 0) != 0)
         goto nomem;
-    for (uint64_t id = labelidx_next(members, d->token, 0); id != UINT64_MAX;
-         id = labelidx_next(members, d->token, id + 1)) {
-        props_view pv = { d->on_rels ? store_rel_props(&v->st, id)
-                                     : store_node_props(&v->st, id),
-                          false, 0, NULL };
+    for (uint64_t id = idx_next_member(v, d, 0); id != UINT64_MAX;
+         id = idx_next_member(v, d, id + 1)) {
         value key;
-        int r = idx_key(d, g->m, &pv, &key);
+        int r = idx_entity_key(v, d, g->m, id, &key);
         if (r < 0)
             goto nomem;
         if (r == 0)

@@ -14,6 +14,18 @@ void node_state(const catalog *c, uint32_t labelset, const prop_rec *props, uint
     out->props = (props_view){ props, false, 0, NULL };
 }
 
+uint64_t idx_next_member(const version *v, const index_def *d, uint64_t from)
+{
+    return labelidx_next(d->on_rels ? v->rel_types : v->labels, d->token, from);
+}
+
+int idx_entity_key(const version *v, const index_def *d, mem_ctx *m, uint64_t id, value *out)
+{
+    props_view pv = { d->on_rels ? store_rel_props(&v->st, id) : store_node_props(&v->st, id),
+                      false, 0, NULL };
+    return idx_key(d, m, &pv, out);
+}
+
 static bool covers(const index_def *d, const entity_state *e)
 {
     if (!e || d->on_rels != e->on_rels)

@@ -46,6 +46,12 @@ strata_status idxplan_prepare(strata_graph *g, version *v, const idx_plan *p);
 void idxplan_commit(strata_graph *g, version *v, const idx_plan *p);
 void idxplan_free(idx_plan *p);
 
+/* The entities index d covers in v, in id order: the first >= from, or
+   UINT64_MAX. */
+uint64_t idx_next_member(const version *v, const index_def *d, uint64_t from);
+/* Entity id's key in index d as v stores it: idx_key's contract. */
+int idx_entity_key(const version *v, const index_def *d, mem_ctx *m, uint64_t id, value *out);
+
 /* A node's labels as an entity state (buf holds the tokens). */
 void node_state(const catalog *c, uint32_t labelset, const prop_rec *props, uint32_t *buf,
                 entity_state *out);

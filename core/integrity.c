@@ -15,7 +15,7 @@
  *   6. every property index holds exactly one entry per entity that carries
  *      its token and all its keys, under the key built from them.
  */
-#include "core/graph_impl.h"
+#include "core/index_maint.h"
 
 #define FAIL(...) return view_fail(v, STRATA_ECONSTRAINT, "integrity: " __VA_ARGS__)
 
@@ -49,15 +49,11 @@ static strata_status check_property_indexes(strata_view *v)
     for (uint32_t i = 0; i < idxset_len(ver->indexes); i++) {
         const index_def *d = idxset_def(ver->indexes, i);
         const level_stack *ls = idxset_stack(ver->indexes, i);
-        const label_index *members = d->on_rels ? ver->rel_types : ver->labels;
         uint64_t expected = 0;
-        for (uint64_t id = labelidx_next(members, d->token, 0); id != UINT64_MAX;
-             id = labelidx_next(members, d->token, id + 1)) {
-            props_view pv = { d->on_rels ? store_rel_props(&ver->st, id)
-                                         : store_node_props(&ver->st, id),
-                              false, 0, NULL };
+        for (uint64_t id = idx_next_member(ver, d, 0); id != UINT64_MAX;
+             id = idx_next_member(ver, d, id + 1)) {
             value key;
-            int r = idx_key(d, mem_scratch(), &pv, &key);
+            int r = idx_entity_key(ver, d, mem_scratch(), id, &key);
             if (r < 0)
                 return view_fail(v, STRATA_ENOMEM, "integrity: out of memory");
             if (r == 0)

@@ -466,17 +466,13 @@ strata_status strata_rel_delete(strata_graph *g, strata_id rel)
    non-null scalars. */
 static bool storable(const value *v, bool in_list)
 {
+    if (value_is_temporal(v))
+        return true;
     switch (value_kind(v)) {
     case VAL_BOOL:
     case VAL_INT:
     case VAL_FLOAT:
     case VAL_STRING:
-    case VAL_DATE:
-    case VAL_LOCALTIME:
-    case VAL_TIME:
-    case VAL_LOCALDATETIME:
-    case VAL_DATETIME:
-    case VAL_DURATION:
         return true;
     case VAL_LIST:
         if (in_list)
@@ -490,15 +486,6 @@ static bool storable(const value *v, bool in_list)
     }
 }
 
-static const char *type_name(const value *v)
-{
-    static const char *const names[] = { "null", "boolean", "integer", "float", "string",
-                                         "list", "map", "node", "relationship", "path",
-                                         "date", "local time", "time", "local datetime",
-                                         "datetime", "duration" };
-    _Static_assert(sizeof names / sizeof names[0] == VAL_DURATION + 1, "a name per kind");
-    return names[value_kind(v)];
-}
 
 static strata_status set_prop(strata_graph *g, bool is_rel, strata_id id, strata_token key,
                               const strata_value *val)
@@ -515,7 +502,7 @@ static strata_status set_prop(strata_graph *g, bool is_rel, strata_id id, strata
         return graph_fail(g, STRATA_ETYPE,
                           "a %s cannot be stored as a property (storable: boolean, integer, "
                           "float, string, temporal, and lists of those without nulls)",
-                          type_name(&val->v));
+                          value_type_name(&val->v));
     version *v = graph_write_begin(g);
     value copy = value_null();
     idx_plan plan = { 0 };

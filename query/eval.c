@@ -16,13 +16,7 @@
 #include "query/exec.h"
 #include "query/functions_temporal.h"
 
-static const char *type_name(const value *v)
-{
-    static const char *names[] = {"Null", "Boolean", "Integer", "Float", "String",
-                                  "List", "Map", "Node", "Relationship", "Path"};
-    const char *t = temporal_type_name(v);
-    return t ? t : names[value_kind(v)];
-}
+static const char *type_name(const value *v) { return value_type_name(v); }
 
 static int type_error(const evalctx *c, const cypher_ast_node *at, const char *what,
                       const value *v)
@@ -121,7 +115,7 @@ static int arith(const evalctx *c, const cypher_ast_node *e, cypher_ast_op op, v
         return concat_lists(c, a, b, out);
     if (value_is_null(a) || value_is_null(b))
         return 0;
-    if (temporal_value(a) || temporal_value(b)) {
+    if (value_is_temporal(a) || value_is_temporal(b)) {
         char sym = op == CYPHER_OP_ADD ? '+' : op == CYPHER_OP_SUB ? '-'
                    : op == CYPHER_OP_MUL ? '*' : op == CYPHER_OP_DIV ? '/' : '?';
         int r = sym == '?' ? 1 : temporal_arith(x, e, sym, a, b, out);
@@ -429,6 +423,8 @@ static int access_key(const evalctx *c, const cypher_ast_node *e, const value *s
                       const char *key, size_t klen, value *out)
 {
     *out = value_null();
+    if (value_is_temporal(subject))
+        return temporal_property(c->x, e, subject, key, klen, out);
     switch (value_kind(subject)) {
     case VAL_NULL:
         return 0;
@@ -441,13 +437,6 @@ static int access_key(const evalctx *c, const cypher_ast_node *e, const value *s
             *out = value_retain(*v);
         return 0;
     }
-    case VAL_DATE:
-    case VAL_LOCALTIME:
-    case VAL_TIME:
-    case VAL_LOCALDATETIME:
-    case VAL_DATETIME:
-    case VAL_DURATION:
-        return temporal_property(c->x, e, subject, key, klen, out);
     default:
         return exec_fail(c->x, e, "TypeError", "InvalidArgumentType",
                          "cannot read property `%s` of %s", key, type_name(subject));
@@ -464,19 +453,28 @@ static int eval_property(const evalctx *c, const cypher_ast_node *e, value *out)
     return rc;
 }
 
+/* Evaluates expr into *v, which must come out null or of kind want;
+   anything else is a type error (recorded, -1). */
+static int eval_kind(const evalctx *c, const cypher_ast_node *at, const cypher_ast_node *expr,
+                     value_type want, const char *what, value *v)
+{
+    if (eval(c, expr, v) != 0)
+        return -1;
+    if (value_is_null(v) || value_kind(v) == want)
+        return 0;
+    int rc = type_error(c, at, what, v);
+    value_release(v);
+    return rc;
+}
+
 static int eval_has_labels(const evalctx *c, const cypher_ast_node *e, value *out)
 {
     value s;
-    if (eval(c, e->u.labels.subject, &s) != 0)
-        return -1;
     *out = value_null();
+    if (eval_kind(c, e, e->u.labels.subject, VAL_NODE, "label predicate", &s) != 0)
+        return -1;
     if (value_is_null(&s))
         return 0;
-    if (value_kind(&s) != VAL_NODE) {
-        int rc = type_error(c, e, "label predicate", &s);
-        value_release(&s);
-        return rc;
-    }
     strata_view *v = exec_view(c->x);
     bool all = true;
     for (size_t i = 0; i < e->u.labels.labels.count && all; i++) {
@@ -676,15 +674,10 @@ static int eval_comprehension(const evalctx *c, const cypher_ast_node *e, value 
 {
     value src;
     *out = value_null();
-    if (eval(c, e->u.comprehension.source, &src) != 0)
+    if (eval_kind(c, e, e->u.comprehension.source, VAL_LIST, "expected a list", &src) != 0)
         return -1;
     if (value_is_null(&src))
         return 0;
-    if (value_kind(&src) != VAL_LIST) {
-        int rc = type_error(c, e, "expected a list", &src);
-        value_release(&src);
-        return rc;
-    }
     size_t n = value_list_len(&src);
     value *items = mem_calloc(c->x->m, (n ? n : 1) * sizeof(value));
     if (!items) {
@@ -757,15 +750,10 @@ static int eval_quantifier_all(const evalctx *c, const cypher_ast_node *e, value
        but one is null. */
     value src;
     *out = value_null();
-    if (eval(c, e->u.comprehension.source, &src) != 0)
+    if (eval_kind(c, e, e->u.comprehension.source, VAL_LIST, "expected a list", &src) != 0)
         return -1;
     if (value_is_null(&src))
         return 0;
-    if (value_kind(&src) != VAL_LIST) {
-        int rc = type_error(c, e, "expected a list", &src);
-        value_release(&src);
-        return rc;
-    }
     local_var lv = {e->u.comprehension.variable->u.name.ptr,
                     e->u.comprehension.variable->u.name.len, value_null(), c->locals};
     evalctx inner = *c;
@@ -795,20 +783,14 @@ static int eval_reduce(const evalctx *c, const cypher_ast_node *e, value *out)
     value acc, src;
     if (eval(c, e->u.reduce.init, &acc) != 0)
         return -1;
-    if (eval(c, e->u.reduce.source, &src) != 0) {
+    *out = value_null();
+    if (eval_kind(c, e, e->u.reduce.source, VAL_LIST, "reduce expects a list", &src) != 0) {
         value_release(&acc);
         return -1;
     }
-    *out = value_null();
     if (value_is_null(&src)) {
         value_release(&acc);
         return 0;
-    }
-    if (value_kind(&src) != VAL_LIST) {
-        int rc = type_error(c, e, "reduce expects a list", &src);
-        value_release(&src);
-        value_release(&acc);
-        return rc;
     }
     local_var la = {e->u.reduce.accumulator->u.name.ptr, e->u.reduce.accumulator->u.name.len,
                     value_null(), c->locals};

@@ -273,10 +273,10 @@ int node_labels_list(exec *x, uint64_t node, value *out)
 
 int storable_check(exec *x, const cypher_ast_node *at, const value *v)
 {
+    if (value_is_temporal(v))
+        return 0;
     switch (value_kind(v)) {
     case VAL_NULL: case VAL_BOOL: case VAL_INT: case VAL_FLOAT: case VAL_STRING:
-    case VAL_DATE: case VAL_LOCALTIME: case VAL_TIME: case VAL_LOCALDATETIME:
-    case VAL_DATETIME: case VAL_DURATION:
         return 0;
     case VAL_LIST: {
         const value *it = value_list_items(v);

@@ -308,10 +308,7 @@ const temporal_fn *temporal_function_find(const char *name, size_t len)
     return NULL;
 }
 
-bool temporal_value(const value *v)
-{
-    return temporal_kind(value_kind(v)) || value_kind(v) == VAL_DURATION;
-}
+bool temporal_value(const value *v) { return value_is_temporal(v); }
 
 int temporal_property(exec *x, const cypher_ast_node *at, const value *v, const char *key,
                       size_t len, value *out)
@@ -416,13 +413,5 @@ const char *temporal_tag(const value *v)
 
 const char *temporal_type_name(const value *v)
 {
-    switch (value_kind(v)) {
-    case VAL_DATE: return "Date";
-    case VAL_LOCALTIME: return "LocalTime";
-    case VAL_TIME: return "Time";
-    case VAL_LOCALDATETIME: return "LocalDateTime";
-    case VAL_DATETIME: return "DateTime";
-    case VAL_DURATION: return "Duration";
-    default: return NULL;
-    }
+    return value_is_temporal(v) ? value_type_name(v) : NULL;
 }

@@ -900,3 +900,13 @@ bool value_utf8_valid(const char *bytes, size_t len)
     }
     return true;
 }
+
+const char *value_type_name(const value *v)
+{
+    static const char *const names[] = { "Null", "Boolean", "Integer", "Float", "String",
+                                         "List", "Map", "Node", "Relationship", "Path",
+                                         "Date", "LocalTime", "Time", "LocalDateTime",
+                                         "DateTime", "Duration" };
+    _Static_assert(sizeof names / sizeof names[0] == VAL_DURATION + 1, "a name per kind");
+    return names[value_kind(v)];
+}

@@ -99,6 +99,12 @@ static inline value value_rel(uint64_t id) { value v = {0}; v.type = VAL_REL; v.
 
 static inline value_type value_kind(const value *v) { return (value_type)v->type; }
 static inline bool value_is_null(const value *v) { return v->type == VAL_NULL; }
+static inline bool value_is_temporal(const value *v)
+{
+    return v->type >= VAL_DATE && v->type <= VAL_DURATION;
+}
+/* Cypher's name for v's type: "Integer", "LocalDateTime", ... */
+const char *value_type_name(const value *v);
 static inline bool value_is_number(const value *v)
 {
     return v->type == VAL_INT || v->type == VAL_FLOAT;
