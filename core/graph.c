@@ -307,11 +307,13 @@ strata_status strata_snapshot(strata_graph *g, strata_view **out)
         return graph_fail(g, STRATA_ENOMEM, "out of memory taking a snapshot");
     v->err[0] = '\0';
     pthread_mutex_lock(&g->lock);
-    if (!g->published && g->in_stmt && !g->in_txn && g->j.n > g->stmt_mark)
+    /* Outside a transaction, current holds an open statement's writes once
+       it has made some: readers need the state before it (NULL when
+       building that ran out of memory). */
+    bool mid_statement = g->in_stmt && !g->in_txn && g->j.n > g->stmt_mark;
+    if (mid_statement && !g->published)
         g->published = stmt_materialize(g);
-    v->ver = g->published ? g->published : g->in_stmt && !g->in_txn && g->j.n > g->stmt_mark
-                                               ? NULL
-                                               : g->current;
+    v->ver = g->published ? g->published : mid_statement ? NULL : g->current;
     if (v->ver)
         version_retain(v->ver);
     pthread_mutex_unlock(&g->lock);
