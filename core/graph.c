@@ -297,6 +297,12 @@ bool strata_is_forked(strata_graph *g)
     return forked;
 }
 
+void strata_interrupt(strata_graph *g)
+{
+    if (g)
+        atomic_store(&g->interrupt, true);
+}
+
 strata_status strata_snapshot(strata_graph *g, strata_view **out)
 {
     if (!g || !out)

@@ -85,6 +85,7 @@ struct strata_graph {
     uint64_t stmt_counts[4];/* live nodes, relationships, node and
                                relationship slots when it began */
     journal j;              /* undo entries of the open statement/transaction */
+    atomic_bool interrupt;  /* strata_interrupt: the running query stops */
     char err[ERRMSG_MAX];
 };
 

@@ -418,6 +418,12 @@ STRATA_API strata_status strata_integrity_check(strata_view *v);
    first write after every such view is released. */
 STRATA_API bool strata_is_forked(strata_graph *g);
 
+/* Asks the query running on g (if any) to stop: it fails with the code
+   "Interrupted" and its statement is rolled back whole.  Safe to call from
+   a signal handler or another thread; a query that starts afterwards
+   clears the request. */
+STRATA_API void strata_interrupt(strata_graph *g);
+
 #ifdef __cplusplus
 }
 #endif

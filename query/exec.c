@@ -126,9 +126,22 @@ void rowset_init(rowset *r, size_t width)
     r->width = width;
 }
 
+int exec_check_interrupt(exec *x)
+{
+    if (!atomic_load_explicit(&x->g->interrupt, memory_order_relaxed))
+        return 0;
+    return exec_fail(x, NULL, "Interrupted", NULL, "the query was interrupted");
+}
+
 int rowset_push(exec *x, rowset *r, value *row)
 {
     size_t w = r->width ? r->width : 1;
+    /* every row produced is a point where an interrupt can land */
+    if ((r->nrows & 1023) == 1023 && exec_check_interrupt(x) != 0) {
+        for (size_t i = 0; i < r->width; i++)
+            value_release(&row[i]);
+        return -1;
+    }
     if (r->nrows == r->cap) {
         size_t cap = r->cap ? r->cap * 2 : 16;
         value *c = mem_realloc(x->m, r->cells, mem_array_size(r->cap, w * sizeof(value)),

@@ -91,6 +91,7 @@ strata_view *exec_view(exec *x);
 int exec_fail(exec *x, const cypher_ast_node *n, const char *category, const char *detail,
               const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 int exec_oom(exec *x);
+int exec_check_interrupt(exec *x);   /* -1 with "Interrupted" once asked to stop */
 /* An error from the C API, mapped to a category. */
 int exec_status(exec *x, const cypher_ast_node *n, strata_status s);
 

@@ -346,6 +346,8 @@ static bool on_path(const walk *w, size_t i, uint64_t node)
 static int var_step(walk *w, size_t i, uint64_t cur, int64_t depth)
 {
     const cypher_ast_node *r = elem(w, i);
+    if (exec_check_interrupt(w->x) != 0)
+        return -1;
     if (depth > VAR_LENGTH_MAX_DEPTH)
         return exec_fail(w->x, r, "ArgumentError", NULL,
                          "a variable-length path longer than %d relationships",

@@ -218,6 +218,7 @@ strata_status strata_query(strata_graph *g, const char *text, const strata_value
                            perr.column);
     const cypher_ast_node *root = cypher_ast_root(ast);
     exec x = {.g = g, .m = m, .params = params ? &params->v : NULL};
+    atomic_store(&g->interrupt, false);
     strata_status st = STRATA_OK;
     cypher_ast_kind body_kind = root->u.statement.body->kind;
     if (root->u.statement.mode != CYPHER_MODE_RUN) {
