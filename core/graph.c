@@ -331,6 +331,22 @@ strata_status strata_snapshot(strata_graph *g, strata_view **out)
     return STRATA_OK;
 }
 
+strata_status strata_view_clone(strata_view *v, strata_view **out)
+{
+    if (!v || !out)
+        return STRATA_EINVAL;
+    strata_view *c = mem_alloc(mem_scratch(), sizeof *c);
+    if (!c) {
+        snprintf(v->err, sizeof v->err, "out of memory cloning a view");
+        return STRATA_ENOMEM;
+    }
+    c->err[0] = '\0';
+    c->ver = v->ver;
+    version_retain(c->ver);
+    *out = c;
+    return STRATA_OK;
+}
+
 void strata_view_release(strata_view **vp)
 {
     if (!vp || !*vp)

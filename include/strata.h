@@ -179,6 +179,8 @@ STRATA_API strata_status strata_snapshot_own(strata_graph *g, strata_view **out)
    statement's or transaction's writes. */
 STRATA_API strata_status strata_snapshot(strata_graph *g, strata_view **out);
 STRATA_API void strata_view_release(strata_view **v);
+/* A second view of the same state as v (for another thread, say): O(1). */
+STRATA_API strata_status strata_view_clone(strata_view *v, strata_view **out);
 STRATA_API const char *strata_view_errmsg(const strata_view *v);
 
 STRATA_API strata_status strata_token_lookup(strata_view *v, strata_token_kind kind,
@@ -381,6 +383,14 @@ typedef struct strata_query_error {
    that drives the graph's writes. */
 STRATA_API strata_status strata_query(strata_graph *g, const char *text,
                                       const strata_value *params, strata_result **out);
+/* Runs a read-only Cypher statement on a view, from any thread, while the
+   writer goes on: the query sees exactly the view's state.  A statement
+   that would write (CREATE, MERGE, SET, REMOVE, DELETE, schema commands)
+   fails with SemanticError before reading anything.  The result holds a
+   view of the same state.  Errors are reported through the result only
+   (a view has no message buffer for them). */
+STRATA_API strata_status strata_view_query(strata_view *v, const char *text,
+                                           const strata_value *params, strata_result **out);
 /* The column names (owned by the result) and their count. */
 STRATA_API size_t strata_result_columns(const strata_result *r, const char *const **names);
 /* The next row: true and *row pointing at ncolumns values (borrowed, valid

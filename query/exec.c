@@ -9,8 +9,10 @@
 strata_view *exec_view(exec *x)
 {
     /* Writer's thread only: g->current / g->tx change only on this thread,
-       so reading them needs no lock. */
-    x->view.ver = x->g->in_txn ? x->g->tx : x->g->current;
+       so reading them needs no lock.  A query on a view reads one fixed
+       version. */
+    if (x->g)
+        x->view.ver = x->g->in_txn ? x->g->tx : x->g->current;
     return &x->view;
 }
 
@@ -34,7 +36,7 @@ int exec_oom(exec *x) { return exec_fail(x, NULL, "OutOfMemory", NULL, "out of m
 
 int exec_status(exec *x, const cypher_ast_node *n, strata_status s)
 {
-    const char *msg = strata_errmsg(x->g);
+    const char *msg = x->g ? strata_errmsg(x->g) : strata_view_errmsg(&x->view);
     switch (s) {
     case STRATA_OK:
         return 0;
@@ -128,7 +130,7 @@ void rowset_init(rowset *r, size_t width)
 
 int exec_check_interrupt(exec *x)
 {
-    if (!atomic_load_explicit(&x->g->interrupt, memory_order_relaxed))
+    if (!x->g || !atomic_load_explicit(&x->g->interrupt, memory_order_relaxed))
         return 0;
     return exec_fail(x, NULL, "Interrupted", NULL, "the query was interrupted");
 }

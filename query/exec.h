@@ -71,8 +71,9 @@ typedef struct rowset {
 } rowset;
 
 typedef struct exec {
-    strata_graph *g;
-    strata_view view;       /* borrows the writer's version (see above) */
+    strata_graph *g;        /* the writer's graph; NULL for a query on a view */
+    strata_view view;       /* borrows the writer's version (see above), or
+                               the version of the view a query reads */
     mem_ctx *m;             /* mem_scratch(): query values */
     const value *params;    /* a map or NULL (borrowed) */
     qerror err;
@@ -83,7 +84,8 @@ typedef struct exec {
     size_t nused, capused;
 } exec;
 
-/* The view to read with: the writer's current version, borrowed. */
+/* The view to read with: the writer's current version, borrowed (or the
+   view the query was given). */
 strata_view *exec_view(exec *x);
 
 /* Records the first error; returns -1.  n (may be NULL) gives the

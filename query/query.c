@@ -14,6 +14,7 @@
 
 #include "query/exec.h"
 #include "query/parser.h"
+#include "query/plan_cache.h"
 
 struct strata_result {
     size_t ncols;
@@ -192,7 +193,140 @@ static strata_status fail_result(strata_graph *g, strata_result *r, const char *
     strata_status s = strcmp(code, "OutOfMemory") == 0                    ? STRATA_ENOMEM
                       : strcmp(code, "ConstraintVerificationFailed") == 0 ? STRATA_ECONSTRAINT
                                                                           : STRATA_EINVAL;
+    if (!g)
+        return s;
     return graph_fail(g, s, "%s: %s (line %u, column %u)", code, message, line, column);
+}
+
+static bool is_schema_command(cypher_ast_kind k)
+{
+    return k == CYPHER_AST_CREATE_INDEX || k == CYPHER_AST_DROP_INDEX ||
+           k == CYPHER_AST_CREATE_CONSTRAINT || k == CYPHER_AST_DROP_CONSTRAINT;
+}
+
+/* The first updating clause of a query or union, or NULL. */
+static const cypher_ast_node *first_update(const cypher_ast_node *body)
+{
+    if (body->kind == CYPHER_AST_UNION) {
+        for (size_t i = 0; i < body->u.union_.queries.count; i++) {
+            const cypher_ast_node *u = first_update(body->u.union_.queries.items[i]);
+            if (u)
+                return u;
+        }
+        return NULL;
+    }
+    if (body->kind != CYPHER_AST_QUERY)
+        return is_schema_command(body->kind) ? body : NULL;
+    for (size_t i = 0; i < body->u.list.count; i++) {
+        const cypher_ast_node *cl = body->u.list.items[i];
+        switch (cl->kind) {
+        case CYPHER_AST_CREATE: case CYPHER_AST_MERGE: case CYPHER_AST_SET:
+        case CYPHER_AST_REMOVE: case CYPHER_AST_DELETE:
+            return cl;
+        default:
+            break;
+        }
+    }
+    return NULL;
+}
+
+/* The checked tree for text: from the plan cache, or parsed and checked
+   now and cached.  Errors go to x (semantic) or perr (syntax). */
+static cached_plan *checked_plan(exec *x, const char *text, cypher_error *perr)
+{
+    size_t len = strlen(text);
+    cached_plan *plan = plan_cache_get(text, len);
+    if (plan)
+        return plan;
+    cypher_ast *ast = NULL;
+    if (cypher_parse(text, len, x->m, &ast, perr) != 0)
+        return NULL;
+    const cypher_ast_node *body = cypher_ast_root(ast)->u.statement.body;
+    if (!is_schema_command(body->kind) && semantic_check(x, body) != 0) {
+        cypher_ast_free(&ast);
+        return NULL;
+    }
+    plan = plan_cache_put(text, len, ast);
+    if (!plan)
+        exec_oom(x);
+    return plan;
+}
+
+/* Runs the statement's body: on the writer inside a statement, or on a
+   view (read-only). */
+static void run_statement(exec *x, const cypher_ast_node *root, strata_result *r)
+{
+    const cypher_ast_node *body = root->u.statement.body;
+    if (root->u.statement.mode != CYPHER_MODE_RUN) {
+        exec_fail(x, root, "SyntaxError", NULL, "EXPLAIN and PROFILE are not supported yet");
+        return;
+    }
+    if (!x->g) {
+        const cypher_ast_node *u = first_update(body);
+        if (u)
+            exec_fail(x, u, "SemanticError", NULL,
+                      "a query on a view only reads: %s writes",
+                      cypher_ast_kind_name(u->kind));
+        else
+            run_body(x, body, r);
+        return;
+    }
+    if (is_schema_command(body->kind)) {
+        run_schema(x, body);
+        return;
+    }
+    strata_status st = strata_statement_begin(x->g);
+    if (st != STRATA_OK) {
+        exec_status(x, root, st);
+        return;
+    }
+    int rc = run_body(x, body, r);
+    strata_statement_end(x->g, rc == 0);
+}
+
+/* strata_query and strata_view_query: exactly one of g and v is set. */
+static strata_status query_run(strata_graph *g, strata_view *v, const char *text,
+                               const strata_value *params, strata_result **out)
+{
+    mem_ctx *m = mem_scratch();
+    strata_result *r = mem_calloc(m, sizeof *r);
+    if (!r)
+        return g ? graph_fail(g, STRATA_ENOMEM, "out of memory starting a query")
+                 : STRATA_ENOMEM;
+    *out = r;
+    if (params && value_kind(&params->v) != VAL_MAP)
+        return fail_result(g, r, "ArgumentError", NULL, "parameters must be a map", 1, 1);
+
+    exec x = {.g = g, .m = m, .params = params ? &params->v : NULL};
+    if (v)
+        x.view.ver = v->ver;
+    else
+        atomic_store(&g->interrupt, false);
+    cypher_error perr;
+    cached_plan *plan = checked_plan(&x, text, &perr);
+    if (!plan && !x.err.category)
+        return fail_result(g, r, perr.category, perr.detail, perr.message, perr.line,
+                           perr.column);
+    if (plan)
+        run_statement(&x, cypher_ast_root(plan_ast(plan)), r);
+    plan_release(&plan);
+    if (x.used_rels)
+        mem_free(m, x.used_rels, x.capused * sizeof *x.used_rels);
+    if (x.err.category) {
+        for (size_t i = 0; i < r->nrows * r->ncols; i++)
+            value_release(&r->cells[i]);
+        r->nrows = 0;
+        return fail_result(g, r, x.err.category, x.err.detail, x.err.message, x.err.line,
+                           x.err.column);
+    }
+    r->stats = (strata_query_stats){x.stats.nodes_created, x.stats.nodes_deleted,
+                                    x.stats.rels_created, x.stats.rels_deleted,
+                                    x.stats.props_set, x.stats.labels_added,
+                                    x.stats.labels_removed};
+    strata_status st = g ? strata_snapshot_own(g, &r->view) : strata_view_clone(v, &r->view);
+    if (st != STRATA_OK)
+        return fail_result(g, r, "OutOfMemory", NULL, "out of memory taking a view", 1, 1);
+    return STRATA_OK;
 }
 
 strata_status strata_query(strata_graph *g, const char *text, const strata_value *params,
@@ -203,58 +337,18 @@ strata_status strata_query(strata_graph *g, const char *text, const strata_value
     *out = NULL;
     if (!g || !text)
         return g ? graph_fail(g, STRATA_EINVAL, "strata_query: text is NULL") : STRATA_EINVAL;
-    mem_ctx *m = mem_scratch();
-    strata_result *r = mem_calloc(m, sizeof *r);
-    if (!r)
-        return graph_fail(g, STRATA_ENOMEM, "out of memory starting a query");
-    *out = r;
-    if (params && value_kind(&params->v) != VAL_MAP)
-        return fail_result(g, r, "ArgumentError", NULL, "parameters must be a map", 1, 1);
+    return query_run(g, NULL, text, params, out);
+}
 
-    cypher_ast *ast = NULL;
-    cypher_error perr;
-    if (cypher_parse(text, strlen(text), m, &ast, &perr) != 0)
-        return fail_result(g, r, perr.category, perr.detail, perr.message, perr.line,
-                           perr.column);
-    const cypher_ast_node *root = cypher_ast_root(ast);
-    exec x = {.g = g, .m = m, .params = params ? &params->v : NULL};
-    atomic_store(&g->interrupt, false);
-    strata_status st = STRATA_OK;
-    cypher_ast_kind body_kind = root->u.statement.body->kind;
-    if (root->u.statement.mode != CYPHER_MODE_RUN) {
-        exec_fail(&x, root, "SyntaxError", NULL, "EXPLAIN and PROFILE are not supported yet");
-    } else if (body_kind == CYPHER_AST_CREATE_INDEX || body_kind == CYPHER_AST_DROP_INDEX ||
-               body_kind == CYPHER_AST_CREATE_CONSTRAINT ||
-               body_kind == CYPHER_AST_DROP_CONSTRAINT) {
-        run_schema(&x, root->u.statement.body);
-    } else if (semantic_check(&x, root->u.statement.body) == 0) {
-        st = strata_statement_begin(g);
-        if (st != STRATA_OK) {
-            exec_status(&x, root, st);
-        } else {
-            int rc = run_body(&x, root->u.statement.body, r);
-            strata_statement_end(g, rc == 0);
-        }
-    }
-    if (x.used_rels)
-        mem_free(m, x.used_rels, x.capused * sizeof *x.used_rels);
-    if (x.err.category) {
-        st = fail_result(g, r, x.err.category, x.err.detail, x.err.message, x.err.line,
-                         x.err.column);
-        for (size_t i = 0; i < r->nrows * r->ncols; i++)
-            value_release(&r->cells[i]);
-        r->nrows = 0;
-    } else {
-        r->stats = (strata_query_stats){x.stats.nodes_created, x.stats.nodes_deleted,
-                                        x.stats.rels_created, x.stats.rels_deleted,
-                                        x.stats.props_set, x.stats.labels_added,
-                                        x.stats.labels_removed};
-        st = strata_snapshot_own(g, &r->view);
-        if (st != STRATA_OK)
-            st = fail_result(g, r, "OutOfMemory", NULL, "out of memory taking a view", 1, 1);
-    }
-    cypher_ast_free(&ast);
-    return st;
+strata_status strata_view_query(strata_view *v, const char *text, const strata_value *params,
+                                strata_result **out)
+{
+    if (!out)
+        return STRATA_EINVAL;
+    *out = NULL;
+    if (!v || !text)
+        return STRATA_EINVAL;
+    return query_run(NULL, v, text, params, out);
 }
 
 size_t strata_result_columns(const strata_result *r, const char *const **names)

@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <cmocka.h>
 
@@ -249,7 +250,10 @@ static void *reader(void *p)
     struct reader_arg *a = p;
     char buf[32];
     uint32_t probe = 0;
-    while (!atomic_load(&a->done)) {
+    /* One last round after the writer is done, so the reader checks at
+       least once however the threads were scheduled. */
+    for (bool last = false; !last;) {
+        last = atomic_load(&a->done);
         uint32_t n = intern_count(a->t);
         if (n == 0)
             continue;
