@@ -70,6 +70,8 @@ typedef struct rowset {
     size_t width;
 } rowset;
 
+typedef struct profile profile;   /* query/profile.h */
+
 typedef struct exec {
     strata_graph *g;        /* the writer's graph; NULL for a query on a view */
     strata_view view;       /* borrows the writer's version (see above), or
@@ -82,6 +84,8 @@ typedef struct exec {
     uint64_t *used_rels;    /* relationships bound by the MATCH in progress
                                (relationship uniqueness) */
     size_t nused, capused;
+    profile *prof;          /* EXPLAIN / PROFILE, else NULL */
+    bool no_input;          /* EXPLAIN: the query runs over no rows */
 } exec;
 
 /* The view to read with: the writer's current version, borrowed (or the

@@ -3,16 +3,10 @@
  * expand, filter.
  *
  * For each input row the pattern parts are matched one after the other
- * (a nested loop); within a part the path is walked from its first node,
- * or from its last when only the last is already bound.  The first node
- * is found by, in order of preference:
- *   1. its variable, when bound (by an earlier clause or earlier in this
- *      MATCH);
- *   2. an index seek, when it has a label and an equality on a key — from
- *      its property map or from a WHERE conjunct `v.key = literal/param` —
- *      for which a single-key index on that label exists;
- *   3. a label scan on its first label;
- *   4. a scan of every node.
+ * (a nested loop); within a part the path is walked from a bound end
+ * node (the first when both are), else from the end and by the access
+ * (index seek, range seek, label scan, scan) that plan_start chose once
+ * for the clause (plan_start.h).
  * Each relationship is expanded with strata_neighbours by direction and
  * type.  Relationships bound in one MATCH are distinct (openCypher's
  * relationship uniqueness).  WHERE is evaluated once the whole pattern is
@@ -37,6 +31,8 @@
 #include <string.h>
 
 #include "query/exec.h"
+#include "query/plan_start.h"
+#include "query/profile.h"
 
 typedef struct walk {
     exec *x;
@@ -46,7 +42,8 @@ typedef struct walk {
     const cypher_ast_node *const *el;   /* NODE, REL, NODE, ... */
     size_t nel;
     bool reversed;
-    const cypher_ast_node *where;       /* hints for the index seek */
+    const cypher_ast_node *where;
+    const start_plan *plan;             /* how the walk starts when no end is bound */
     value *row;
     match_emit emit;
     void *ectx;
@@ -479,139 +476,32 @@ static int step_node(walk *w, size_t i, uint64_t id)
     return rc;
 }
 
-/* An equality on v.key usable for a seek: from the property map, or a
-   WHERE conjunct v.key = literal/param.  *val gets a new value. */
-static int seek_hint(walk *w, const cypher_ast_node *n, const cypher_ast_node *where,
-                     const char **key, value *val, bool *found)
-{
-    *found = false;
-    if (n->u.node.properties && n->u.node.properties->kind == CYPHER_AST_MAP &&
-        n->u.node.properties->u.list.count > 0) {
-        const cypher_ast_node *e = n->u.node.properties->u.list.items[0];
-        evalctx c = {w->x, w->sc, w->row, NULL, NULL};
-        *key = e->u.entry.key.ptr;
-        if (eval(&c, e->u.entry.value, val) != 0)
-            return -1;
-        *found = true;
-        return 0;
-    }
-    if (!where || !n->u.node.variable)
-        return 0;
-    if (where->kind == CYPHER_AST_BINARY && where->u.binary.op == CYPHER_OP_AND) {
-        if (seek_hint(w, n, where->u.binary.lhs, key, val, found) != 0 || *found)
-            return *found ? 0 : -1;
-        return seek_hint(w, n, where->u.binary.rhs, key, val, found);
-    }
-    if (where->kind != CYPHER_AST_COMPARISON || where->u.chain.nops != 1 ||
-        where->u.chain.ops[0] != CYPHER_OP_EQ)
-        return 0;
-    for (int side = 0; side < 2; side++) {
-        const cypher_ast_node *p = where->u.chain.operands.items[side];
-        const cypher_ast_node *o = where->u.chain.operands.items[1 - side];
-        if (p->kind != CYPHER_AST_PROPERTY || p->u.property.subject->kind != CYPHER_AST_VARIABLE ||
-            strcmp(p->u.property.subject->u.name.ptr, n->u.node.variable->u.name.ptr) != 0)
-            continue;
-        if (o->kind != CYPHER_AST_PARAMETER && o->kind != CYPHER_AST_STRING_LIT &&
-            o->kind != CYPHER_AST_INT_LIT && o->kind != CYPHER_AST_FLOAT_LIT &&
-            o->kind != CYPHER_AST_BOOL_LIT)
-            continue;
-        evalctx c = {w->x, w->sc, w->row, NULL, NULL};
-        *key = p->u.property.key.ptr;
-        if (eval(&c, o, val) != 0)
-            return -1;
-        *found = true;
-        return 0;
-    }
-    return 0;
-}
-
-static bool find_index(strata_view *v, strata_token label, strata_token key, strata_index *out)
-{
-    strata_index buf[64];
-    size_t n = 0;
-    if (strata_indexes(v, buf, 64, &n) != STRATA_OK)
-        return false;
-    for (size_t i = 0; i < n && i < 64; i++) {
-        strata_index_info info;
-        if (strata_index_info_get(v, buf[i], &info) == STRATA_OK && !info.relationships &&
-            info.token == label && info.nkeys == 1 && info.keys[0] == key) {
-            *out = buf[i];
-            return true;
-        }
-    }
-    return false;
-}
-
-/* Candidate ids for the first node, drained into an array. */
-static int start_candidates(walk *w, const cypher_ast_node *n, uint64_t **ids, size_t *count,
-                            size_t *cap)
-{
-    strata_view *v = exec_view(w->x);
-    strata_node_iter *it = NULL;
-    strata_status s = STRATA_OK;
-    *count = 0;
-    *cap = 0;
-    *ids = NULL;
-    if (n->u.node.labels.count > 0) {
-        strata_token label;
-        if (strata_token_lookup(v, STRATA_LABEL, n->u.node.labels.items[0]->u.name.ptr, &label) !=
-            STRATA_OK)
-            return 0;   /* a label nobody carries */
-        const char *key;
-        value val = value_null();
-        bool found;
-        if (seek_hint(w, n, w->where, &key, &val, &found) != 0)
-            return -1;
-        strata_token ktok;
-        strata_index idx;
-        value_type k = value_kind(&val);
-        if (found && (k == VAL_NULL))
-            return 0;   /* = null matches nothing */
-        if (found && (k == VAL_INT || k == VAL_FLOAT || k == VAL_STRING || k == VAL_BOOL) &&
-            strata_token_lookup(v, STRATA_KEY, key, &ktok) == STRATA_OK &&
-            find_index(v, label, ktok, &idx)) {
-            strata_value h = {val};
-            const strata_value *kp = &h;
-            s = strata_index_lookup(v, idx, &kp, 1, &it);
-        } else {
-            s = strata_nodes_by_label(v, label, &it);
-        }
-        value_release(&val);
-    } else {
-        s = strata_nodes(v, &it);
-    }
-    if (s == STRATA_ENOTFOUND)
-        return 0;
-    if (s != STRATA_OK)
-        return exec_status(w->x, n, s);
-    strata_id id;
-    while (strata_node_iter_next(it, &id)) {
-        if (*count == *cap) {
-            size_t nc = *cap ? *cap * 2 : 64;
-            uint64_t *r = mem_realloc(w->x->m, *ids, *cap * sizeof *r, nc * sizeof *r);
-            if (!r) {
-                strata_node_iter_free(&it);
-                return exec_oom(w->x);
-            }
-            *ids = r;
-            *cap = nc;
-        }
-        (*ids)[(*count)++] = id;
-    }
-    strata_node_iter_free(&it);
-    return 0;
-}
-
 static int match_walk(walk *w);
 
-int match_part_row(exec *x, const cypher_ast_node *part, const scope *sc, size_t in_width,
-                   const cypher_ast_node *where, value *row, match_emit emit, void *ctx)
+/* Bound before the part runs: an input column, or a slot an earlier part
+   of the same MATCH has filled in this row. */
+typedef struct row_bound {
+    const scope *sc;
+    size_t in_width;
+    const value *row;
+} row_bound;
+
+static bool bound_in_row(const cypher_ast_str *name, void *ctx)
+{
+    const row_bound *rb = ctx;
+    long slot = scope_find(rb->sc, name->ptr, name->len);
+    return slot >= 0 && ((size_t)slot < rb->in_width || !value_is_null(&rb->row[slot]));
+}
+
+static int walk_part(exec *x, const cypher_ast_node *part, const start_plan *plan,
+                     const scope *sc, size_t in_width, const cypher_ast_node *where, value *row,
+                     match_emit emit, void *ctx)
 {
     const cypher_ast_node *path = part->u.part.path;
     walk w = {.x = x, .sc = sc, .in_width = in_width, .part = part,
               .el = (const cypher_ast_node *const *)path->u.list.items,
-              .nel = path->u.list.count, .where = where, .row = row, .emit = emit, .ectx = ctx,
-              .kind = part->u.part.kind, .exact = -1};
+              .nel = path->u.list.count, .where = where, .plan = plan, .row = row,
+              .emit = emit, .ectx = ctx, .kind = part->u.part.kind, .exact = -1};
     if (w.nel > CYPHER_AST_MAX_DEPTH)
         return exec_fail(x, part, "SyntaxError", NULL, "pattern too long");
     if (w.kind != CYPHER_PATH_PLAIN && w.nel != 3)
@@ -623,6 +513,15 @@ int match_part_row(exec *x, const cypher_ast_node *part, const scope *sc, size_t
     if (w.ends)
         mem_free(x->m, w.ends, w.capends * 2 * sizeof *w.ends);
     return rc;
+}
+
+int match_part_row(exec *x, const cypher_ast_node *part, const scope *sc, size_t in_width,
+                   const cypher_ast_node *where, value *row, match_emit emit, void *ctx)
+{
+    row_bound rb = {sc, in_width, row};
+    start_plan plan;
+    plan_start(x, part, where, bound_in_row, &rb, &plan);
+    return walk_part(x, part, &plan, sc, in_width, where, row, emit, ctx);
 }
 
 /* The walk from start node id: once, or for shortest paths by increasing
@@ -657,11 +556,14 @@ static int match_walk(walk *w)
     exec *x = w->x;
     value *row = w->row;
     size_t in_width = w->in_width;
-    /* Start from the last node when only it is bound. */
+    /* A bound end first (the first node when both are); else the plan. */
     long first = var_slot(w, w->el[0], true), last = var_slot(w, w->el[w->nel - 1], true);
     bool first_bound = first >= 0 && ((size_t)first < in_width || !value_is_null(&row[first]));
     bool last_bound = last >= 0 && ((size_t)last < in_width || !value_is_null(&row[last]));
-    w->reversed = w->nel > 1 && !first_bound && last_bound;
+    if (first_bound || last_bound)
+        w->reversed = w->nel > 1 && !first_bound;
+    else
+        w->reversed = w->plan->reversed;
     const cypher_ast_node *start = elem(w, 0);
     long slot = var_slot(w, start, true);
     if (slot >= 0 && ((size_t)slot < in_width || !value_is_null(&row[slot]))) {
@@ -673,8 +575,11 @@ static int match_walk(walk *w)
     }
     uint64_t *ids;
     size_t n, cap;
-    if (start_candidates(w, start, &ids, &n, &cap) != 0)
+    if (start_ids(x, w->plan, w->sc, row, &ids, &n, &cap) != 0) {
+        if (ids)
+            mem_free(x->m, ids, cap * sizeof *ids);
         return -1;
+    }
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++)
         rc = walk_from(w, ids[i]);
@@ -689,6 +594,7 @@ typedef struct mclause {
     const cypher_ast_node *clause;
     const scope *sc;
     size_t in_width;
+    const start_plan *plans;    /* one per part */
     size_t part;
     rowset *out;
     size_t emitted;
@@ -718,8 +624,8 @@ static int next_part(exec *x, value *row, void *ctx)
         return rc;
     }
     const cypher_ast_node *part = parts->items[m->part++];
-    int rc = match_part_row(x, part, m->sc, m->in_width, m->clause->u.match.where, row,
-                            next_part, m);
+    int rc = walk_part(x, part, &m->plans[m->part - 1], m->sc, m->in_width,
+                       m->clause->u.match.where, row, next_part, m);
     m->part--;
     return rc;
 }
@@ -741,6 +647,61 @@ static int declare_part(exec *x, scope *sc, const cypher_ast_node *part)
     return 0;
 }
 
+/* Bound before part `upto` of a MATCH runs, whatever the row: an input
+   column or a variable of an earlier part. */
+typedef struct clause_bound {
+    const scope *sc;
+    size_t in_width;
+    const cypher_ast_node *clause;
+    size_t upto;
+} clause_bound;
+
+static bool same_name(const cypher_ast_node *var, const cypher_ast_str *name)
+{
+    return var && var->u.name.len == name->len && memcmp(var->u.name.ptr, name->ptr, name->len) == 0;
+}
+
+static bool bound_before(const cypher_ast_str *name, void *ctx)
+{
+    const clause_bound *cb = ctx;
+    long slot = scope_find(cb->sc, name->ptr, name->len);
+    if (slot >= 0 && (size_t)slot < cb->in_width)
+        return true;
+    for (size_t p = 0; p < cb->upto; p++) {
+        const cypher_ast_node *part = cb->clause->u.match.parts.items[p];
+        const cypher_ast_list *el = &part->u.part.path->u.list;
+        for (size_t i = 0; i < el->count; i++) {
+            const cypher_ast_node *e = el->items[i];
+            if (same_name(e->kind == CYPHER_AST_NODE ? e->u.node.variable : e->u.rel.variable,
+                          name))
+                return true;
+        }
+        if (same_name(part->u.part.variable, name))
+            return true;
+    }
+    return false;
+}
+
+/* The start of every part, planned once for the clause. */
+static start_plan *plan_parts(exec *x, const cypher_ast_node *clause, const scope *sc,
+                              size_t in_width)
+{
+    size_t n = clause->u.match.parts.count;
+    start_plan *plans = mem_calloc(x->m, (n ? n : 1) * sizeof *plans);
+    if (!plans) {
+        exec_oom(x);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        clause_bound cb = {sc, in_width, clause, i};
+        plan_start(x, clause->u.match.parts.items[i], clause->u.match.where, bound_before, &cb,
+                   &plans[i]);
+        if (x->prof)
+            profile_note_start(x, &plans[i]);
+    }
+    return plans;
+}
+
 int op_match(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in, rowset *out)
 {
     size_t in_width = in->width;
@@ -748,15 +709,21 @@ int op_match(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in, rows
         if (declare_part(x, sc, clause->u.match.parts.items[i]) != 0)
             return -1;
     rowset_init(out, x->width);
+    size_t nparts = clause->u.match.parts.count;
+    start_plan *plans = plan_parts(x, clause, sc, in_width);
+    if (!plans)
+        return -1;
     value *row = mem_calloc(x->m, (x->width ? x->width : 1) * sizeof(value));
-    if (!row)
+    if (!row) {
+        mem_free(x->m, plans, (nparts ? nparts : 1) * sizeof *plans);
         return exec_oom(x);
+    }
     int rc = 0;
     for (size_t r = 0; r < in->nrows && rc == 0; r++) {
         const value *src = rowset_row(in, r);
         for (size_t i = 0; i < in_width; i++)
             row[i] = src[i];   /* borrowed for the walk */
-        mclause m = {clause, sc, in_width, 0, out, 0};
+        mclause m = {clause, sc, in_width, plans, 0, out, 0};
         x->nused = 0;
         rc = next_part(x, row, &m);
         if (rc == 0 && m.emitted == 0 && clause->u.match.optional) {
@@ -774,5 +741,6 @@ int op_match(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in, rows
             value_release(&row[i]);
     }
     mem_free(x->m, row, (x->width ? x->width : 1) * sizeof(value));
+    mem_free(x->m, plans, (nparts ? nparts : 1) * sizeof *plans);
     return rc;
 }

@@ -15,6 +15,7 @@
 #include "query/exec.h"
 #include "query/parser.h"
 #include "query/plan_cache.h"
+#include "query/profile.h"
 
 struct strata_result {
     size_t ncols;
@@ -42,9 +43,11 @@ static int run_query(exec *x, const cypher_ast_node *q, query_out *out)
     rowset cur;
     rowset_init(&cur, 0);
     value none = value_null();
-    int rc = rowset_push(x, &cur, &none);   /* one empty row */
+    int rc = x->no_input ? 0 : rowset_push(x, &cur, &none);   /* one empty row */
     for (size_t i = 0; i < q->u.list.count && rc == 0; i++) {
         const cypher_ast_node *cl = q->u.list.items[i];
+        if (x->prof)
+            profile_clause_begin(x);
         rowset next;
         rowset_init(&next, cur.width);
         bool replaced = true;
@@ -73,6 +76,8 @@ static int run_query(exec *x, const cypher_ast_node *q, query_out *out)
         } else {
             rowset_free(&next);
         }
+        if (rc == 0 && x->prof)
+            rc = profile_clause_end(x, cl, cur.nrows);
     }
     scope_free(&sc);
     if (rc == 0 && out->has_return)
@@ -257,8 +262,9 @@ static cached_plan *checked_plan(exec *x, const char *text, cypher_error *perr)
 static void run_statement(exec *x, const cypher_ast_node *root, strata_result *r)
 {
     const cypher_ast_node *body = root->u.statement.body;
-    if (root->u.statement.mode != CYPHER_MODE_RUN) {
-        exec_fail(x, root, "SyntaxError", NULL, "EXPLAIN and PROFILE are not supported yet");
+    if (x->prof && is_schema_command(body->kind)) {
+        exec_fail(x, root, "SyntaxError", NULL,
+                  "EXPLAIN and PROFILE apply to queries, not to schema commands");
         return;
     }
     if (!x->g) {
@@ -281,7 +287,35 @@ static void run_statement(exec *x, const cypher_ast_node *root, strata_result *r
         return;
     }
     int rc = run_body(x, body, r);
-    strata_statement_end(x->g, rc == 0);
+    /* EXPLAIN writes nothing: whatever planning over no rows did is undone */
+    strata_statement_end(x->g, rc == 0 && !x->no_input);
+}
+
+/* EXPLAIN / PROFILE: the statement runs as above, then the result holds
+   the plan instead of the rows. */
+static void run_profiled(exec *x, const cypher_ast_node *root, const char *text,
+                         strata_result *r)
+{
+    profile pr = {.text = text, .timed = root->u.statement.mode == CYPHER_MODE_PROFILE};
+    x->prof = &pr;
+    x->no_input = !pr.timed;
+    strata_result *scratch = mem_calloc(x->m, sizeof *scratch);
+    if (!scratch) {
+        exec_oom(x);
+        return;
+    }
+    run_statement(x, root, scratch);
+    strata_result_free(&scratch);
+    if (x->no_input)
+        x->stats = (qstats){0};
+    query_out out = {0};
+    if (!x->err.category && profile_rows(x, &out.cols, &out.rows) == 0 &&
+        set_columns(x, r, &out.cols) == 0)
+        take_rows(x, r, &out, false);
+    scope_free(&out.cols);
+    rowset_free(&out.rows);
+    profile_free(x);
+    x->prof = NULL;
 }
 
 /* strata_query and strata_view_query: exactly one of g and v is set. */
@@ -307,7 +341,9 @@ static strata_status query_run(strata_graph *g, strata_view *v, const char *text
     if (!plan && !x.err.category)
         return fail_result(g, r, perr.category, perr.detail, perr.message, perr.line,
                            perr.column);
-    if (plan)
+    if (plan && cypher_ast_root(plan_ast(plan))->u.statement.mode != CYPHER_MODE_RUN)
+        run_profiled(&x, cypher_ast_root(plan_ast(plan)), text, r);
+    else if (plan)
         run_statement(&x, cypher_ast_root(plan_ast(plan)), r);
     plan_release(&plan);
     if (x.used_rels)

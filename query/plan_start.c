@@ -1,0 +1,467 @@
+/* plan_start — choosing and running the start of a pattern's walk (see
+   plan_start.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "query/plan_start.h"
+
+/* ---- the predicates a seek can use ---- */
+
+typedef struct operand_ctx {
+    is_bound_fn bound;
+    void *ctx;
+} operand_ctx;
+
+static int operand_child(const cypher_ast_node *c, void *ctx);
+
+/* Whether e can be evaluated before the walk: no variable in it is bound
+   by the pattern itself. */
+static bool operand_ready(const cypher_ast_node *e, operand_ctx *oc)
+{
+    if (e->kind == CYPHER_AST_VARIABLE)
+        return oc->bound(&e->u.name, oc->ctx);
+    /* subqueries and comprehensions bind names of their own: not worth
+       the analysis for a seek */
+    if (e->kind == CYPHER_AST_EXISTS || e->kind == CYPHER_AST_LIST_COMPREHENSION ||
+        e->kind == CYPHER_AST_PATTERN_COMPREHENSION || e->kind == CYPHER_AST_REDUCE ||
+        e->kind == CYPHER_AST_QUANTIFIER || e->kind == CYPHER_AST_PATH)
+        return false;
+    return cypher_ast_each_child(e, operand_child, oc) == 0;
+}
+
+static int operand_child(const cypher_ast_node *c, void *ctx)
+{
+    return operand_ready(c, ctx) ? 0 : 1;
+}
+
+static bool is_key_of(const cypher_ast_node *p, const cypher_ast_str *var)
+{
+    return p->kind == CYPHER_AST_PROPERTY && p->u.property.subject->kind == CYPHER_AST_VARIABLE &&
+           p->u.property.subject->u.name.len == var->len &&
+           memcmp(p->u.property.subject->u.name.ptr, var->ptr, var->len) == 0;
+}
+
+/* What is known about one key of the start node. */
+typedef struct key_facts {
+    const cypher_ast_node *eq;
+    const cypher_ast_node *lo, *hi;
+    bool lo_inclusive, hi_inclusive, prefix;
+} key_facts;
+
+typedef struct facts {
+    const cypher_ast_node *node;
+    operand_ctx oc;
+    const char *key;            /* the key being collected */
+    key_facts k;
+} facts;
+
+static cypher_ast_op flipped(cypher_ast_op op)
+{
+    switch (op) {
+    case CYPHER_OP_LT: return CYPHER_OP_GT;
+    case CYPHER_OP_GT: return CYPHER_OP_LT;
+    case CYPHER_OP_LE: return CYPHER_OP_GE;
+    case CYPHER_OP_GE: return CYPHER_OP_LE;
+    default: return op;
+    }
+}
+
+/* v.key OP e, with OP as seen from v.key's side. */
+static void note_comparison(facts *f, cypher_ast_op op, const cypher_ast_node *e)
+{
+    switch (op) {
+    case CYPHER_OP_EQ:
+        if (!f->k.eq)
+            f->k.eq = e;
+        break;
+    case CYPHER_OP_GT: case CYPHER_OP_GE:
+        if (!f->k.lo) {
+            f->k.lo = e;
+            f->k.lo_inclusive = op == CYPHER_OP_GE;
+        }
+        break;
+    case CYPHER_OP_LT: case CYPHER_OP_LE:
+        if (!f->k.hi) {
+            f->k.hi = e;
+            f->k.hi_inclusive = op == CYPHER_OP_LE;
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+static bool key_matches(const cypher_ast_node *p, const facts *f)
+{
+    return is_key_of(p, &f->node->u.node.variable->u.name) &&
+           p->u.property.key.len == strlen(f->key) &&
+           memcmp(p->u.property.key.ptr, f->key, p->u.property.key.len) == 0;
+}
+
+/* Collects the facts about f->key from WHERE's top-level conjuncts. */
+static void collect_where(facts *f, const cypher_ast_node *w)
+{
+    if (!w)
+        return;
+    if (w->kind == CYPHER_AST_BINARY && w->u.binary.op == CYPHER_OP_AND) {
+        collect_where(f, w->u.binary.lhs);
+        collect_where(f, w->u.binary.rhs);
+        return;
+    }
+    if (w->kind == CYPHER_AST_BINARY && w->u.binary.op == CYPHER_OP_STARTS_WITH) {
+        if (key_matches(w->u.binary.lhs, f) && !f->k.lo && !f->k.prefix &&
+            operand_ready(w->u.binary.rhs, &f->oc)) {
+            f->k.lo = w->u.binary.rhs;
+            f->k.lo_inclusive = true;
+            f->k.prefix = true;
+        }
+        return;
+    }
+    if (w->kind == CYPHER_AST_BINARY) {     /* a single comparison a OP b */
+        const cypher_ast_node *a = w->u.binary.lhs, *b = w->u.binary.rhs;
+        if (key_matches(a, f) && operand_ready(b, &f->oc))
+            note_comparison(f, w->u.binary.op, b);
+        else if (key_matches(b, f) && operand_ready(a, &f->oc))
+            note_comparison(f, flipped(w->u.binary.op), a);
+        return;
+    }
+    if (w->kind != CYPHER_AST_COMPARISON)
+        return;
+    /* each link a OP b of a chain a < b <= c is a conjunct of its own */
+    for (size_t i = 0; i < w->u.chain.nops; i++) {
+        const cypher_ast_node *a = w->u.chain.operands.items[i];
+        const cypher_ast_node *b = w->u.chain.operands.items[i + 1];
+        cypher_ast_op op = w->u.chain.ops[i];
+        if (key_matches(a, f) && operand_ready(b, &f->oc))
+            note_comparison(f, op, b);
+        else if (key_matches(b, f) && operand_ready(a, &f->oc))
+            note_comparison(f, flipped(op), a);
+    }
+}
+
+static void collect_facts(facts *f, const char *key, const cypher_ast_node *where)
+{
+    f->key = key;
+    memset(&f->k, 0, sizeof f->k);
+    const cypher_ast_node *props = f->node->u.node.properties;
+    if (props && props->kind == CYPHER_AST_MAP) {
+        for (size_t i = 0; i < props->u.list.count; i++) {
+            const cypher_ast_node *e = props->u.list.items[i];
+            if (strlen(key) == e->u.entry.key.len &&
+                memcmp(e->u.entry.key.ptr, key, e->u.entry.key.len) == 0 &&
+                operand_ready(e->u.entry.value, &f->oc)) {
+                f->k.eq = e->u.entry.value;
+                return;
+            }
+        }
+    }
+    if (f->node->u.node.variable)
+        collect_where(f, where);
+}
+
+/* ---- choosing ---- */
+
+static uint64_t label_count(exec *x, strata_token label)
+{
+    return labelidx_count(exec_view(x)->ver->labels, label);
+}
+
+/* The best index access for node n under label: seek or range seek. */
+static void best_index(exec *x, facts *f, strata_token label, const cypher_ast_node *where,
+                       start_plan *best)
+{
+    strata_view *v = exec_view(x);
+    strata_index buf[64];
+    size_t n = 0;
+    if (strata_indexes(v, buf, 64, &n) != STRATA_OK)
+        return;
+    for (size_t i = 0; i < n && i < 64; i++) {
+        strata_index_info info;
+        if (strata_index_info_get(v, buf[i], &info) != STRATA_OK || info.relationships ||
+            info.token != label || info.nkeys > START_MAX_KEYS)
+            continue;
+        start_plan p = {.node = f->node, .label = label, .index = buf[i],
+                        .unique = info.kind == STRATA_INDEX_UNIQUE, .nkeys = info.nkeys};
+        bool all_eq = true;
+        for (size_t k = 0; k < info.nkeys && all_eq; k++) {
+            if (strata_token_name(v, STRATA_KEY, info.keys[k], &p.keys[k]) != STRATA_OK)
+                all_eq = false;
+            else {
+                collect_facts(f, p.keys[k], where);
+                p.eq[k] = f->k.eq;
+                all_eq = f->k.eq != NULL;
+            }
+        }
+        if (all_eq) {
+            p.kind = START_INDEX_SEEK;
+            p.estimate = p.unique ? 1 : 1 + info.entries / 100;
+        } else if (info.nkeys == 1 && (f->k.lo || f->k.hi)) {
+            p.kind = START_RANGE_SEEK;
+            p.lo = f->k.lo;
+            p.hi = f->k.hi;
+            p.lo_inclusive = f->k.lo_inclusive;
+            p.hi_inclusive = f->k.hi_inclusive;
+            p.prefix = f->k.prefix;
+            p.estimate = 1 + info.entries / 3;
+        } else {
+            continue;
+        }
+        if (p.estimate < best->estimate)
+            *best = p;
+    }
+}
+
+/* The cheapest way to find node n's candidates. */
+static void plan_node(exec *x, const cypher_ast_node *n, const cypher_ast_node *where,
+                      operand_ctx oc, start_plan *best)
+{
+    strata_view *v = exec_view(x);
+    *best = (start_plan){.kind = START_ALL_NODES, .node = n,
+                         .estimate = v->ver->st.node_live};
+    facts f = {.node = n, .oc = oc};
+    for (size_t i = 0; i < n->u.node.labels.count; i++) {
+        strata_token label;
+        if (strata_token_lookup(v, STRATA_LABEL, n->u.node.labels.items[i]->u.name.ptr,
+                                &label) != STRATA_OK) {
+            *best = (start_plan){.kind = START_NOTHING, .node = n};
+            return;
+        }
+        uint64_t count = label_count(x, label);
+        if (count < best->estimate || best->kind == START_ALL_NODES)
+            *best = (start_plan){.kind = START_LABEL_SCAN, .node = n, .label = label,
+                                 .estimate = count};
+        best_index(x, &f, label, where, best);
+    }
+}
+
+static bool var_bound(const cypher_ast_node *n, is_bound_fn bound, void *ctx)
+{
+    return n->u.node.variable && bound(&n->u.node.variable->u.name, ctx);
+}
+
+void plan_start(exec *x, const cypher_ast_node *part, const cypher_ast_node *where,
+                is_bound_fn bound, void *ctx, start_plan *out)
+{
+    const cypher_ast_list *el = &part->u.part.path->u.list;
+    const cypher_ast_node *first = el->items[0], *last = el->items[el->count - 1];
+    operand_ctx oc = {bound, ctx};
+    plan_node(x, first, where, oc, out);
+    /* shortest paths search from the first node; a bound end is found by
+       the walk itself */
+    if (el->count == 1 || part->u.part.kind != CYPHER_PATH_PLAIN || var_bound(first, bound, ctx))
+        return;
+    start_plan back;
+    plan_node(x, last, where, oc, &back);
+    if (var_bound(last, bound, ctx) || back.estimate < out->estimate ||
+        (back.kind == START_NOTHING && out->kind != START_NOTHING)) {
+        *out = back;
+        out->reversed = true;
+    }
+}
+
+/* ---- running ---- */
+
+static bool seekable(const value *v)
+{
+    value_type k = value_kind(v);
+    return k == VAL_INT || k == VAL_FLOAT || k == VAL_STRING || k == VAL_BOOL;
+}
+
+/* The smallest string above every string starting with prefix, as a new
+   value; null when there is none (all 0xff bytes). */
+static int prefix_end(exec *x, const value *prefix, value *out)
+{
+    size_t len;
+    const char *s = value_str(prefix, &len);
+    while (len > 0 && (unsigned char)s[len - 1] == 0xff)
+        len--;
+    *out = value_null();
+    if (len == 0)
+        return 0;
+    char *buf = mem_alloc(x->m, len);
+    if (!buf)
+        return exec_oom(x);
+    memcpy(buf, s, len);
+    buf[len - 1] = (char)((unsigned char)buf[len - 1] + 1);
+    int rc = make_string(x, buf, len, out);
+    mem_free(x->m, buf, len);
+    return rc;
+}
+
+/* Evaluates the seek's operands into vals (nvals of them; new values). */
+static int seek_values(exec *x, const start_plan *p, const scope *sc, const value *row,
+                       value *vals, size_t *nvals)
+{
+    evalctx c = {x, sc, row, NULL, NULL};
+    *nvals = 0;
+    if (p->kind == START_INDEX_SEEK) {
+        for (size_t k = 0; k < p->nkeys; k++, (*nvals)++)
+            if (eval(&c, p->eq[k], &vals[k]) != 0)
+                return -1;
+        return 0;
+    }
+    vals[0] = vals[1] = value_null();
+    *nvals = 2;
+    if (p->lo && eval(&c, p->lo, &vals[0]) != 0)
+        return -1;
+    if (p->hi && eval(&c, p->hi, &vals[1]) != 0)
+        return -1;
+    return 0;
+}
+
+/* Opens the seek's iterator; *none when the values rule out every node
+   (a null, or bounds of different types) and *fallback when they are of
+   a kind the index cannot seek (a list, say). */
+static strata_status open_seek(exec *x, const start_plan *p, value *vals,
+                               strata_node_iter **it, bool *none, bool *fallback)
+{
+    strata_view *v = exec_view(x);
+    *none = *fallback = false;
+    if (p->kind == START_INDEX_SEEK) {
+        strata_value h[START_MAX_KEYS];
+        const strata_value *hp[START_MAX_KEYS];
+        for (size_t k = 0; k < p->nkeys; k++) {
+            if (value_is_null(&vals[k])) {
+                *none = true;
+                return STRATA_OK;
+            }
+            if (!seekable(&vals[k]))
+                *fallback = true;
+            h[k].v = vals[k];
+            hp[k] = &h[k];
+        }
+        if (*fallback)
+            return STRATA_OK;
+        return strata_index_lookup(v, p->index, hp, p->nkeys, it);
+    }
+    if (p->prefix) {
+        if (value_kind(&vals[0]) != VAL_STRING) {
+            *none = true;   /* STARTS WITH a non-string is null */
+            return STRATA_OK;
+        }
+        value_release(&vals[1]);
+        if (prefix_end(x, &vals[0], &vals[1]) != 0)
+            return STRATA_ENOMEM;
+    } else {
+        bool lo = p->lo != NULL, hi = p->hi != NULL;
+        if ((lo && !seekable(&vals[0])) || (hi && !seekable(&vals[1]))) {
+            *none = (lo && value_is_null(&vals[0])) || (hi && value_is_null(&vals[1]));
+            *fallback = !*none;
+            return STRATA_OK;
+        }
+    }
+    strata_value lo = {vals[0]}, hi = {vals[1]};
+    bool has_lo = !value_is_null(&vals[0]), has_hi = !value_is_null(&vals[1]);
+    if (has_lo && has_hi && value_kind(&vals[0]) != value_kind(&vals[1]) &&
+        !(value_is_number(&vals[0]) && value_is_number(&vals[1]))) {
+        *none = true;       /* no value lies between a number and a string */
+        return STRATA_OK;
+    }
+    return strata_index_range(v, p->index, has_lo ? &lo : NULL,
+                              p->prefix ? true : p->lo_inclusive, has_hi ? &hi : NULL,
+                              p->prefix ? false : p->hi_inclusive, it);
+}
+
+static int drain_ids(exec *x, strata_node_iter *it, uint64_t **ids, size_t *count, size_t *cap)
+{
+    strata_id id;
+    while (strata_node_iter_next(it, &id)) {
+        if (*count == *cap) {
+            size_t nc = *cap ? *cap * 2 : 64;
+            uint64_t *r = mem_realloc(x->m, *ids, *cap * sizeof *r, nc * sizeof *r);
+            if (!r)
+                return exec_oom(x);
+            *ids = r;
+            *cap = nc;
+        }
+        (*ids)[(*count)++] = id;
+    }
+    return 0;
+}
+
+int start_ids(exec *x, const start_plan *p, const scope *sc, const value *row, uint64_t **ids,
+              size_t *count, size_t *cap)
+{
+    strata_view *v = exec_view(x);
+    *ids = NULL;
+    *count = *cap = 0;
+    strata_node_iter *it = NULL;
+    strata_status s = STRATA_OK;
+    if (p->kind == START_NOTHING)
+        return 0;
+    if (p->kind == START_INDEX_SEEK || p->kind == START_RANGE_SEEK) {
+        value vals[START_MAX_KEYS];
+        size_t nvals = 0;
+        bool none = false, fallback = false;
+        int rc = seek_values(x, p, sc, row, vals, &nvals);
+        if (rc == 0) {
+            s = open_seek(x, p, vals, &it, &none, &fallback);
+            if (s == STRATA_ENOMEM && !x->err.category)
+                rc = exec_oom(x);
+        }
+        for (size_t k = 0; k < nvals; k++)
+            value_release(&vals[k]);
+        if (rc != 0 || none)
+            return rc;
+        if (fallback)
+            s = strata_nodes_by_label(v, p->label, &it);
+    } else if (p->kind == START_LABEL_SCAN) {
+        s = strata_nodes_by_label(v, p->label, &it);
+    } else {
+        s = strata_nodes(v, &it);
+    }
+    if (s == STRATA_ENOTFOUND)
+        return 0;
+    if (s != STRATA_OK)
+        return exec_status(x, p->node, s);
+    int rc = drain_ids(x, it, ids, count, cap);
+    strata_node_iter_free(&it);
+    return rc;
+}
+
+/* ---- describing ---- */
+
+static const char *var_name(const start_plan *p)
+{
+    return p->node->u.node.variable ? p->node->u.node.variable->u.name.ptr : "";
+}
+
+void start_describe(exec *x, const start_plan *p, char *buf, size_t size)
+{
+    const char *label = "";
+    if (p->kind != START_ALL_NODES && p->kind != START_NOTHING)
+        strata_token_name(exec_view(x), STRATA_LABEL, p->label, &label);
+    const char *from = p->reversed ? ", from the last node" : "";
+    switch (p->kind) {
+    case START_ALL_NODES:
+        snprintf(buf, size, "AllNodesScan (%s) ~%llu rows%s", var_name(p),
+                 (unsigned long long)p->estimate, from);
+        break;
+    case START_LABEL_SCAN:
+        snprintf(buf, size, "NodeByLabelScan (%s:%s) ~%llu rows%s", var_name(p), label,
+                 (unsigned long long)p->estimate, from);
+        break;
+    case START_INDEX_SEEK: {
+        char keys[160] = "";
+        size_t used = 0;
+        for (size_t k = 0; k < p->nkeys && used < sizeof keys; k++)
+            used += (size_t)snprintf(keys + used, sizeof keys - used, "%s%s", k ? ", " : "",
+                                     p->keys[k]);
+        snprintf(buf, size, "%s (%s:%s {%s}) ~%llu rows%s",
+                 p->unique ? "NodeUniqueIndexSeek" : "NodeIndexSeek", var_name(p), label, keys,
+                 (unsigned long long)p->estimate, from);
+        break;
+    }
+    case START_RANGE_SEEK:
+        snprintf(buf, size, "NodeIndexSeekByRange (%s:%s) %s%s%s%s ~%llu rows%s", var_name(p),
+                 label, p->keys[0],
+                 p->prefix ? " STARTS WITH" : p->lo ? (p->lo_inclusive ? " >=" : " >") : "",
+                 !p->prefix && p->lo && p->hi ? " and" : "",
+                 !p->prefix && p->hi ? (p->hi_inclusive ? " <=" : " <") : "",
+                 (unsigned long long)p->estimate, from);
+        break;
+    case START_NOTHING:
+        snprintf(buf, size, "Empty (%s): a label no node carries", var_name(p));
+        break;
+    }
+}

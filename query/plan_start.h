@@ -1,0 +1,68 @@
+/*
+ * plan_start — where a pattern's walk starts, and how its first node is
+ * found: the planner's one decision.
+ *
+ * A pattern part is a path; the walk runs from one of its two end nodes.
+ * When an end is bound (by an earlier clause, or earlier in the same
+ * MATCH) the walk starts there.  Otherwise each end's cheapest access is
+ * estimated from the state being read:
+ *   - an index seek: a label of the node and an index on it whose keys all
+ *     have an equality — from the node's property map or a WHERE conjunct
+ *     `v.k = e` — estimated 1 row for a unique index, else entries / 100;
+ *   - a range seek: a single-key index and `v.k < e`, `<=`, `>`, `>=`
+ *     (both ends combine) or `v.k STARTS WITH e`, estimated a third of the
+ *     index;
+ *   - a label scan of the node's least populated label;
+ *   - a scan of every node;
+ * where e is a literal, a parameter, or built from variables bound before
+ * the MATCH.  The cheaper end wins (the first on a tie).  The seek only
+ * narrows: the property map and WHERE are still checked on every row, so
+ * a seek can never change what a query returns.
+ */
+#ifndef STRATA_QUERY_PLAN_START_H
+#define STRATA_QUERY_PLAN_START_H
+
+#include "query/exec.h"
+
+typedef enum start_kind {
+    START_ALL_NODES,
+    START_LABEL_SCAN,
+    START_INDEX_SEEK,
+    START_RANGE_SEEK,
+    START_NOTHING,      /* a label nobody carries: no row can match */
+} start_kind;
+
+#define START_MAX_KEYS 8
+
+typedef struct start_plan {
+    start_kind kind;
+    bool reversed;                  /* the walk starts at the last node */
+    const cypher_ast_node *node;    /* the node pattern it starts from */
+    strata_token label;             /* label scans and seeks */
+    strata_index index;             /* seeks */
+    bool unique;
+    size_t nkeys;
+    const char *keys[START_MAX_KEYS];
+    const cypher_ast_node *eq[START_MAX_KEYS];   /* index seek: one per key */
+    const cypher_ast_node *lo, *hi; /* range seek bounds (either may be NULL) */
+    bool lo_inclusive, hi_inclusive;
+    bool prefix;                    /* lo is a STARTS WITH operand */
+    uint64_t estimate;              /* rows expected from the start */
+} start_plan;
+
+/* Plans the start of part in a MATCH whose WHERE is where (may be NULL).
+   bound(name) tells which variables are bound before the part runs. */
+typedef bool (*is_bound_fn)(const cypher_ast_str *name, void *ctx);
+void plan_start(exec *x, const cypher_ast_node *part, const cypher_ast_node *where,
+                is_bound_fn bound, void *ctx, start_plan *out);
+
+/* The start's node ids for one row (values of the seek expressions are
+   evaluated in it), drained into a new array *ids of *count ids (*cap
+   allocated). */
+int start_ids(exec *x, const start_plan *p, const scope *sc, const value *row, uint64_t **ids,
+              size_t *count, size_t *cap);
+
+/* "NodeIndexSeek (n:Item {key})"-style text for EXPLAIN / PROFILE. */
+void start_describe(exec *x, const start_plan *p, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,45 @@
+/*
+ * profile — EXPLAIN and PROFILE.
+ *
+ * EXPLAIN runs the statement over no input rows inside a statement that
+ * is always rolled back, so every operator plans exactly as it would (the
+ * start of each pattern is chosen from the indices and counts of the
+ * state the query reads) and nothing is written.  PROFILE runs it for
+ * real, writes included, and also counts each clause's output rows and
+ * time.  Either returns the plan as rows, one per clause:
+ *   step, clause (its text), operator, plan (the choices made)
+ * and PROFILE adds rows and time_ms.
+ */
+#ifndef STRATA_QUERY_PROFILE_H
+#define STRATA_QUERY_PROFILE_H
+
+#include "query/exec.h"
+
+typedef struct profile_step {
+    const cypher_ast_node *clause;
+    const char *op;             /* static */
+    char plan[256];
+    uint64_t rows;
+    double ms;
+} profile_step;
+
+struct profile {
+    const char *text;           /* the statement, for clause text */
+    bool timed;                 /* PROFILE */
+    profile_step *steps;
+    size_t n, cap;
+    char pending[256];          /* what the running operator chose */
+    double t0;
+};
+
+void profile_clause_begin(exec *x);
+/* Records clause cl with its output rows. */
+int profile_clause_end(exec *x, const cypher_ast_node *cl, uint64_t rows);
+/* Notes the start the running MATCH chose for a pattern part. */
+struct start_plan;
+void profile_note_start(exec *x, const struct start_plan *p);
+/* The plan as columns and rows for the result (new; the caller frees). */
+int profile_rows(exec *x, scope *cols, rowset *rows);
+void profile_free(exec *x);
+
+#endif
