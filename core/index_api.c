@@ -57,6 +57,14 @@ strata_status strata_index_create(strata_graph *g, strata_index_kind kind, bool 
                                   strata_token token, const strata_token *keys, size_t nkeys,
                                   strata_index *out)
 {
+    return strata_index_create_named(g, kind, relationships, token, keys, nkeys, NULL, out);
+}
+
+strata_status strata_index_create_named(strata_graph *g, strata_index_kind kind,
+                                        bool relationships, strata_token token,
+                                        const strata_token *keys, size_t nkeys,
+                                        const char *name, strata_index *out)
+{
     if (!g)
         return STRATA_EINVAL;
     if (!out || !keys)
@@ -71,8 +79,13 @@ strata_status strata_index_create(strata_graph *g, strata_index_kind kind, bool 
     if (token >= intern_count(g->cat->tokens[tk]))
         return graph_fail(g, STRATA_ENOTFOUND, "%s token %u was never interned",
                           relationships ? "relationship type" : "label", token);
+    if (name && strlen(name) >= IDX_NAME_MAX)
+        return graph_fail(g, STRATA_EINVAL, "an index name has at most %d bytes",
+                          IDX_NAME_MAX - 1);
     index_def d = { .kind = (uint8_t)kind, .on_rels = relationships, .nkeys = (uint8_t)nkeys,
                     .token = token };
+    if (name)
+        memcpy(d.name, name, strlen(name) + 1);
     for (size_t i = 0; i < nkeys; i++) {
         if (keys[i] >= intern_count(g->cat->tokens[STRATA_KEY]))
             return graph_fail(g, STRATA_ENOTFOUND, "property key token %u was never interned",
@@ -92,8 +105,11 @@ strata_status strata_index_create(strata_graph *g, strata_index_kind kind, bool 
                                          "transactions");
     } else if (same >= 0) {
         *out = idxset_def(v->indexes, (uint32_t)same)->id;
-        s = graph_fail(g, STRATA_EINVAL, "an equal %s index exists already (index %u)",
-                       kind_names[kind], *out);
+        s = graph_fail(g, STRATA_EINVAL, "an equal %s index exists already (%s)",
+                       kind_names[kind], idxset_def(v->indexes, (uint32_t)same)->name);
+    } else if (d.name[0] && idxset_find_name(v->indexes, d.name) >= 0) {
+        s = graph_fail(g, STRATA_EINVAL, "an index or constraint named %s exists already",
+                       d.name);
     } else if (!(v = graph_writable(g))) {
         s = STRATA_ENOMEM;
     } else if ((s = build_index(g, v, &d, &ls)) == STRATA_OK) {
@@ -124,6 +140,19 @@ strata_status strata_index_drop(strata_graph *g, strata_index idx)
         s = graph_fail(g, STRATA_ENOMEM, "out of memory dropping an index");
     graph_write_end(g);
     return s;
+}
+
+strata_status strata_index_find(strata_view *v, const char *name, strata_index *out)
+{
+    if (!v)
+        return STRATA_EINVAL;
+    if (!name || !out)
+        return view_fail(v, STRATA_EINVAL, "strata_index_find: %s is NULL", name ? "out" : "name");
+    int pos = idxset_find_name(v->ver->indexes, name);
+    if (pos < 0)
+        return view_fail(v, STRATA_ENOTFOUND, "no index or constraint named %s", name);
+    *out = idxset_def(v->ver->indexes, (uint32_t)pos)->id;
+    return STRATA_OK;
 }
 
 strata_status strata_indexes(strata_view *v, strata_index *buf, size_t cap, size_t *n)
@@ -161,6 +190,7 @@ strata_status strata_index_info_get(strata_view *v, strata_index idx, strata_ind
     const index_def *d = idxset_def(v->ver->indexes, pos);
     const level_stack *ls = idxset_stack(v->ver->indexes, pos);
     memset(out, 0, sizeof *out);
+    memcpy(out->name, d->name, sizeof out->name);
     out->kind = (strata_index_kind)d->kind;
     out->relationships = d->on_rels;
     out->token = d->token;

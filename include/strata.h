@@ -234,7 +234,10 @@ typedef enum strata_index_kind {
 
 typedef uint32_t strata_index;   /* an index handle; never reused */
 
+#define STRATA_INDEX_NAME_MAX 64   /* bytes of an index name, the NUL included */
+
 typedef struct strata_index_info {
+    char name[STRATA_INDEX_NAME_MAX];   /* unique among the graph's indices */
     strata_index_kind kind;
     bool relationships;      /* over relationships of a type, not nodes */
     strata_token token;      /* the label, or the relationship type */
@@ -254,7 +257,15 @@ STRATA_API strata_status strata_index_create(strata_graph *g, strata_index_kind 
                                              bool relationships, strata_token token,
                                              const strata_token *keys, size_t nkeys,
                                              strata_index *out);
+/* The same with a name (1..63 bytes, unique among the graph's indices, else
+   STRATA_EINVAL); NULL or "" generates one: index_N or constraint_N. */
+STRATA_API strata_status strata_index_create_named(strata_graph *g, strata_index_kind kind,
+                                                   bool relationships, strata_token token,
+                                                   const strata_token *keys, size_t nkeys,
+                                                   const char *name, strata_index *out);
 STRATA_API strata_status strata_index_drop(strata_graph *g, strata_index idx);
+/* The index named name (STRATA_ENOTFOUND when none). */
+STRATA_API strata_status strata_index_find(strata_view *v, const char *name, strata_index *out);
 /* Every index of the view, up to cap handles into buf; *n is the count. */
 STRATA_API strata_status strata_indexes(strata_view *v, strata_index *buf, size_t cap,
                                         size_t *n);

@@ -1,6 +1,7 @@
 #include "index/index_set.h"
 
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 
 struct idx {
@@ -46,6 +47,24 @@ int idxset_find(const index_set *s, uint32_t id)
         if (s->e[i].def.id == id)
             return (int)i;
     return -1;
+}
+
+int idxset_find_name(const index_set *s, const char *name)
+{
+    for (uint32_t i = 0; i < idxset_len(s); i++)
+        if (strcmp(s->e[i].def.name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* "index_7" or "constraint_7", with a further suffix in the unlikely case
+   that a user chose that name already. */
+static void generate_name(const index_set *s, index_def *d)
+{
+    const char *base = d->kind == IDX_UNIQUE ? "constraint" : "index";
+    snprintf(d->name, sizeof d->name, "%s_%u", base, d->id);
+    for (unsigned n = 1; idxset_find_name(s, d->name) >= 0; n++)
+        snprintf(d->name, sizeof d->name, "%s_%u_%u", base, d->id, n);
 }
 
 int idxset_find_same(const index_set *s, const index_def *d)
@@ -100,6 +119,11 @@ int idxset_add(mem_ctx *m, index_set **sp, index_def *d, level_stack *ls)
         return -1;
     }
     d->id = c->next_id++;
+    if (!d->name[0]) {
+        c->n--;     /* the new entry is not there yet */
+        generate_name(c, d);
+        c->n++;
+    }
     c->e[c->n - 1].def = *d;
     c->e[c->n - 1].stack = ls;
     c->e[c->n - 1].stmt = 0;

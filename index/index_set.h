@@ -32,6 +32,7 @@
 #include "storage/value.h"
 
 #define IDX_MAX_KEYS 8
+#define IDX_NAME_MAX 64     /* bytes of a name, the NUL included */
 
 typedef enum idx_kind { IDX_HASH = 0, IDX_RANGE, IDX_UNIQUE } idx_kind;
 
@@ -42,6 +43,7 @@ typedef struct index_def {
     uint8_t nkeys;
     uint32_t token;
     uint32_t keys[IDX_MAX_KEYS];
+    char name[IDX_NAME_MAX];    /* unique in the set; "" asks idxset_add for one */
 } index_def;
 
 typedef struct index_set index_set;
@@ -56,6 +58,8 @@ const level_stack *idxset_stack(const index_set *s, uint32_t pos);
 /* Position of the index with this id, or -1. */
 int idxset_find(const index_set *s, uint32_t id);
 /* Position of an index with the same kind, entity, token and keys, or -1. */
+/* The position of the index named name, or -1. */
+int idxset_find_name(const index_set *s, const char *name);
 int idxset_find_same(const index_set *s, const index_def *d);
 /* The id the next added index gets. */
 uint32_t idxset_next_id(const index_set *s);

@@ -182,6 +182,11 @@ int op_merge(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in, rows
 int op_set(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in);
 int op_remove(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in);
 int op_delete(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in);
+/* CALL: cols (or NULL) gets the result's columns when the CALL ends the
+   query.  call_check: the procedure exists and yields what is named. */
+int op_call(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in, rowset *out,
+            scope *cols);
+int call_check(exec *x, const cypher_ast_node *clause);
 
 /* Shared by CREATE and MERGE: creates the pattern parts for one row,
    binding new variables into row (slots from sc). */

@@ -7,9 +7,13 @@
  *   CREATE INDEX ... FOR ()-[r:T]-() ON (r.p)
  *   CREATE CONSTRAINT [name] [IF NOT EXISTS] FOR (n:L) REQUIRE n.p IS UNIQUE
  *
+ *   DROP INDEX name [IF EXISTS]
+ *   DROP CONSTRAINT name [IF EXISTS]
+ *
  * Every index is ordered, so a plain index serves equality and ranges
- * alike; RANGE is accepted and means the same.  Names are accepted but not
- * recorded yet, so DROP INDEX / DROP CONSTRAINT (by name) are refused.
+ * alike; RANGE is accepted and means the same.  An index or constraint
+ * created without a name gets one (index_N, constraint_N); db.indexes()
+ * lists them.
  */
 #include <string.h>
 
@@ -35,12 +39,57 @@ static int schema_target(exec *x, const cypher_ast_node *cmd, strata_token *tok,
                                                  buf, tok));
 }
 
+/* The command's name as a C string in buf (empty when none was given). */
+static int schema_name(exec *x, const cypher_ast_node *cmd, char *buf, size_t size)
+{
+    const cypher_ast_str *n = &cmd->u.schema.name;
+    if (n->len >= size)
+        return exec_fail(x, cmd, "SyntaxError", NULL, "an index name has at most %zu bytes",
+                         size - 1);
+    if (n->len)
+        memcpy(buf, n->ptr, n->len);
+    buf[n->len] = '\0';
+    return 0;
+}
+
+static int drop(exec *x, const cypher_ast_node *cmd)
+{
+    char name[STRATA_INDEX_NAME_MAX];
+    if (schema_name(x, cmd, name, sizeof name) != 0)
+        return -1;
+    bool constraint = cmd->kind == CYPHER_AST_DROP_CONSTRAINT;
+    const char *what = constraint ? "constraint" : "index";
+    strata_index idx;
+    strata_index_info info;
+    if (strata_index_find(exec_view(x), name, &idx) != STRATA_OK ||
+        strata_index_info_get(exec_view(x), idx, &info) != STRATA_OK) {
+        if (cmd->u.schema.if_exists)
+            return 0;
+        return exec_fail(x, cmd, "SemanticError", constraint ? "ConstraintNotFound" : "IndexNotFound",
+                         "no %s named %s", what, name);
+    }
+    if ((info.kind == STRATA_INDEX_UNIQUE) != constraint)
+        return exec_fail(x, cmd, "SemanticError", NULL,
+                         "%s is %s; drop it with DROP %s", name,
+                         constraint ? "an index, not a constraint" : "a constraint, not an index",
+                         constraint ? "INDEX" : "CONSTRAINT");
+    return exec_status(x, cmd, strata_index_drop(x->g, idx));
+}
+
 int run_schema(exec *x, const cypher_ast_node *cmd)
 {
     if (cmd->kind == CYPHER_AST_DROP_INDEX || cmd->kind == CYPHER_AST_DROP_CONSTRAINT)
-        return exec_fail(x, cmd, "SyntaxError", NULL,
-                         "%s is not supported yet (index names are not recorded)",
-                         cypher_ast_kind_name(cmd->kind));
+        return drop(x, cmd);
+    char name[STRATA_INDEX_NAME_MAX];
+    if (schema_name(x, cmd, name, sizeof name) != 0)
+        return -1;
+    strata_index existing;
+    if (name[0] && strata_index_find(exec_view(x), name, &existing) == STRATA_OK) {
+        if (cmd->u.schema.if_exists)
+            return 0;
+        return exec_fail(x, cmd, "SemanticError", "EquivalentSchemaRuleAlreadyExists",
+                         "an index or constraint named %s exists already", name);
+    }
     strata_token tok, keys[8];
     bool rel;
     if (schema_target(x, cmd, &tok, &rel) != 0)
@@ -62,7 +111,8 @@ int run_schema(exec *x, const cypher_ast_node *cmd)
     strata_index_kind kind = cmd->kind == CYPHER_AST_CREATE_CONSTRAINT ? STRATA_INDEX_UNIQUE
                                                                        : STRATA_INDEX_RANGE;
     strata_index idx = UINT32_MAX;
-    strata_status s = strata_index_create(x->g, kind, rel, tok, keys, props->count, &idx);
+    strata_status s = strata_index_create_named(x->g, kind, rel, tok, keys, props->count, name,
+                                                &idx);
     if (s == STRATA_EINVAL && idx != UINT32_MAX) {
         /* An equal index exists already. */
         if (cmd->u.schema.if_exists)

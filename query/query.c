@@ -64,6 +64,12 @@ static int run_query(exec *x, const cypher_ast_node *q, query_out *out)
         case CYPHER_AST_SET: rc = op_set(x, cl, &sc, &cur); replaced = false; break;
         case CYPHER_AST_REMOVE: rc = op_remove(x, cl, &sc, &cur); replaced = false; break;
         case CYPHER_AST_DELETE: rc = op_delete(x, cl, &sc, &cur); replaced = false; break;
+        case CYPHER_AST_CALL: {
+            bool last = i + 1 == q->u.list.count;
+            rc = op_call(x, cl, &sc, &cur, &next, last ? &out->cols : NULL);
+            out->has_return |= last;
+            break;
+        }
         default:
             rc = exec_fail(x, cl, "SyntaxError", NULL, "%s is not supported yet",
                            cypher_ast_kind_name(cl->kind));

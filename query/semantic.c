@@ -263,6 +263,18 @@ static int check_query(exec *x, const cypher_ast_node *q)
                 if (check_set_item(x, &sc, cl->u.list.items[i]) != 0)
                     return -1;
             break;
+        case CYPHER_AST_CALL:
+            if (call_check(x, cl) != 0)
+                return -1;
+            for (size_t i = 0; i < cl->u.call.yields.count; i++) {
+                const cypher_ast_node *y = cl->u.call.yields.items[i];
+                const cypher_ast_node *v = y->u.alias.alias ? y->u.alias.alias : y->u.alias.expr;
+                if (add(x, &sc, &v->u.name, y) != 0)
+                    return -1;
+            }
+            if (check_expr(x, &sc, cl->u.call.where) != 0)
+                return -1;
+            break;
         case CYPHER_AST_DELETE:
             for (size_t i = 0; i < cl->u.delete_.exprs.count; i++) {
                 const cypher_ast_node *e = cl->u.delete_.exprs.items[i];

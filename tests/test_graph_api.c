@@ -3652,6 +3652,54 @@ static void test_memory_stats(void **state)
 
 /* ---- the suite ----------------------------------------------------------- */
 
+/* Index names: given ones are kept and unique, missing ones generated,
+   and an index is found and dropped by name. */
+static void test_index_names(void **state)
+{
+    strata_graph *g = *state;
+    strata_token label = tok(g, STRATA_LABEL, "L");
+    strata_token k1 = tok(g, STRATA_KEY, "a"), k2 = tok(g, STRATA_KEY, "b");
+    strata_index named, plain, unique, other;
+    assert_int_equal(strata_index_create_named(g, STRATA_INDEX_RANGE, false, label, &k1, 1,
+                                               "byA", &named), STRATA_OK);
+    assert_int_equal(strata_index_create(g, STRATA_INDEX_HASH, false, label, &k2, 1, &plain),
+                     STRATA_OK);
+    assert_int_equal(strata_index_create(g, STRATA_INDEX_UNIQUE, false, label, &k2, 1, &unique),
+                     STRATA_OK);
+    /* a name taken, and one too long, are refused */
+    assert_int_equal(strata_index_create_named(g, STRATA_INDEX_UNIQUE, false, label, &k1, 1,
+                                               "byA", &other), STRATA_EINVAL);
+    char longname[STRATA_INDEX_NAME_MAX + 1];
+    memset(longname, 'x', sizeof longname - 1);
+    longname[sizeof longname - 1] = '\0';
+    assert_int_equal(strata_index_create_named(g, STRATA_INDEX_UNIQUE, false, label, &k1, 1,
+                                               longname, &other), STRATA_EINVAL);
+    strata_view *v;
+    assert_int_equal(strata_snapshot(g, &v), STRATA_OK);
+    strata_index_info info;
+    assert_int_equal(strata_index_info_get(v, named, &info), STRATA_OK);
+    assert_string_equal(info.name, "byA");
+    assert_int_equal(strata_index_info_get(v, plain, &info), STRATA_OK);
+    char want[32];
+    snprintf(want, sizeof want, "index_%u", plain);
+    assert_string_equal(info.name, want);
+    assert_int_equal(strata_index_info_get(v, unique, &info), STRATA_OK);
+    snprintf(want, sizeof want, "constraint_%u", unique);
+    assert_string_equal(info.name, want);
+    strata_index found;
+    assert_int_equal(strata_index_find(v, "byA", &found), STRATA_OK);
+    assert_int_equal(found, named);
+    assert_int_equal(strata_index_find(v, "nope", &found), STRATA_ENOTFOUND);
+    strata_view_release(&v);
+    assert_int_equal(strata_index_drop(g, named), STRATA_OK);
+    assert_int_equal(strata_snapshot(g, &v), STRATA_OK);
+    assert_int_equal(strata_index_find(v, "byA", &found), STRATA_ENOTFOUND);
+    strata_view_release(&v);
+    /* the name is free again */
+    assert_int_equal(strata_index_create_named(g, STRATA_INDEX_RANGE, false, label, &k1, 1,
+                                               "byA", &other), STRATA_OK);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -3717,6 +3765,7 @@ int main(void)
         T(test_fault_token_intern),
         T(test_fault_reads),
         T(test_memory_stats),
+        T(test_index_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

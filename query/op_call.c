@@ -1,0 +1,311 @@
+/*
+ * op_call — CALL and the built-in procedures.
+ *
+ *   CALL db.labels()              label             labels carried by a node
+ *   CALL db.relationshipTypes()   relationshipType  types of a relationship
+ *   CALL db.propertyKeys()        propertyKey       every key ever used
+ *   CALL db.indexes()             name, type, entityType, labelsOrTypes,
+ *                                 properties, uniqueness, entries
+ *   CALL db.constraints()         name, type, entityType, labelsOrTypes,
+ *                                 properties
+ *
+ * Names are listed in byte order.  A CALL that ends the query (standalone,
+ * or the last clause) gives the result its columns: the fields yielded, or
+ * all of them without YIELD.  Inside a query the fields are named with
+ * YIELD (optionally renamed with AS and filtered with WHERE) and join each
+ * input row.  Procedures only read.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "query/exec.h"
+
+#define MAX_YIELDS 16
+
+/* Rows a procedure produced: nfields values each. */
+typedef struct proc_rows {
+    value *cells;
+    size_t n, cap, width;
+} proc_rows;
+
+typedef struct procedure {
+    const char *name;
+    const char *const *fields;
+    size_t nfields;
+    int (*run)(exec *x, proc_rows *out);
+} procedure;
+
+static int push_row(exec *x, proc_rows *r, value *row)
+{
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 16;
+        value *c = mem_realloc(x->m, r->cells, r->cap * r->width * sizeof(value),
+                               cap * r->width * sizeof(value));
+        if (!c) {
+            for (size_t i = 0; i < r->width; i++)
+                value_release(&row[i]);
+            return exec_oom(x);
+        }
+        r->cells = c;
+        r->cap = cap;
+    }
+    memcpy(r->cells + r->n * r->width, row, r->width * sizeof(value));
+    r->n++;
+    return 0;
+}
+
+static void free_rows(exec *x, proc_rows *r)
+{
+    for (size_t i = 0; i < r->n * r->width; i++)
+        value_release(&r->cells[i]);
+    if (r->cells)
+        mem_free(x->m, r->cells, r->cap * r->width * sizeof(value));
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The tokens of a kind (used ones only when in_use is given), sorted,
+   one row each. */
+static int token_rows(exec *x, strata_token_kind kind, const label_index *in_use,
+                      proc_rows *out)
+{
+    const interner *t = exec_view(x)->ver->cat->tokens[kind];
+    uint32_t n = intern_count(t);
+    const char **names = mem_alloc(x->m, (n ? n : 1) * sizeof *names);
+    if (!names)
+        return exec_oom(x);
+    size_t k = 0;
+    for (uint32_t id = 0; id < n; id++)
+        if (!in_use || labelidx_count(in_use, id) > 0)
+            names[k++] = intern_name(t, id, NULL);
+    qsort(names, k, sizeof *names, cmp_names);
+    int rc = 0;
+    for (size_t i = 0; i < k && rc == 0; i++) {
+        value v;
+        rc = make_string(x, names[i], strlen(names[i]), &v);
+        if (rc == 0)
+            rc = push_row(x, out, &v);
+    }
+    mem_free(x->m, names, (n ? n : 1) * sizeof *names);
+    return rc;
+}
+
+static int db_labels(exec *x, proc_rows *out)
+{
+    return token_rows(x, STRATA_LABEL, exec_view(x)->ver->labels, out);
+}
+
+static int db_relationship_types(exec *x, proc_rows *out)
+{
+    return token_rows(x, STRATA_RELTYPE, exec_view(x)->ver->rel_types, out);
+}
+
+static int db_property_keys(exec *x, proc_rows *out)
+{
+    return token_rows(x, STRATA_KEY, NULL, out);
+}
+
+static int string_value(exec *x, const char *s, value *out)
+{
+    return make_string(x, s, strlen(s), out);
+}
+
+/* name, type, entityType, labelsOrTypes, properties (the first five
+   fields of both db.indexes and db.constraints). */
+static int schema_fields(exec *x, const strata_index_info *info, const char *type, value *row)
+{
+    strata_view *v = exec_view(x);
+    const char *token = "";
+    strata_token_name(v, info->relationships ? STRATA_RELTYPE : STRATA_LABEL, info->token,
+                      &token);
+    value keys[8];
+    size_t nk = 0;
+    int rc = string_value(x, info->name, &row[0]);
+    if (rc == 0)
+        rc = string_value(x, type, &row[1]);
+    if (rc == 0)
+        rc = string_value(x, info->relationships ? "RELATIONSHIP" : "NODE", &row[2]);
+    value tok = value_null();
+    if (rc == 0 && (rc = string_value(x, token, &tok)) == 0 &&
+        value_list_from(x->m, &tok, 1, &row[3]) != 0)
+        rc = exec_oom(x);
+    for (; rc == 0 && nk < info->nkeys; nk++) {
+        const char *key = "";
+        strata_token_name(v, STRATA_KEY, info->keys[nk], &key);
+        rc = string_value(x, key, &keys[nk]);
+    }
+    if (rc == 0 && value_list_from(x->m, keys, nk, &row[4]) != 0)
+        rc = exec_oom(x);
+    if (rc != 0)
+        for (size_t i = 0; i < nk; i++)
+            value_release(&keys[i]);
+    return rc;
+}
+
+static int schema_rows(exec *x, bool constraints, proc_rows *out)
+{
+    strata_view *v = exec_view(x);
+    strata_index buf[256];
+    size_t n = 0;
+    if (strata_indexes(v, buf, 256, &n) != STRATA_OK)
+        return exec_status(x, NULL, STRATA_EINVAL);
+    for (size_t i = 0; i < n && i < 256; i++) {
+        strata_index_info info;
+        if (strata_index_info_get(v, buf[i], &info) != STRATA_OK)
+            continue;
+        bool unique = info.kind == STRATA_INDEX_UNIQUE;
+        if (constraints && !unique)
+            continue;
+        value row[7];
+        for (size_t c = 0; c < 7; c++)
+            row[c] = value_null();
+        const char *type = constraints ? "UNIQUENESS"
+                           : info.kind == STRATA_INDEX_HASH ? "HASH" : "RANGE";
+        int rc = schema_fields(x, &info, type, row);
+        if (rc == 0 && !constraints) {
+            rc = string_value(x, unique ? "UNIQUE" : "NONUNIQUE", &row[5]);
+            row[6] = value_int((int64_t)info.entries);
+        }
+        if (rc == 0)
+            rc = push_row(x, out, row);
+        if (rc != 0) {
+            for (size_t c = 0; c < 7; c++)
+                value_release(&row[c]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int db_indexes(exec *x, proc_rows *out) { return schema_rows(x, false, out); }
+static int db_constraints(exec *x, proc_rows *out) { return schema_rows(x, true, out); }
+
+static const char *const f_label[] = {"label"};
+static const char *const f_type[] = {"relationshipType"};
+static const char *const f_key[] = {"propertyKey"};
+static const char *const f_index[] = {"name", "type", "entityType", "labelsOrTypes",
+                                      "properties", "uniqueness", "entries"};
+static const char *const f_constraint[] = {"name", "type", "entityType", "labelsOrTypes",
+                                           "properties"};
+
+static const procedure procedures[] = {
+    {"db.labels", f_label, 1, db_labels},
+    {"db.relationshipTypes", f_type, 1, db_relationship_types},
+    {"db.propertyKeys", f_key, 1, db_property_keys},
+    {"db.indexes", f_index, 7, db_indexes},
+    {"db.constraints", f_constraint, 5, db_constraints},
+};
+
+static const procedure *find_procedure(const cypher_ast_str *name)
+{
+    for (size_t i = 0; i < sizeof procedures / sizeof *procedures; i++)
+        if (strlen(procedures[i].name) == name->len &&
+            memcmp(procedures[i].name, name->ptr, name->len) == 0)
+            return &procedures[i];
+    return NULL;
+}
+
+static long field_index(const procedure *p, const cypher_ast_str *name)
+{
+    for (size_t i = 0; i < p->nfields; i++)
+        if (strlen(p->fields[i]) == name->len && memcmp(p->fields[i], name->ptr, name->len) == 0)
+            return (long)i;
+    return -1;
+}
+
+int call_check(exec *x, const cypher_ast_node *cl)
+{
+    const procedure *p = find_procedure(&cl->u.call.proc);
+    if (!p)
+        return exec_fail(x, cl, "ProcedureError", "ProcedureNotFound",
+                         "there is no procedure %.*s", (int)cl->u.call.proc.len,
+                         cl->u.call.proc.ptr);
+    if (cl->u.call.args.count != 0)
+        return exec_fail(x, cl, "SyntaxError", "InvalidNumberOfArguments",
+                         "%s takes no arguments", p->name);
+    for (size_t i = 0; i < cl->u.call.yields.count; i++) {
+        const cypher_ast_node *y = cl->u.call.yields.items[i];
+        if (field_index(p, &y->u.alias.expr->u.name) < 0)
+            return exec_fail(x, y, "SyntaxError", "UndefinedVariable",
+                             "%s yields no field %s", p->name, y->u.alias.expr->u.name.ptr);
+    }
+    return 0;
+}
+
+/* The yielded fields: their indices into the procedure's row and the
+   names they take in the query. */
+static int yield_slots(exec *x, const cypher_ast_node *cl, const procedure *p, scope *sc,
+                       long *field, size_t *slot, size_t *n)
+{
+    bool all = !cl->u.call.has_yield || cl->u.call.yield_star;
+    *n = all ? p->nfields : cl->u.call.yields.count;
+    if (*n > MAX_YIELDS)
+        return exec_fail(x, cl, "SyntaxError", NULL, "at most %d fields can be yielded",
+                         MAX_YIELDS);
+    for (size_t i = 0; i < *n; i++) {
+        const char *name;
+        size_t len;
+        if (all) {
+            field[i] = (long)i;
+            name = p->fields[i];
+            len = strlen(name);
+        } else {
+            const cypher_ast_node *y = cl->u.call.yields.items[i];
+            const cypher_ast_node *v = y->u.alias.alias ? y->u.alias.alias : y->u.alias.expr;
+            field[i] = field_index(p, &y->u.alias.expr->u.name);
+            name = v->u.name.ptr;
+            len = v->u.name.len;
+        }
+        if (scope_add(x, sc, name, len, &slot[i]) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int op_call(exec *x, const cypher_ast_node *cl, scope *sc, rowset *in, rowset *out,
+            scope *cols)
+{
+    if (call_check(x, cl) != 0)
+        return -1;
+    const procedure *p = find_procedure(&cl->u.call.proc);
+    size_t in_width = in->width, n;
+    long field[MAX_YIELDS];
+    size_t slot[MAX_YIELDS];
+    if (yield_slots(x, cl, p, sc, field, slot, &n) != 0)
+        return -1;
+    if (cols)
+        for (size_t i = 0; i < n; i++)
+            if (scope_push(x, cols, &sc->b[sc->n - n + i]) != 0)
+                return -1;
+    rowset_init(out, x->width);
+    proc_rows pr = {.width = p->nfields};
+    int rc = in->nrows ? p->run(x, &pr) : 0;   /* procedures only read: once for all rows */
+    value *row = mem_calloc(x->m, (x->width ? x->width : 1) * sizeof(value));
+    if (!row)
+        rc = exec_oom(x);
+    for (size_t r = 0; r < in->nrows && rc == 0; r++) {
+        for (size_t k = 0; k < pr.n && rc == 0; k++) {
+            const value *src = rowset_row(in, r);
+            for (size_t i = 0; i < in_width; i++)
+                row[i] = value_retain(src[i]);
+            for (size_t i = 0; i < n; i++)
+                row[slot[i]] = value_retain(pr.cells[k * pr.width + (size_t)field[i]]);
+            tri keep = TRI_TRUE;
+            if (cl->u.call.where) {
+                evalctx c = {x, sc, row, NULL, NULL};
+                rc = eval_predicate(&c, cl->u.call.where, &keep);
+            }
+            if (rc == 0 && keep == TRI_TRUE)
+                rc = rowset_push(x, out, row);
+            for (size_t i = 0; i < x->width; i++)
+                value_release(&row[i]);
+        }
+    }
+    if (row)
+        mem_free(x->m, row, (x->width ? x->width : 1) * sizeof(value));
+    free_rows(x, &pr);
+    return rc;
+}
