@@ -387,10 +387,11 @@ typedef struct strata_query_error {
    status is then STRATA_EINVAL (a query, type or argument error),
    STRATA_ECONSTRAINT or STRATA_ENOMEM, and strata_errmsg(g) holds the
    message too.
-   This first version materialises every row before returning and holds a
-   view of the state right after the statement (its own writes included)
-   until freed, so holding a result across later writes makes them fork,
-   as any view does.  Statements run on the writer: call from the thread
+   The rows are computed before it returns (reading clauses stream into
+   one another, so a LIMIT stops the scan early; see docs/QUERY.md), and
+   the result holds a view of the state right after the statement (its own
+   writes included) until freed, so holding a result across later writes
+   makes them fork, as any view does.  Statements run on the writer: call from the thread
    that drives the graph's writes. */
 STRATA_API strata_status strata_query(strata_graph *g, const char *text,
                                       const strata_value *params, strata_result **out);

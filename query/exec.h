@@ -84,6 +84,7 @@ typedef struct exec {
     uint64_t *used_rels;    /* relationships bound by the MATCH in progress
                                (relationship uniqueness) */
     size_t nused, capused;
+    size_t used_base;       /* the pattern in progress owns used_rels[used_base..] */
     profile *prof;          /* EXPLAIN / PROFILE, else NULL */
     bool no_input;          /* EXPLAIN: the query runs over no rows */
 } exec;
@@ -171,8 +172,6 @@ int function_call(const evalctx *c, const cypher_ast_node *call, value *args, si
 bool function_known(const char *name, size_t len);
 
 /* ---- clauses (op_*.c) ---- */
-int op_match(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in, rowset *out);
-int op_unwind(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in, rowset *out);
 /* WITH and RETURN; for RETURN *cols gets the column names (arena strings
    of the tree). */
 int op_project(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in, rowset *out,

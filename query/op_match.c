@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "query/exec.h"
+#include "query/pipeline.h"
 #include "query/plan_start.h"
 #include "query/profile.h"
 
@@ -124,7 +125,7 @@ int pattern_entity_ok(exec *x, const cypher_ast_node *el, const scope *sc, const
 
 static bool rel_used(const exec *x, uint64_t id)
 {
-    for (size_t i = 0; i < x->nused; i++)
+    for (size_t i = x->used_base; i < x->nused; i++)
         if (x->used_rels[i] == id)
             return true;
     return false;
@@ -521,7 +522,13 @@ int match_part_row(exec *x, const cypher_ast_node *part, const scope *sc, size_t
     row_bound rb = {sc, in_width, row};
     start_plan plan;
     plan_start(x, part, where, bound_in_row, &rb, &plan);
-    return walk_part(x, part, &plan, sc, in_width, where, row, emit, ctx);
+    /* a pattern of its own: relationship uniqueness starts afresh */
+    size_t base = x->used_base, used = x->nused;
+    x->used_base = x->nused;
+    int rc = walk_part(x, part, &plan, sc, in_width, where, row, emit, ctx);
+    x->nused = used;
+    x->used_base = base;
+    return rc;
 }
 
 /* The walk from start node id: once, or for shortest paths by increasing
@@ -573,59 +580,65 @@ static int match_walk(walk *w)
             return 0;
         return walk_from(w, row[slot].u.id);
     }
-    uint64_t *ids;
-    size_t n, cap;
-    if (start_ids(x, w->plan, w->sc, row, &ids, &n, &cap) != 0) {
-        if (ids)
-            mem_free(x->m, ids, cap * sizeof *ids);
+    /* Candidates are read as the walk goes, so a LIMIT downstream stops
+       the scan.  Nothing writes while the iterator lives: updating
+       clauses run after the whole pipeline, and MERGE writes after its
+       match. */
+    strata_node_iter *it;
+    if (start_iter(x, w->plan, w->sc, row, &it) != 0)
         return -1;
-    }
     int rc = 0;
-    for (size_t i = 0; i < n && rc == 0; i++)
-        rc = walk_from(w, ids[i]);
-    if (ids)
-        mem_free(x->m, ids, cap * sizeof *ids);
+    strata_id id;
+    for (size_t i = 0; rc == 0 && it && strata_node_iter_next(it, &id); i++) {
+        if ((i & 1023) == 1023 && exec_check_interrupt(x) != 0)
+            rc = -1;
+        else
+            rc = walk_from(w, id);
+    }
+    strata_node_iter_free(&it);
     return rc;
 }
 
 /* ---- the clause ---- */
 
-typedef struct mclause {
+typedef struct match_state {
     const cypher_ast_node *clause;
-    const scope *sc;
+    scope sc;                   /* the clause's own (later stages may
+                                   replace the query's) */
     size_t in_width;
-    const start_plan *plans;    /* one per part */
+    start_plan *plans;          /* one per part */
+    size_t nparts;
+    value *row;                 /* x->width values, taken at the first row */
+    size_t width;
+} match_state;
+
+typedef struct mclause {
+    match_state *ms;
+    stage *stage;
     size_t part;
-    rowset *out;
     size_t emitted;
 } mclause;
 
 static int next_part(exec *x, value *row, void *ctx)
 {
     mclause *m = ctx;
-    const cypher_ast_list *parts = &m->clause->u.match.parts;
+    const cypher_ast_node *clause = m->ms->clause;
+    const cypher_ast_list *parts = &clause->u.match.parts;
     if (m->part == parts->count) {
-        if (m->clause->u.match.where) {
-            evalctx c = {x, m->sc, row, NULL, NULL};
+        if (clause->u.match.where) {
+            evalctx c = {x, &m->ms->sc, row, NULL, NULL};
             tri t;
-            if (eval_predicate(&c, m->clause->u.match.where, &t) != 0)
+            if (eval_predicate(&c, clause->u.match.where, &t) != 0)
                 return -1;
             if (t != TRI_TRUE)
                 return 0;
         }
-        value *copy = mem_alloc(x->m, (m->out->width ? m->out->width : 1) * sizeof(value));
-        if (!copy)
-            return exec_oom(x);
-        for (size_t i = 0; i < m->out->width; i++)
-            copy[i] = value_retain(row[i]);
-        int rc = rowset_push(x, m->out, copy);
-        mem_free(x->m, copy, (m->out->width ? m->out->width : 1) * sizeof(value));
         m->emitted++;
-        return rc;
+        return stage_emit(x, m->stage, row);
     }
     const cypher_ast_node *part = parts->items[m->part++];
-    int rc = walk_part(x, part, &m->plans[m->part - 1], m->sc, m->in_width,
-                       m->clause->u.match.where, row, next_part, m);
+    int rc = walk_part(x, part, &m->ms->plans[m->part - 1], &m->ms->sc, m->ms->in_width,
+                       clause->u.match.where, row, next_part, m);
     m->part--;
     return rc;
 }
@@ -702,45 +715,64 @@ static start_plan *plan_parts(exec *x, const cypher_ast_node *clause, const scop
     return plans;
 }
 
-int op_match(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in, rowset *out)
+/* One input row: every match of the parts, pushed on; for OPTIONAL
+   MATCH with none, the row itself with the new variables null. */
+static int match_row(exec *x, stage *s, const value *in)
 {
-    size_t in_width = in->width;
-    for (size_t i = 0; i < clause->u.match.parts.count; i++)
+    match_state *ms = s->state;
+    if (!ms->row) {
+        ms->width = x->width;
+        ms->row = mem_calloc(x->m, (ms->width ? ms->width : 1) * sizeof(value));
+        if (!ms->row)
+            return exec_oom(x);
+    }
+    value *row = ms->row;
+    for (size_t i = 0; i < ms->width; i++)
+        row[i] = i < ms->in_width ? in[i] : value_null();   /* borrowed */
+    mclause m = {ms, s, 0, 0};
+    /* relationship uniqueness covers this clause's parts only */
+    size_t base = x->used_base, used = x->nused;
+    x->used_base = x->nused;
+    int rc = next_part(x, row, &m);
+    x->nused = used;
+    x->used_base = base;
+    for (size_t i = ms->in_width; i < ms->width; i++)
+        value_release(&row[i]);
+    if (rc == 0 && m.emitted == 0 && ms->clause->u.match.optional)
+        rc = stage_emit(x, s, row);
+    return rc;
+}
+
+static void match_close(exec *x, stage *s)
+{
+    match_state *ms = s->state;
+    if (!ms)
+        return;
+    if (ms->row)
+        mem_free(x->m, ms->row, (ms->width ? ms->width : 1) * sizeof(value));
+    if (ms->plans)
+        mem_free(x->m, ms->plans, (ms->nparts ? ms->nparts : 1) * sizeof *ms->plans);
+    scope_free(&ms->sc);
+    mem_free(x->m, ms, sizeof *ms);
+    s->state = NULL;
+}
+
+int match_open(exec *x, const cypher_ast_node *clause, scope *sc, stage *s)
+{
+    match_state *ms = mem_calloc(x->m, sizeof *ms);
+    if (!ms)
+        return exec_oom(x);
+    s->state = ms;
+    s->row = match_row;
+    s->close = match_close;
+    ms->clause = clause;
+    ms->in_width = x->width;
+    ms->nparts = clause->u.match.parts.count;
+    for (size_t i = 0; i < ms->nparts; i++)
         if (declare_part(x, sc, clause->u.match.parts.items[i]) != 0)
             return -1;
-    rowset_init(out, x->width);
-    size_t nparts = clause->u.match.parts.count;
-    start_plan *plans = plan_parts(x, clause, sc, in_width);
-    if (!plans)
+    if (scope_copy(x, sc, &ms->sc) != 0)
         return -1;
-    value *row = mem_calloc(x->m, (x->width ? x->width : 1) * sizeof(value));
-    if (!row) {
-        mem_free(x->m, plans, (nparts ? nparts : 1) * sizeof *plans);
-        return exec_oom(x);
-    }
-    int rc = 0;
-    for (size_t r = 0; r < in->nrows && rc == 0; r++) {
-        const value *src = rowset_row(in, r);
-        for (size_t i = 0; i < in_width; i++)
-            row[i] = src[i];   /* borrowed for the walk */
-        mclause m = {clause, sc, in_width, plans, 0, out, 0};
-        x->nused = 0;
-        rc = next_part(x, row, &m);
-        if (rc == 0 && m.emitted == 0 && clause->u.match.optional) {
-            value *copy = mem_calloc(x->m, (x->width ? x->width : 1) * sizeof(value));
-            if (!copy) {
-                rc = exec_oom(x);
-                break;
-            }
-            for (size_t i = 0; i < in_width; i++)
-                copy[i] = value_retain(src[i]);
-            rc = rowset_push(x, out, copy);
-            mem_free(x->m, copy, (x->width ? x->width : 1) * sizeof(value));
-        }
-        for (size_t i = in_width; i < x->width; i++)
-            value_release(&row[i]);
-    }
-    mem_free(x->m, row, (x->width ? x->width : 1) * sizeof(value));
-    mem_free(x->m, plans, (nparts ? nparts : 1) * sizeof *plans);
-    return rc;
+    ms->plans = plan_parts(x, clause, sc, ms->in_width);
+    return ms->plans ? 0 : -1;
 }

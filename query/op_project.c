@@ -20,7 +20,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "query/exec.h"
+#include "query/pipeline.h"
 
 /* ---- aggregate accumulators ---- */
 
@@ -398,36 +398,23 @@ static int eval_count(exec *x, const cypher_ast_node *e, const char *what, int64
     return 0;
 }
 
-int op_project(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in, rowset *out,
-               scope *result_cols)
+/* The items of a projection: `*` first (variables sorted by name), then
+   the list, each with a new slot in nsc; the aggregate calls go to cs. */
+static int project_items(exec *x, const cypher_ast_node *clause, const scope *sc,
+                         item **itemsp, size_t *nitemsp, size_t *capp, calls *cs, scope *nsc)
 {
-    const bool is_return = clause->kind == CYPHER_AST_RETURN;
     const cypher_ast_list *its = &clause->u.projection.items;
-    size_t in_width = in->width;
-    int rc = -1;
-    scope nsc = {0};
-    scope both = {0};
-    item *items = NULL;
-    size_t nitems = 0, capitems = 0;
-    calls cs = {.x = x};
-    grouping gr = {0};
-    size_t *order = NULL;
-    sort_ctx sctx = {0};
-    rowset proj = {0};
-    value *row = NULL;
-    size_t rowsz = 0;
-
-    /* the items: `*` first (variables sorted by name), then the list */
-    binding *stars = NULL;
     size_t nstars = clause->u.projection.star ? sc->n : 0;
-    capitems = nstars + its->count + 1;
-    items = mem_calloc(x->m, capitems * sizeof *items);
+    size_t capitems = nstars + its->count + 1, nitems = 0;
+    item *items = mem_calloc(x->m, capitems * sizeof *items);
     if (!items)
         return exec_oom(x);
+    *itemsp = items;
+    *capp = capitems;
     if (nstars) {
-        stars = mem_alloc(x->m, nstars * sizeof *stars);
+        binding *stars = mem_alloc(x->m, nstars * sizeof *stars);
         if (!stars)
-            goto oom;
+            return exec_oom(x);
         memcpy(stars, sc->b, nstars * sizeof *stars);
         qsort(stars, nstars, sizeof *stars, name_cmp);
         for (size_t i = 0; i < nstars; i++) {
@@ -439,9 +426,8 @@ int op_project(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in, ro
         }
         mem_free(x->m, stars, nstars * sizeof *stars);
     } else if (clause->u.projection.star) {
-        rc = exec_fail(x, clause, "SyntaxError", "NoVariablesInScope",
-                       "RETURN * is not allowed when there are no variables in scope");
-        goto done;
+        return exec_fail(x, clause, "SyntaxError", "NoVariablesInScope",
+                         "RETURN * is not allowed when there are no variables in scope");
     }
     for (size_t i = 0; i < its->count; i++) {
         const cypher_ast_node *pi = its->items[i];
@@ -456,24 +442,45 @@ int op_project(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in, ro
         }
         it->aggregating = expr_has_aggregate(it->expr);
         if (it->aggregating)
-            collect_calls(it->expr, &cs);
-        if (cs.err)
-            goto done;
+            collect_calls(it->expr, cs);
+        if (cs->err)
+            return -1;
     }
+    *nitemsp = nitems;
     for (size_t i = 0; i < nitems; i++)
         for (size_t j = 0; j < i; j++)
             if (items[i].len == items[j].len && memcmp(items[i].name, items[j].name,
-                                                       items[i].len) == 0) {
-                rc = exec_fail(x, its->count ? its->items[0] : clause, "SyntaxError",
-                               "ColumnNameConflict", "column `%.*s` is returned twice",
-                               (int)items[i].len, items[i].name);
-                goto done;
-            }
+                                                       items[i].len) == 0)
+                return exec_fail(x, its->count ? its->items[0] : clause, "SyntaxError",
+                                 "ColumnNameConflict", "column `%.*s` is returned twice",
+                                 (int)items[i].len, items[i].name);
     /* new slots */
-    for (size_t i = 0; i < nitems; i++) {
-        if (scope_add(x, &nsc, items[i].name, items[i].len, &items[i].slot) != 0)
-            goto done;
-    }
+    for (size_t i = 0; i < nitems; i++)
+        if (scope_add(x, nsc, items[i].name, items[i].len, &items[i].slot) != 0)
+            return -1;
+    return 0;
+}
+
+int op_project(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in, rowset *out,
+               scope *result_cols)
+{
+    const bool is_return = clause->kind == CYPHER_AST_RETURN;
+    size_t in_width = in->width;
+    int rc = -1;
+    scope nsc = {0};
+    scope both = {0};
+    item *items = NULL;
+    size_t nitems = 0, capitems = 0;
+    calls cs = {.x = x};
+    grouping gr = {0};
+    size_t *order = NULL;
+    sort_ctx sctx = {0};
+    rowset proj = {0};
+    value *row = NULL;
+    size_t rowsz = 0;
+
+    if (project_items(x, clause, sc, &items, &nitems, &capitems, &cs, &nsc) != 0)
+        goto done;
     bool aggregating = cs.n > 0;
     size_t width = x->width;
     rowset_init(&proj, width);
@@ -716,4 +723,125 @@ done:
     scope_free(&nsc);
     scope_free(&both);
     return rc;
+}
+
+/* ---- the streaming projection (pipeline.h) ----
+   Without aggregation, DISTINCT or ORDER BY a projection maps each row on
+   its own: the items are evaluated, SKIP and LIMIT count the rows, and
+   WITH's WHERE sees the projected row together with the input's
+   variables, as above. */
+
+typedef struct project_state {
+    scope sc;                   /* the input's scope */
+    scope both;                 /* input then projection: WITH's WHERE */
+    item *items;
+    size_t nitems, capitems;
+    int64_t skip, limit, seen;
+    value *proj, *out;          /* x->width each, taken at the first row */
+    size_t width;
+} project_state;
+
+static int project_row(exec *x, stage *s, const value *in)
+{
+    project_state *ps = s->state;
+    if (ps->seen - ps->skip >= ps->limit)
+        return EXEC_STOP;
+    if (!ps->proj) {
+        ps->width = x->width;
+        ps->proj = mem_calloc(x->m, 2 * (ps->width ? ps->width : 1) * sizeof(value));
+        if (!ps->proj)
+            return exec_oom(x);
+        ps->out = ps->proj + (ps->width ? ps->width : 1);
+    }
+    /* the input's cells (borrowed), then the items (owned) */
+    memcpy(ps->proj, in, ps->width * sizeof(value));
+    evalctx c = {x, &ps->sc, in, NULL, NULL};
+    int rc = 0;
+    size_t done = 0;
+    for (; done < ps->nitems && rc == 0; done++) {
+        const item *it = &ps->items[done];
+        if (!it->expr)
+            ps->proj[it->slot] = value_retain(in[it->src_slot]);
+        else
+            rc = eval(&c, it->expr, &ps->proj[it->slot]);
+    }
+    bool keep = rc == 0 && ps->seen++ >= ps->skip;
+    if (keep && s->clause->u.projection.where) {
+        evalctx w = {x, &ps->both, ps->proj, NULL, NULL};
+        tri t;
+        rc = eval_predicate(&w, s->clause->u.projection.where, &t);
+        keep = rc == 0 && t == TRI_TRUE;
+    }
+    if (keep) {
+        for (size_t i = 0; i < ps->width; i++)
+            ps->out[i] = value_null();
+        for (size_t i = 0; i < ps->nitems; i++)
+            ps->out[ps->items[i].slot] = ps->proj[ps->items[i].slot];   /* borrowed */
+        rc = stage_emit(x, s, ps->out);
+    }
+    for (size_t i = 0; i < done; i++)
+        value_release(&ps->proj[ps->items[i].slot]);
+    if (rc == 0 && ps->seen - ps->skip >= ps->limit)
+        rc = EXEC_STOP;
+    return rc;
+}
+
+static void project_close(exec *x, stage *s)
+{
+    project_state *ps = s->state;
+    if (!ps)
+        return;
+    if (ps->proj)
+        mem_free(x->m, ps->proj, 2 * (ps->width ? ps->width : 1) * sizeof(value));
+    if (ps->items)
+        mem_free(x->m, ps->items, ps->capitems * sizeof *ps->items);
+    scope_free(&ps->sc);
+    scope_free(&ps->both);
+    mem_free(x->m, ps, sizeof *ps);
+    s->state = NULL;
+}
+
+int project_open(exec *x, const cypher_ast_node *clause, scope *sc, stage *s,
+                 scope *result_cols)
+{
+    project_state *ps = mem_calloc(x->m, sizeof *ps);
+    if (!ps)
+        return exec_oom(x);
+    s->state = ps;
+    s->row = project_row;
+    s->close = project_close;
+    ps->limit = INT64_MAX;
+    calls cs = {.x = x};
+    scope nsc = {0};
+    int rc = project_items(x, clause, sc, &ps->items, &ps->nitems, &ps->capitems, &cs, &nsc);
+    if (cs.v)
+        mem_free(x->m, cs.v, cs.cap * sizeof *cs.v);
+    if (rc == 0 && clause->u.projection.skip)
+        rc = eval_count(x, clause->u.projection.skip, "SKIP", &ps->skip);
+    if (rc == 0 && clause->u.projection.limit)
+        rc = eval_count(x, clause->u.projection.limit, "LIMIT", &ps->limit);
+    s->wants_none = ps->limit == 0;
+    if (rc == 0)
+        rc = scope_copy(x, sc, &ps->sc);
+    if (rc == 0)
+        rc = scope_copy(x, sc, &ps->both);
+    for (size_t i = 0; i < nsc.n && rc == 0; i++)
+        rc = scope_push(x, &ps->both, &nsc.b[i]);
+    if (rc == 0 && result_cols)
+        rc = scope_copy(x, &nsc, result_cols);
+    /* the clause's scope becomes the projection's */
+    if (rc == 0)
+        rc = scope_copy(x, &nsc, sc);
+    scope_free(&nsc);
+    return rc;
+}
+
+bool project_streams(const cypher_ast_node *clause)
+{
+    if (clause->u.projection.distinct || clause->u.projection.order.count)
+        return false;
+    for (size_t i = 0; i < clause->u.projection.items.count; i++)
+        if (expr_has_aggregate(clause->u.projection.items.items[i]->u.alias.expr))
+            return false;
+    return true;
 }

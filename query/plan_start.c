@@ -362,30 +362,11 @@ static strata_status open_seek(exec *x, const start_plan *p, value *vals,
                               p->prefix ? false : p->hi_inclusive, it);
 }
 
-static int drain_ids(exec *x, strata_node_iter *it, uint64_t **ids, size_t *count, size_t *cap)
-{
-    strata_id id;
-    while (strata_node_iter_next(it, &id)) {
-        if (*count == *cap) {
-            size_t nc = *cap ? *cap * 2 : 64;
-            uint64_t *r = mem_realloc(x->m, *ids, *cap * sizeof *r, nc * sizeof *r);
-            if (!r)
-                return exec_oom(x);
-            *ids = r;
-            *cap = nc;
-        }
-        (*ids)[(*count)++] = id;
-    }
-    return 0;
-}
-
-int start_ids(exec *x, const start_plan *p, const scope *sc, const value *row, uint64_t **ids,
-              size_t *count, size_t *cap)
+int start_iter(exec *x, const start_plan *p, const scope *sc, const value *row,
+               strata_node_iter **it)
 {
     strata_view *v = exec_view(x);
-    *ids = NULL;
-    *count = *cap = 0;
-    strata_node_iter *it = NULL;
+    *it = NULL;
     strata_status s = STRATA_OK;
     if (p->kind == START_NOTHING)
         return 0;
@@ -395,7 +376,7 @@ int start_ids(exec *x, const start_plan *p, const scope *sc, const value *row, u
         bool none = false, fallback = false;
         int rc = seek_values(x, p, sc, row, vals, &nvals);
         if (rc == 0) {
-            s = open_seek(x, p, vals, &it, &none, &fallback);
+            s = open_seek(x, p, vals, it, &none, &fallback);
             if (s == STRATA_ENOMEM && !x->err.category)
                 rc = exec_oom(x);
         }
@@ -404,19 +385,15 @@ int start_ids(exec *x, const start_plan *p, const scope *sc, const value *row, u
         if (rc != 0 || none)
             return rc;
         if (fallback)
-            s = strata_nodes_by_label(v, p->label, &it);
+            s = strata_nodes_by_label(v, p->label, it);
     } else if (p->kind == START_LABEL_SCAN) {
-        s = strata_nodes_by_label(v, p->label, &it);
+        s = strata_nodes_by_label(v, p->label, it);
     } else {
-        s = strata_nodes(v, &it);
+        s = strata_nodes(v, it);
     }
-    if (s == STRATA_ENOTFOUND)
+    if (s == STRATA_ENOTFOUND || s == STRATA_OK)
         return 0;
-    if (s != STRATA_OK)
-        return exec_status(x, p->node, s);
-    int rc = drain_ids(x, it, ids, count, cap);
-    strata_node_iter_free(&it);
-    return rc;
+    return exec_status(x, p->node, s);
 }
 
 /* ---- describing ---- */

@@ -56,11 +56,11 @@ typedef bool (*is_bound_fn)(const cypher_ast_str *name, void *ctx);
 void plan_start(exec *x, const cypher_ast_node *part, const cypher_ast_node *where,
                 is_bound_fn bound, void *ctx, start_plan *out);
 
-/* The start's node ids for one row (values of the seek expressions are
-   evaluated in it), drained into a new array *ids of *count ids (*cap
-   allocated). */
-int start_ids(exec *x, const start_plan *p, const scope *sc, const value *row, uint64_t **ids,
-              size_t *count, size_t *cap);
+/* An iterator over the start's node ids for one row (the seek's values
+   are evaluated in it), or *it NULL when no node can match.  It holds a
+   reference to the version read: free it before the statement writes. */
+int start_iter(exec *x, const start_plan *p, const scope *sc, const value *row,
+               strata_node_iter **it);
 
 /* "NodeIndexSeek (n:Item {key})"-style text for EXPLAIN / PROFILE. */
 void start_describe(exec *x, const start_plan *p, char *buf, size_t size);

@@ -6,11 +6,18 @@
 #include "query/plan_start.h"
 #include "query/profile.h"
 
-static double now_ms(void)
+double profile_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+void profile_pipelined(exec *x, size_t i, uint64_t rows, double started)
+{
+    profile_step *st = &x->prof->steps[i];
+    st->rows = rows;
+    st->ms = started >= 0 ? profile_now() - started : 0;
 }
 
 void profile_note_start(exec *x, const struct start_plan *p)
@@ -25,7 +32,7 @@ void profile_note_start(exec *x, const struct start_plan *p)
 void profile_clause_begin(exec *x)
 {
     x->prof->pending[0] = '\0';
-    x->prof->t0 = now_ms();
+    x->prof->t0 = profile_now();
 }
 
 static const char *projection_op(const cypher_ast_node *cl, char *extra, size_t size)
@@ -78,7 +85,7 @@ int profile_clause_end(exec *x, const cypher_ast_node *cl, uint64_t rows)
     if (len && st->plan[len - 1] == ' ')
         st->plan[len - 1] = '\0';
     st->rows = rows;
-    st->ms = now_ms() - pr->t0;
+    st->ms = profile_now() - pr->t0;
     return 0;
 }
 

@@ -35,6 +35,11 @@ struct profile {
 void profile_clause_begin(exec *x);
 /* Records clause cl with its output rows. */
 int profile_clause_end(exec *x, const cypher_ast_node *cl, uint64_t rows);
+/* Step i ran in a pipeline: its rows, and (for the pipeline's first
+   step, started >= 0) the whole pipeline's time since started; the
+   others' time is counted there. */
+void profile_pipelined(exec *x, size_t i, uint64_t rows, double started);
+double profile_now(void);
 /* Notes the start the running MATCH chose for a pattern part. */
 struct start_plan;
 void profile_note_start(exec *x, const struct start_plan *p);

@@ -14,6 +14,7 @@
 
 #include "query/exec.h"
 #include "query/parser.h"
+#include "query/pipeline.h"
 #include "query/plan_cache.h"
 #include "query/profile.h"
 
@@ -46,14 +47,26 @@ static int run_query(exec *x, const cypher_ast_node *q, query_out *out)
     int rc = x->no_input ? 0 : rowset_push(x, &cur, &none);   /* one empty row */
     for (size_t i = 0; i < q->u.list.count && rc == 0; i++) {
         const cypher_ast_node *cl = q->u.list.items[i];
+        rowset next;
+        if (stage_streams(cl)) {
+            /* the longest run of streaming clauses, as one pipeline */
+            size_t j = i + 1;
+            while (j < q->u.list.count && stage_streams(q->u.list.items[j]))
+                j++;
+            bool ends = q->u.list.items[j - 1]->kind == CYPHER_AST_RETURN;
+            rc = pipeline_run(x, (const cypher_ast_node *const *)&q->u.list.items[i], j - i, &sc,
+                              &cur, &next, ends ? &out->cols : NULL);
+            out->has_return |= ends;
+            rowset_free(&cur);
+            cur = next;
+            i = j - 1;
+            continue;
+        }
         if (x->prof)
             profile_clause_begin(x);
-        rowset next;
         rowset_init(&next, cur.width);
         bool replaced = true;
         switch (cl->kind) {
-        case CYPHER_AST_MATCH: rc = op_match(x, cl, &sc, &cur, &next); break;
-        case CYPHER_AST_UNWIND: rc = op_unwind(x, cl, &sc, &cur, &next); break;
         case CYPHER_AST_WITH: rc = op_project(x, cl, &sc, &cur, &next, NULL); break;
         case CYPHER_AST_RETURN:
             rc = op_project(x, cl, &sc, &cur, &next, &out->cols);

@@ -212,6 +212,71 @@ static void test_explain_and_profile(void **state)
     strata_graph_free(&g);
 }
 
+/* The rows of column c of a PROFILE, in step order. */
+static void profile_rows(strata_graph *g, const char *query, int64_t *rows, size_t n)
+{
+    char text[512];
+    snprintf(text, sizeof text, "PROFILE %s", query);
+    strata_result *r = NULL;
+    assert_int_equal(strata_query(g, text, NULL, &r), STRATA_OK);
+    const strata_value *const *row;
+    size_t i = 0;
+    while (strata_result_next(r, &row) && i < n)
+        assert_int_equal(strata_value_get_int(row[4], &rows[i++]), STRATA_OK);
+    assert_int_equal(i, n);
+    strata_result_free(&r);
+}
+
+/* MATCH, UNWIND and plain projections stream: a LIMIT stops the clauses
+   before it, which PROFILE's row counts show; and the results are those
+   of clause-by-clause evaluation. */
+static void test_pipeline_stops_at_limit(void **state)
+{
+    (void)state;
+    strata_graph *g;
+    assert_int_equal(strata_graph_new(&g), STRATA_OK);
+    run(g, "UNWIND range(1, 5000) AS i CREATE (:N {i: i})");
+    int64_t rows[3];
+    profile_rows(g, "MATCH (n:N) RETURN n.i LIMIT 3", rows, 2);
+    assert_int_equal(rows[0], 3);
+    assert_int_equal(rows[1], 3);
+    profile_rows(g, "MATCH (n:N) WITH n WHERE n.i > 10 RETURN n.i SKIP 1 LIMIT 2", rows, 3);
+    assert_int_equal(rows[0], 13);   /* 10 filtered, 1 skipped, 2 kept */
+    assert_int_equal(rows[2], 2);
+    profile_rows(g, "UNWIND range(1, 1000000) AS x WITH x LIMIT 4 RETURN x", rows, 3);
+    assert_int_equal(rows[0], 4);
+    char *got = rows_of(g, "MATCH (n:N) WITH n WHERE n.i > 10 RETURN n.i SKIP 1 LIMIT 2");
+    assert_string_equal(got, "12 ;13 ;");
+    free(got);
+    /* LIMIT 0 reads nothing */
+    profile_rows(g, "MATCH (n:N) RETURN n LIMIT 0", rows, 2);
+    assert_int_equal(rows[0], 0);
+    strata_graph_free(&g);
+}
+
+/* Relationship uniqueness holds within a MATCH, not across two streaming
+   MATCH clauses; OPTIONAL MATCH keeps rows with nothing matched. */
+static void test_pipeline_semantics(void **state)
+{
+    (void)state;
+    strata_graph *g;
+    assert_int_equal(strata_graph_new(&g), STRATA_OK);
+    run(g, "CREATE (:A {i: 1})-[:R]->(:B {i: 2})-[:R]->(:C {i: 3}), (:A {i: 4})");
+    char *got = rows_of(g, "MATCH ()-[r]->() MATCH ()-[s]->() RETURN count(*)");
+    assert_string_equal(got, "4 ;");
+    free(got);
+    got = rows_of(g, "MATCH ()-[r]->()-[s]->() RETURN count(*)");
+    assert_string_equal(got, "1 ;");
+    free(got);
+    got = rows_of(g, "MATCH (a:A) OPTIONAL MATCH (a)-[:R]->(b) RETURN a.i, b.i ORDER BY a.i");
+    assert_string_equal(got, "1 2 ;4 0 ;");   /* null renders as 0 here */
+    free(got);
+    got = rows_of(g, "UNWIND [1, 2] AS x MATCH (n {i: x}) UNWIND [x, x] AS y RETURN count(*)");
+    assert_string_equal(got, "4 ;");
+    free(got);
+    strata_graph_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -219,6 +284,8 @@ int main(void)
         cmocka_unit_test(test_composite_and_map_seeks),
         cmocka_unit_test(test_start_from_the_cheaper_end),
         cmocka_unit_test(test_explain_and_profile),
+        cmocka_unit_test(test_pipeline_stops_at_limit),
+        cmocka_unit_test(test_pipeline_semantics),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
