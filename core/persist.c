@@ -775,7 +775,7 @@ cleanup:
 }
 
 /* One index definition, checked against the tokens. */
-static int load_index_def(loader *ld, uint32_t next_id, int64_t prev_id, index_def *d)
+static int load_index_def(loader *ld, uint32_t next_id, index_def *d)
 {
     preader *r = &ld->r;
     uint64_t id, token, key;
@@ -786,8 +786,8 @@ static int load_index_def(loader *ld, uint32_t next_id, int64_t prev_id, index_d
     if (pr_varint(r, &id) || pr_u8(r, &kind) || pr_u8(r, &on_rels) || pr_varint(r, &token) ||
         pr_u8(r, &nkeys))
         return -1;
-    if ((int64_t)id <= prev_id || id >= next_id)
-        return pr_fail(r, "index id %llu is out of order or not below the next id %u",
+    if (id >= next_id || idxset_find(ld->v->indexes, (uint32_t)id) >= 0)
+        return pr_fail(r, "index id %llu repeats or is not below the next id %u",
                        (unsigned long long)id, next_id);
     if (kind > IDX_UNIQUE || on_rels > 1 || nkeys < 1 || nkeys > IDX_MAX_KEYS)
         return pr_fail(r, "index %llu: kind %u, entity flag %u or key count %u is invalid",
@@ -838,12 +838,10 @@ static int load_indexes(loader *ld)
     if (pr_count(r, UINT32_MAX, "the next index id", &next_id) ||
         pr_count(r, pr_left(r) / 6, "an index count", &n))
         return -1;
-    int64_t prev = -1;
     for (uint64_t i = 0; i < n; i++) {
         index_def d;
-        if (load_index_def(ld, (uint32_t)next_id, prev, &d) || build_one_index(ld, &d))
+        if (load_index_def(ld, (uint32_t)next_id, &d) || build_one_index(ld, &d))
             return -1;
-        prev = d.id;
     }
     if (next_id != idxset_next_id(ld->v->indexes) &&
         idxset_set_next_id(ld->m, &ld->v->indexes, (uint32_t)next_id) != 0)
