@@ -842,6 +842,8 @@ bool expr_has_aggregate(const cypher_ast_node *e)
         return false;
     if (is_aggregate_call(e))
         return true;
+    if (e->kind == CYPHER_AST_EXISTS)
+        return false;   /* a subquery aggregates over its own rows */
     return cypher_ast_each_child(e, has_agg_child, NULL) != 0;
 }
 
@@ -858,6 +860,11 @@ static int eval_function(const evalctx *c, const cypher_ast_node *e, value *out)
                          "aggregation is not allowed here");
     }
     size_t n = e->u.function.args.count;
+    /* exists(pattern) is the pattern predicate itself, not whether its
+       boolean is null */
+    if (n == 1 && e->u.function.args.items[0]->kind == CYPHER_AST_PATH &&
+        strcasecmp(e->u.function.name.ptr, "exists") == 0)
+        return eval_pattern_predicate(c, e->u.function.args.items[0], out);
     value args[8];
     if (n > 8)
         return exec_fail(c->x, e, "SyntaxError", "InvalidNumberOfArguments",
@@ -1002,6 +1009,12 @@ int eval(const evalctx *c, const cypher_ast_node *e, value *out)
         return eval_reduce(c, e, out);
     case CYPHER_AST_MAP_PROJECTION:
         return eval_map_projection(c, e, out);
+    case CYPHER_AST_PATH:
+        return eval_pattern_predicate(c, e, out);
+    case CYPHER_AST_PATTERN_COMPREHENSION:
+        return eval_pattern_comprehension(c, e, out);
+    case CYPHER_AST_EXISTS:
+        return eval_exists_subquery(c, e, out);
     default:
         return exec_fail(c->x, e, "SyntaxError", NULL, "%s expressions are not supported yet",
                          cypher_ast_kind_name(e->kind));

@@ -158,6 +158,16 @@ int make_string(exec *x, const char *s, size_t len, value *out);
    storable types (TypeError otherwise). */
 int storable_check(exec *x, const cypher_ast_node *at, const value *v);
 
+/* ---- patterns in expressions (eval_pattern.c) ---- */
+
+/* A pattern predicate (a PATH): whether the pattern matches with the
+   variables of c bound; *out is a boolean. */
+int eval_pattern_predicate(const evalctx *c, const cypher_ast_node *path, value *out);
+/* [pattern WHERE p | result]: the list of result over every match. */
+int eval_pattern_comprehension(const evalctx *c, const cypher_ast_node *e, value *out);
+/* EXISTS { ... }: whether the subquery yields a row; *out is a boolean. */
+int eval_exists_subquery(const evalctx *c, const cypher_ast_node *e, value *out);
+
 /* ---- functions (functions.c) ---- */
 int function_call(const evalctx *c, const cypher_ast_node *call, value *args, size_t nargs,
                   value *out);

@@ -218,6 +218,8 @@ static int collect_calls(const cypher_ast_node *e, void *ctx)
         cs->v[cs->n++] = e;
         return 0;
     }
+    if (e->kind == CYPHER_AST_EXISTS)
+        return 0;   /* the subquery's aggregates are its own */
     return cypher_ast_each_child(e, collect_calls, ctx);
 }
 

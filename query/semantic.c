@@ -25,7 +25,12 @@ typedef struct names {
     const cypher_ast_str *v[256];
     unsigned char k[256];
     size_t n;
+    unsigned depth;     /* EXISTS subqueries around this scope */
 } names;
+
+/* Each nested EXISTS subquery checks with scopes of its own on the stack
+   (a few KB each): deeper nesting is refused rather than risk the stack. */
+#define SUBQUERY_MAX_DEPTH 32
 
 typedef struct sctx {
     exec *x;
@@ -73,6 +78,63 @@ static int add(exec *x, names *s, const cypher_ast_str *name, const cypher_ast_n
 }
 
 static int check_expr(exec *x, names *sc, const cypher_ast_node *e);
+static int check_part(exec *x, names *sc, const cypher_ast_node *part, names *rels);
+static int check_query(exec *x, const cypher_ast_node *q, const names *outer);
+static int no_aggregate(exec *x, const cypher_ast_node *e);
+
+/* A pattern predicate tests a pattern over bound variables: it may not
+   introduce new ones (openCypher; use EXISTS { } for that). */
+static int check_pattern_predicate(exec *x, names *sc, const cypher_ast_node *path)
+{
+    const cypher_ast_list *el = &path->u.list;
+    for (size_t i = 0; i < el->count; i++) {
+        const cypher_ast_node *e = el->items[i];
+        bool is_node = e->kind == CYPHER_AST_NODE;
+        const cypher_ast_node *v = is_node ? e->u.node.variable : e->u.rel.variable;
+        const cypher_ast_node *props = is_node ? e->u.node.properties : e->u.rel.properties;
+        if (v && !has(sc, v->u.name.ptr, v->u.name.len))
+            return exec_fail(x, v, COMPILE_ERROR, "UndefinedVariable",
+                             "variable `%s` not defined (a pattern predicate cannot "
+                             "introduce variables)", v->u.name.ptr);
+        if (check_expr(x, sc, props) != 0 || no_aggregate(x, props) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* [pattern WHERE p | result]: the pattern's new variables are local. */
+static int check_pattern_comprehension(exec *x, names *sc, const cypher_ast_node *e)
+{
+    size_t mark = sc->n;
+    names rels = {.n = 0};
+    int rc = check_part(x, sc, e->u.comprehension.source, &rels);
+    if (rc == 0)
+        rc = check_expr(x, sc, e->u.comprehension.where);
+    if (rc == 0)
+        rc = no_aggregate(x, e->u.comprehension.where);
+    if (rc == 0)
+        rc = check_expr(x, sc, e->u.comprehension.result);
+    sc->n = mark;
+    return rc;
+}
+
+/* EXISTS { query }: the query sees the variables in scope around it. */
+static int check_exists(exec *x, names *sc, const cypher_ast_node *e)
+{
+    const cypher_ast_node *body = e->u.unary.operand;
+    if (sc->depth >= SUBQUERY_MAX_DEPTH)
+        return exec_fail(x, e, COMPILE_ERROR, NULL, "EXISTS subqueries nested too deeply");
+    sc->depth++;
+    int rc = 0;
+    if (body->kind == CYPHER_AST_UNION) {
+        for (size_t i = 0; i < body->u.union_.queries.count && rc == 0; i++)
+            rc = check_query(x, body->u.union_.queries.items[i], sc);
+    } else {
+        rc = check_query(x, body, sc);
+    }
+    sc->depth--;
+    return rc;
+}
 
 static int child(const cypher_ast_node *c, void *ctx)
 {
@@ -124,10 +186,11 @@ static int check_expr(exec *x, names *sc, const cypher_ast_node *e)
                              "a path has no properties");
         break;
     case CYPHER_AST_PATH:
-    case CYPHER_AST_EXISTS:
+        return check_pattern_predicate(x, sc, e);
     case CYPHER_AST_PATTERN_COMPREHENSION:
-        return exec_fail(x, e, COMPILE_ERROR, NULL,
-                         "patterns in expressions are not supported yet");
+        return check_pattern_comprehension(x, sc, e);
+    case CYPHER_AST_EXISTS:
+        return check_exists(x, sc, e);
     case CYPHER_AST_FUNCTION:
         if (!is_aggregate_call(e) && !function_known(e->u.function.name.ptr,
                                                      e->u.function.name.len))
@@ -214,9 +277,12 @@ static int check_set_item(exec *x, names *sc, const cypher_ast_node *it)
     return no_aggregate(x, it->u.assign.value);
 }
 
-static int check_query(exec *x, const cypher_ast_node *q)
+/* outer: the names visible around an EXISTS subquery, or NULL. */
+static int check_query(exec *x, const cypher_ast_node *q, const names *outer)
 {
     names sc = {.n = 0};
+    if (outer)
+        sc = *outer;
     for (size_t c = 0; c < q->u.list.count; c++) {
         const cypher_ast_node *cl = q->u.list.items[c];
         switch (cl->kind) {
@@ -272,7 +338,7 @@ static int check_query(exec *x, const cypher_ast_node *q)
             break;
         case CYPHER_AST_WITH:
         case CYPHER_AST_RETURN: {
-            names next = {.n = 0};
+            names next = {.n = 0, .depth = sc.depth};
             if (cl->u.projection.star)
                 next = sc;
             const cypher_ast_list *its = &cl->u.projection.items;
@@ -343,12 +409,12 @@ int semantic_check(exec *x, const cypher_ast_node *body)
 {
     if (body->kind == CYPHER_AST_UNION) {
         for (size_t i = 0; i < body->u.union_.queries.count; i++)
-            if (check_query(x, body->u.union_.queries.items[i]) != 0)
+            if (check_query(x, body->u.union_.queries.items[i], NULL) != 0)
                 return -1;
         return 0;
     }
     if (body->kind != CYPHER_AST_QUERY)
         return exec_fail(x, body, COMPILE_ERROR, NULL, "%s is not supported yet",
                          cypher_ast_kind_name(body->kind));
-    return check_query(x, body);
+    return check_query(x, body, NULL);
 }

@@ -108,6 +108,35 @@ static const qcase cases[] = {
     {"CREATE (a:A {n: 'a'})-[:K {w: 1}]->(:B {n: 'b'})-[:K {w: 2}]->(c:C {n: 'c'}), (a)-[:K {w: 5}]->(:E {n: 'e'})-[:K {w: 6}]->(c)", "MATCH (a:A), (c:C) MATCH p = shortestPath((c)-[*]->(a)) RETURN p", ""},
     {"CREATE (a:A {n: 'a'})-[:K {w: 1}]->(:B {n: 'b'})-[:K {w: 2}]->(c:C {n: 'c'}), (a)-[:K {w: 5}]->(:E {n: 'e'})-[:K {w: 6}]->(c)", "MATCH (a:A), (c:C) MATCH p = shortestPath((a)-[:K*..1]->(c)) RETURN p", ""},
     {NULL, "MATCH p = shortestPath((a)-->(b)-->(c)) RETURN p", "!SyntaxError/"},
+    /* patterns in expressions: predicates, EXISTS subqueries, pattern
+       comprehensions; outer variables bound, the pattern's own local */
+#define CHAIN "CREATE (:A {n: 'a', v: 1})-[:T]->(:B {n: 'b', v: 2})-[:U]->(:C {n: 'c', v: 3}), (:D {n: 'd'})"
+    {CHAIN, "MATCH (x) WHERE (x)-[:T]->() RETURN x.n", "['a']"},
+    {CHAIN, "MATCH (x) WHERE NOT (x)-->() RETURN x.n ORDER BY x.n", "['c'] ['d']"},
+    {CHAIN, "MATCH (x) WHERE (x)<--() OR (x:D) RETURN x.n ORDER BY x.n", "['b'] ['c'] ['d']"},
+    {CHAIN, "MATCH (x), (y) WHERE (x)-[*2]->(y) RETURN x.n, y.n", "['a', 'c']"},
+    {CHAIN, "MATCH (x) RETURN x.n, exists((x)--()) AS linked ORDER BY x.n",
+     "['a', true] ['b', true] ['c', true] ['d', false]"},
+    /* the MATCH in progress binds r; the predicate's pattern may reuse it */
+    {CHAIN, "MATCH (x)-[r]->(y) WHERE (x)-[:T]->(y) RETURN x.n", "['a']"},
+    {CHAIN, "MATCH (x) WHERE (x)-->(z) RETURN x", "!SyntaxError/UndefinedVariable"},
+    {CHAIN, "MATCH (x) WHERE EXISTS { (x)-->(z) WHERE z.v > 2 } RETURN x.n", "['b']"},
+    {CHAIN, "MATCH (x) WHERE EXISTS { MATCH (x)-[*]->(z) WITH x, count(z) AS c WHERE c = 2 "
+            "RETURN c } RETURN x.n", "['a']"},
+    {CHAIN, "MATCH (x) WHERE EXISTS { MATCH (y) WHERE EXISTS { (x)-->(y) WHERE y.v = x.v + 1 } "
+            "RETURN y } RETURN x.n ORDER BY x.n", "['a'] ['b']"},
+    {CHAIN, "MATCH (x) WHERE EXISTS { MATCH (x)-->(y) RETURN y UNION MATCH (x:D) RETURN x AS y } "
+            "RETURN x.n ORDER BY x.n", "['a'] ['b'] ['d']"},
+    {CHAIN, "MATCH (x) WHERE EXISTS { MATCH (x)-->(y) SET y.v = 0 } RETURN x", "!SyntaxError/"},
+    {CHAIN, "MATCH (x:A) RETURN [(x)-[*]->(y) WHERE y.v > 1 | y.n] AS ns", "[['b', 'c']]"},
+    {CHAIN, "MATCH (x:B) RETURN [p = (x)-[r]-() | type(r) + length(p)] AS ts", "[['T1', 'U1']]"},
+    {CHAIN, "UNWIND ['a', 'b'] AS k MATCH (x {n: k}) "
+            "RETURN [y IN [1, 2] | size([(x)-->(z) WHERE z.v > y | z])] AS s ORDER BY k",
+     "[[1, 0]] [[1, 1]]"},
+    {CHAIN, "MATCH (x) WITH size([(x)-->() | 1]) AS out, count(*) AS c RETURN out, c ORDER BY out",
+     "[0, 2] [1, 2]"},
+    {CHAIN, "MATCH (x) RETURN [(x)-->(w) | w] AS l, w", "!SyntaxError/UndefinedVariable"},
+#undef CHAIN
 };
 
 /* ---- rendering ---- */
