@@ -830,6 +830,22 @@ bool is_aggregate_call(const cypher_ast_node *e)
     return false;
 }
 
+bool expr_same(exec *x, const cypher_ast_node *a, const cypher_ast_node *b)
+{
+    char *pa, *pb;
+    size_t la, lb;
+    if (cypher_ast_print(a, x->m, &pa, &la) != 0)
+        return false;
+    if (cypher_ast_print(b, x->m, &pb, &lb) != 0) {
+        mem_free(x->m, pa, la + 1);
+        return false;
+    }
+    bool same = la == lb && memcmp(pa, pb, la) == 0;
+    mem_free(x->m, pa, la + 1);
+    mem_free(x->m, pb, lb + 1);
+    return same;
+}
+
 static int has_agg_child(const cypher_ast_node *child, void *ctx)
 {
     (void)ctx;
@@ -958,6 +974,12 @@ done:
 int eval(const evalctx *c, const cypher_ast_node *e, value *out)
 {
     *out = value_null();
+    if (c->aggs)
+        for (size_t i = 0; i < c->aggs->n; i++)
+            if (c->aggs->calls[i] == e) {
+                *out = value_retain(c->aggs->vals[i]);
+                return 0;
+            }
     switch (e->kind) {
     case CYPHER_AST_NULL_LIT:
         return 0;

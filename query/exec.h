@@ -122,7 +122,9 @@ typedef struct local_var {
     const struct local_var *up;
 } local_var;
 
-/* Aggregate results handed to the evaluator when projecting a group. */
+/* Values standing in for sub-expressions (by node): the aggregate results
+   when projecting a group, the projected items in a sort key after
+   aggregation or DISTINCT. */
 typedef struct agg_values {
     const cypher_ast_node **calls;
     const value *vals;
@@ -147,6 +149,9 @@ int eval_predicate(const evalctx *c, const cypher_ast_node *e, tri *out);
    comprehension bodies' scopes — aggregates there are an error anyway). */
 bool expr_has_aggregate(const cypher_ast_node *e);
 bool is_aggregate_call(const cypher_ast_node *e);
+/* Whether a and b are written alike (same canonical form); false when out
+   of memory. */
+bool expr_same(exec *x, const cypher_ast_node *a, const cypher_ast_node *b);
 
 /* Reading entities. */
 int entity_property(exec *x, const cypher_ast_node *at, const value *ent, const char *key,

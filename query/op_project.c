@@ -364,20 +364,55 @@ static int sort_cmp(const void *a, const void *b, void *arg)
     return (i > j) - (i < j);   /* stable */
 }
 
-static bool same_expr(exec *x, const cypher_ast_node *a, const cypher_ast_node *b)
+/* Parts of the sort keys written like a projected item read that item's
+   value: after aggregation or DISTINCT the input variables are gone from
+   the rows, and this is how `ORDER BY a.name` still works after
+   `WITH a.name AS name, count(*) AS c` (the semantic pass allowed only
+   such parts).  Outermost parts first; one stand-in per part. */
+typedef struct stand_ins {
+    exec *x;
+    const item *items;
+    size_t nitems;
+    const cypher_ast_node **parts;
+    size_t *item_of;            /* the item each part reads */
+    size_t n, cap;
+    int err;
+} stand_ins;
+
+static int find_stand_ins(const cypher_ast_node *e, void *ctx)
 {
-    char *pa, *pb;
-    size_t la, lb;
-    if (cypher_ast_print(a, x->m, &pa, &la) != 0)
-        return false;
-    if (cypher_ast_print(b, x->m, &pb, &lb) != 0) {
-        mem_free(x->m, pa, la + 1);
-        return false;
+    stand_ins *si = ctx;
+    for (size_t i = 0; i < si->nitems; i++) {
+        if (!si->items[i].expr || !expr_same(si->x, si->items[i].expr, e))
+            continue;
+        if (si->n == si->cap) {
+            size_t cap = si->cap ? si->cap * 2 : 8;
+            const cypher_ast_node **p = mem_realloc(si->x->m, si->parts,
+                                                    si->cap * sizeof *p, cap * sizeof *p);
+            if (p)
+                si->parts = p;
+            size_t *it = p ? mem_realloc(si->x->m, si->item_of, si->cap * sizeof *it,
+                                         cap * sizeof *it) : NULL;
+            if (!p || !it) {
+                si->err = exec_oom(si->x);
+                return 1;
+            }
+            si->item_of = it;
+            si->cap = cap;
+        }
+        si->parts[si->n] = e;
+        si->item_of[si->n++] = i;
+        return 0;
     }
-    bool same = la == lb && memcmp(pa, pb, la) == 0;
-    mem_free(x->m, pa, la + 1);
-    mem_free(x->m, pb, lb + 1);
-    return same;
+    return cypher_ast_each_child(e, find_stand_ins, ctx);
+}
+
+static void stand_ins_free(stand_ins *si)
+{
+    if (si->parts)
+        mem_free(si->x->m, si->parts, si->cap * sizeof *si->parts);
+    if (si->item_of)
+        mem_free(si->x->m, si->item_of, si->cap * sizeof *si->item_of);
 }
 
 static int eval_count(exec *x, const cypher_ast_node *e, const char *what, int64_t *out)
@@ -611,26 +646,26 @@ grouped:
             goto oom;
         }
         sctx.desc = desc;
-        long match_item[ord->count];
-        for (size_t k = 0; k < ord->count; k++) {
+        stand_ins si = {.x = x, .items = items, .nitems = nitems};
+        for (size_t k = 0; k < ord->count && !si.err; k++) {
             desc[k] = ord->items[k]->u.sort.descending;
-            match_item[k] = -1;
-            for (size_t i = 0; i < nitems && match_item[k] < 0; i++)
-                if (items[i].expr && same_expr(x, items[i].expr, ord->items[k]->u.sort.expr))
-                    match_item[k] = (long)i;
+            find_stand_ins(ord->items[k]->u.sort.expr, &si);
         }
-        int e2 = 0;
+        value *vals = si.err ? NULL : mem_alloc(x->m, (si.n ? si.n : 1) * sizeof *vals);
+        int e2 = si.err ? -1 : vals ? 0 : exec_oom(x);
         for (size_t r = 0; r < proj.nrows && e2 == 0; r++) {
             order[r] = r;
             const value *pr = rowset_row(&proj, r);
-            evalctx c = {x, &both, pr, NULL, NULL};
-            for (size_t k = 0; k < ord->count && e2 == 0; k++) {
-                if (match_item[k] >= 0)
-                    sctx.keys[r * ord->count + k] = value_retain(pr[items[match_item[k]].slot]);
-                else
-                    e2 = eval(&c, ord->items[k]->u.sort.expr, &sctx.keys[r * ord->count + k]);
-            }
+            for (size_t k = 0; k < si.n; k++)
+                vals[k] = pr[items[si.item_of[k]].slot];   /* borrowed */
+            agg_values av = {si.parts, vals, si.n};
+            evalctx c = {x, &both, pr, NULL, &av};
+            for (size_t k = 0; k < ord->count && e2 == 0; k++)
+                e2 = eval(&c, ord->items[k]->u.sort.expr, &sctx.keys[r * ord->count + k]);
         }
+        if (vals)
+            mem_free(x->m, vals, (si.n ? si.n : 1) * sizeof *vals);
+        stand_ins_free(&si);
         if (e2 == 0)
             qsort_r(order, proj.nrows, sizeof *order, sort_cmp, &sctx);
         for (size_t i = 0; i < proj.nrows * ord->count; i++)

@@ -11,6 +11,7 @@
  * the TCK does not classify.
  */
 #include <string.h>
+#include <strings.h>
 
 #include "query/exec.h"
 
@@ -26,6 +27,9 @@ typedef struct names {
     unsigned char k[256];
     size_t n;
     unsigned depth;     /* EXISTS subqueries around this scope */
+    /* In a sort key after aggregation or DISTINCT: the projection items,
+       whose expressions stand for their values wherever written alike. */
+    const cypher_ast_list *known;
 } names;
 
 /* Each nested EXISTS subquery checks with scopes of its own on the stack
@@ -142,9 +146,20 @@ static int child(const cypher_ast_node *c, void *ctx)
     return check_expr(s->x, s->sc, c) != 0 ? 1 : 0;
 }
 
+/* Whether e is written like the expression of one of the items. */
+static bool is_projected(exec *x, const cypher_ast_list *items, const cypher_ast_node *e)
+{
+    for (size_t i = 0; i < items->count; i++)
+        if (expr_same(x, items->items[i]->u.alias.expr, e))
+            return true;
+    return false;
+}
+
 static int check_expr(exec *x, names *sc, const cypher_ast_node *e)
 {
     if (!e)
+        return 0;
+    if (sc->known && is_projected(x, sc->known, e))
         return 0;
     switch (e->kind) {
     case CYPHER_AST_VARIABLE:
@@ -210,6 +225,134 @@ static int no_aggregate(exec *x, const cypher_ast_node *e)
         return exec_fail(x, e, COMPILE_ERROR, "InvalidAggregation",
                          "aggregation is not allowed here");
     return 0;
+}
+
+/* ---- aggregation: what an aggregating projection and its sort keys may read ---- */
+
+typedef struct agg_walk {
+    exec *x;
+    const cypher_ast_list *items;   /* the projection's items */
+    const names *input;             /* the variables before the projection */
+    names locals;                   /* comprehension variables met on the way */
+    const cypher_ast_node *bad;
+    const char *detail;
+} agg_walk;
+
+/* Whether e is written like a projected item that does not aggregate. */
+static bool is_grouping_key(agg_walk *w, const cypher_ast_node *e)
+{
+    for (size_t i = 0; i < w->items->count; i++) {
+        const cypher_ast_node *ie = w->items->items[i]->u.alias.expr;
+        if (!expr_has_aggregate(ie) && expr_same(w->x, ie, e))
+            return true;
+    }
+    return false;
+}
+
+static int calls_rand(const cypher_ast_node *e, void *ctx)
+{
+    (void)ctx;
+    if (e->kind == CYPHER_AST_FUNCTION && strcasecmp(e->u.function.name.ptr, "rand") == 0)
+        return 1;
+    return cypher_ast_each_child(e, calls_rand, NULL);
+}
+
+/* Outside its aggregate calls an aggregating item is evaluated once per
+   group, so it may read only grouping keys: a variable projected as one,
+   or a property of a variable written exactly like a key.  Anything else
+   would be ambiguous (openCypher: AmbiguousAggregationExpression). */
+static int grouping_ref(const cypher_ast_node *e, void *ctx)
+{
+    agg_walk *w = ctx;
+    if (is_aggregate_call(e)) {
+        if (cypher_ast_each_child(e, calls_rand, NULL) != 0) {
+            w->bad = e;
+            w->detail = "NonConstantExpression";
+            return 1;
+        }
+        return 0;
+    }
+    switch (e->kind) {
+    case CYPHER_AST_EXISTS:
+    case CYPHER_AST_PATTERN_COMPREHENSION:
+        return 0;   /* their own scopes: checked elsewhere */
+    case CYPHER_AST_VARIABLE:
+        if (has(&w->locals, e->u.name.ptr, e->u.name.len) ||
+            !has(w->input, e->u.name.ptr, e->u.name.len) || is_grouping_key(w, e))
+            return 0;
+        w->bad = e;
+        w->detail = "AmbiguousAggregationExpression";
+        return 1;
+    case CYPHER_AST_PROPERTY:
+        if (e->u.property.subject->kind == CYPHER_AST_VARIABLE && is_grouping_key(w, e))
+            return 0;
+        break;
+    case CYPHER_AST_LIST_COMPREHENSION:
+    case CYPHER_AST_QUANTIFIER:
+    case CYPHER_AST_REDUCE: {
+        const cypher_ast_node *v = e->kind == CYPHER_AST_REDUCE ? e->u.reduce.variable
+                                                              : e->u.comprehension.variable;
+        size_t mark = w->locals.n;
+        int rc = push(w->x, &w->locals, &v->u.name, e, K_ANY);
+        if (rc == 0 && e->kind == CYPHER_AST_REDUCE)
+            rc = push(w->x, &w->locals, &e->u.reduce.accumulator->u.name, e, K_ANY);
+        if (rc == 0)
+            rc = cypher_ast_each_child(e, grouping_ref, ctx);
+        w->locals.n = mark;
+        return rc;
+    }
+    default:
+        break;
+    }
+    return cypher_ast_each_child(e, grouping_ref, ctx);
+}
+
+static int check_grouping(exec *x, const cypher_ast_list *items, const names *input,
+                          const cypher_ast_node *e)
+{
+    agg_walk w = {.x = x, .items = items, .input = input};
+    if (grouping_ref(e, &w) == 0)
+        return 0;
+    if (x->err.category)
+        return -1;
+    if (strcmp(w.detail, "NonConstantExpression") == 0)
+        return exec_fail(x, w.bad, COMPILE_ERROR, w.detail,
+                         "an aggregate's argument cannot call rand()");
+    return exec_fail(x, w.bad, COMPILE_ERROR, w.detail,
+                     "`%s` is neither a grouping key nor inside an aggregate",
+                     w.bad->u.name.ptr);
+}
+
+/* An aggregate call in e that is not written like a projected item. */
+static int unprojected_aggregate(const cypher_ast_node *e, void *ctx)
+{
+    agg_walk *w = ctx;
+    if (w->items && is_projected(w->x, w->items, e))
+        return 0;
+    if (is_aggregate_call(e)) {
+        w->bad = e;
+        return 1;
+    }
+    if (e->kind == CYPHER_AST_EXISTS)
+        return 0;
+    return cypher_ast_each_child(e, unprojected_aggregate, ctx);
+}
+
+/* A sort key: after an aggregating projection it may aggregate only as a
+   projected item does; without one it may not aggregate at all (there are
+   no groups to aggregate over). */
+static int check_sort_key(exec *x, names *sc, const cypher_ast_node *e, bool aggregating)
+{
+    agg_walk w = {.x = x, .items = aggregating ? sc->known : NULL};
+    if (unprojected_aggregate(e, &w) != 0) {
+        if (x->err.category)
+            return -1;
+        return exec_fail(x, w.bad, COMPILE_ERROR, "InvalidAggregation",
+                         aggregating ? "an aggregate in ORDER BY must also be projected"
+                                     : "aggregation in ORDER BY needs an aggregating "
+                                       "projection");
+    }
+    return check_expr(x, sc, e);
 }
 
 /* Pattern: property maps see the variables bound so far; then every
@@ -365,15 +508,24 @@ static int check_query(exec *x, const cypher_ast_node *q, const names *outer)
                 if (add_kind(x, &next, nm, pi, k < 0 ? K_ANY : k) != 0)
                     return -1;
             }
+            if (aggregating && !cl->u.projection.star)
+                for (size_t i = 0; i < its->count; i++)
+                    if (expr_has_aggregate(its->items[i]->u.alias.expr) &&
+                        check_grouping(x, its, &sc, its->items[i]->u.alias.expr) != 0)
+                        return -1;
             /* ORDER BY sees the projection and, without aggregation or
-               DISTINCT, the variables before it */
-            names both = aggregating || cl->u.projection.distinct ? next : sc;
+               DISTINCT, the variables before it; with them, those
+               variables only inside parts written like a projected item */
+            bool grouped = aggregating || cl->u.projection.distinct;
+            names both = grouped ? next : sc;
             for (size_t i = 0; i < next.n; i++)
                 if (add_kind(x, &both, next.v[i], cl, next.k[i]) != 0)
                     return -1;
+            if (grouped)
+                both.known = its;
             for (size_t i = 0; i < cl->u.projection.order.count; i++) {
                 const cypher_ast_node *e = cl->u.projection.order.items[i]->u.sort.expr;
-                if (!expr_has_aggregate(e) && check_expr(x, &both, e) != 0)
+                if (check_sort_key(x, &both, e, aggregating) != 0)
                     return -1;
             }
             /* WITH's WHERE sees what ORDER BY sees: without aggregation,

@@ -137,6 +137,27 @@ static const qcase cases[] = {
      "[0, 2] [1, 2]"},
     {CHAIN, "MATCH (x) RETURN [(x)-->(w) | w] AS l, w", "!SyntaxError/UndefinedVariable"},
 #undef CHAIN
+    /* ORDER BY after aggregation or DISTINCT; what an aggregating item reads */
+    {NULL, "UNWIND [{k: 'a'}, {k: 'a'}, {k: 'b'}] AS m WITH m.k AS k, count(*) AS c "
+           "ORDER BY m.k DESC RETURN k, c", "['b', 1] ['a', 2]"},
+    {NULL, "UNWIND [{k: 'a'}, {k: 'a'}, {k: 'b'}] AS m WITH DISTINCT m.k AS k "
+           "ORDER BY m.k + 'x' DESC RETURN k", "['b'] ['a']"},
+    {NULL, "UNWIND [{k: 'a'}, {k: 'b'}, {k: 'b'}] AS m RETURN m.k, count(*) "
+           "ORDER BY count(*) DESC, m.k", "['b', 2] ['a', 1]"},
+    {NULL, "UNWIND [1, 2] AS x RETURN x ORDER BY max(x)", "!SyntaxError/InvalidAggregation"},
+    {NULL, "UNWIND [1, 2] AS x WITH x AS y ORDER BY y, count(x) RETURN y",
+     "!SyntaxError/InvalidAggregation"},
+    {NULL, "UNWIND [1, 2] AS x RETURN DISTINCT x % 2 AS p ORDER BY x",
+     "!SyntaxError/UndefinedVariable"},
+    {NULL, "UNWIND [1, 2] AS x RETURN x % 2 AS p, count(*) ORDER BY x",
+     "!SyntaxError/UndefinedVariable"},
+    {NULL, "UNWIND [1, 2] AS x RETURN x + count(*)", "!SyntaxError/AmbiguousAggregationExpression"},
+    {NULL, "UNWIND [{a: 1}, {a: 1}, {a: 2}] AS m RETURN m.a, m.a * 10 + count(*) ORDER BY m.a",
+     "[1, 12] [2, 21]"},
+    {NULL, "UNWIND [{a: 1}] AS m RETURN m.a + 1, m.a + 1 + count(*)",
+     "!SyntaxError/AmbiguousAggregationExpression"},
+    {NULL, "UNWIND [1, 2, 3] AS x RETURN [y IN collect(x) | y * 2] AS l", "[[2, 4, 6]]"},
+    {NULL, "RETURN count(rand())", "!SyntaxError/NonConstantExpression"},
 };
 
 /* ---- rendering ---- */
