@@ -817,19 +817,6 @@ static int eval_reduce(const evalctx *c, const cypher_ast_node *e, value *out)
 
 /* ---- functions and aggregates ---- */
 
-bool is_aggregate_call(const cypher_ast_node *e)
-{
-    if (e->kind == CYPHER_AST_COUNT_STAR)
-        return true;
-    if (e->kind != CYPHER_AST_FUNCTION)
-        return false;
-    static const char *aggs[] = {"count", "sum", "avg", "min", "max", "collect"};
-    for (size_t i = 0; i < sizeof aggs / sizeof *aggs; i++)
-        if (strcasecmp(e->u.function.name.ptr, aggs[i]) == 0)
-            return true;
-    return false;
-}
-
 bool expr_same(exec *x, const cypher_ast_node *a, const cypher_ast_node *b)
 {
     char *pa, *pb;

@@ -148,6 +148,7 @@ int eval_predicate(const evalctx *c, const cypher_ast_node *e, tri *out);
 /* Whether e contains an aggregate call (not looking into nested
    comprehension bodies' scopes — aggregates there are an error anyway). */
 bool expr_has_aggregate(const cypher_ast_node *e);
+/* Whether e calls an aggregate function (the list is in op_project.c). */
 bool is_aggregate_call(const cypher_ast_node *e);
 /* Whether a and b are written alike (same canonical form); false when out
    of memory. */

@@ -158,6 +158,19 @@ static const qcase cases[] = {
      "!SyntaxError/AmbiguousAggregationExpression"},
     {NULL, "UNWIND [1, 2, 3] AS x RETURN [y IN collect(x) | y * 2] AS l", "[[2, 4, 6]]"},
     {NULL, "RETURN count(rand())", "!SyntaxError/NonConstantExpression"},
+    /* percentiles and standard deviations */
+    {NULL, "UNWIND [40, 10, 30, 20] AS x RETURN percentileDisc(x, 0.5), percentileCont(x, 0.5), "
+           "percentileCont(x, 0.25), percentileDisc(x, 0), percentileDisc(x, 1)",
+     "[20, 25.0, 17.5, 10, 40]"},
+    {NULL, "UNWIND [2, 4, 4, 4, 5, 5, 7, 9, null] AS x RETURN stDevP(x), stDev(x)",
+     "[2.0, 2.1380899352993952]"},
+    {NULL, "UNWIND [1] AS x RETURN stDev(x), stDevP(null)", "[0.0, 0.0]"},
+    {NULL, "UNWIND [1, 1, 3] AS x RETURN percentileCont(DISTINCT x, 0.5)", "[2.0]"},
+    {NULL, "UNWIND [] AS x RETURN percentileDisc(x, 0.5)", "[null]"},
+    {NULL, "UNWIND [1, 2] AS x RETURN percentileCont(x, 1.5)", "!ArgumentError/NumberOutOfRange"},
+    {NULL, "UNWIND [1, 2] AS x RETURN percentileDisc(x, -0.1)", "!ArgumentError/NumberOutOfRange"},
+    {NULL, "UNWIND ['a'] AS x RETURN stDev(x)", "!TypeError/InvalidArgumentType"},
+    {NULL, "UNWIND [1] AS x RETURN percentileDisc(x)", "!SyntaxError/InvalidNumberOfArguments"},
 };
 
 /* ---- rendering ---- */
