@@ -8,6 +8,7 @@
  * are released before returning.
  */
 #include <math.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -283,6 +284,48 @@ static int string_op(const evalctx *c, const cypher_ast_node *e, cypher_ast_op o
     return 0;
 }
 
+/* s =~ pattern: whether the whole of s matches, with POSIX extended
+   regular expressions (regex.h), not Java's (docs/QUERY.md lists the
+   differences); a leading `(?i)` asks for case-insensitive matching.
+   POSIX matching is leftmost-longest, so a whole-string match exists
+   exactly when the match found spans the string. */
+static int regex_match(const evalctx *c, const cypher_ast_node *e, value *a, value *b,
+                       value *out)
+{
+    *out = value_null();
+    if (value_kind(a) != VAL_STRING || value_kind(b) != VAL_STRING)
+        return 0;
+    size_t ls, lp;
+    const char *s = value_str(a, &ls), *pat = value_str(b, &lp);
+    int flags = REG_EXTENDED;
+    if (lp >= 4 && memcmp(pat, "(?i)", 4) == 0) {
+        flags |= REG_ICASE;
+        pat += 4;
+        lp -= 4;
+    }
+    if (memchr(pat, '\0', lp))
+        return exec_fail(c->x, e, "ArgumentError", "InvalidArgumentValue",
+                         "a regular expression cannot contain a NUL character");
+    regex_t re;
+    int rc = regcomp(&re, pat, flags);
+    if (rc != 0) {
+        char why[128];
+        regerror(rc, &re, why, sizeof why);
+        regfree(&re);
+        return exec_fail(c->x, e, "ArgumentError", "InvalidArgumentValue",
+                         "invalid regular expression '%s': %s", pat, why);
+    }
+    regmatch_t m = {.rm_so = 0, .rm_eo = (regoff_t)ls};
+#ifdef REG_STARTEND
+    rc = regexec(&re, s, 1, &m, REG_STARTEND);   /* the subject may hold NUL bytes */
+#else
+    rc = memchr(s, '\0', ls) ? REG_NOMATCH : regexec(&re, s, 1, &m, 0);
+#endif
+    regfree(&re);
+    *out = value_bool(rc == 0 && m.rm_so == 0 && (size_t)m.rm_eo == ls);
+    return 0;
+}
+
 static int in_list(const evalctx *c, const cypher_ast_node *e, value *a, value *b, value *out)
 {
     *out = value_null();
@@ -312,8 +355,6 @@ static int eval_binary(const evalctx *c, const cypher_ast_node *e, value *out)
     cypher_ast_op op = e->u.binary.op;
     if (op == CYPHER_OP_AND || op == CYPHER_OP_OR || op == CYPHER_OP_XOR)
         return eval_logic(c, e, out);
-    if (op == CYPHER_OP_REGEX)
-        return exec_fail(c->x, e, "SyntaxError", NULL, "=~ is not supported yet");
     value a, b;
     if (eval(c, e->u.binary.lhs, &a) != 0)
         return -1;
@@ -333,6 +374,9 @@ static int eval_binary(const evalctx *c, const cypher_ast_node *e, value *out)
         break;
     case CYPHER_OP_IN:
         rc = in_list(c, e, &a, &b, out);
+        break;
+    case CYPHER_OP_REGEX:
+        rc = regex_match(c, e, &a, &b, out);
         break;
     default:
         rc = arith(c, e, op, &a, &b, out);

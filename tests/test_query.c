@@ -171,6 +171,14 @@ static const qcase cases[] = {
     {NULL, "UNWIND [1, 2] AS x RETURN percentileDisc(x, -0.1)", "!ArgumentError/NumberOutOfRange"},
     {NULL, "UNWIND ['a'] AS x RETURN stDev(x)", "!TypeError/InvalidArgumentType"},
     {NULL, "UNWIND [1] AS x RETURN percentileDisc(x)", "!SyntaxError/InvalidNumberOfArguments"},
+    /* =~: the whole string must match; null and non-strings give null */
+    {NULL, "RETURN 'abc' =~ 'a.c', 'abcd' =~ 'a.c', 'xabc' =~ 'abc', 'ab' =~ 'a|ab', "
+           "'ABC' =~ '(?i)a[b]+c', 'ABC' =~ 'a[b]+c'",
+     "[true, false, false, true, true, false]"},
+    {NULL, "RETURN null =~ 'a', 'a' =~ null, 1 =~ 'a'", "[null, null, null]"},
+    {NULL, "UNWIND ['Ada', 'Bob', 'Alan'] AS n WITH n WHERE n =~ 'A[a-z]+' RETURN n",
+     "['Ada'] ['Alan']"},
+    {NULL, "RETURN 'a' =~ '('", "!ArgumentError/InvalidArgumentValue"},
 };
 
 /* ---- rendering ---- */
