@@ -594,7 +594,9 @@ int op_project(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in, ro
             nitems++;
         }
         mem_free(x->m, stars, nstars * sizeof *stars);
-    } else if (clause->u.projection.star) {
+    } else if (clause->u.projection.star && is_return) {
+        /* WITH * over no variables passes the rows on; RETURN * has no
+           columns to return */
         rc = exec_fail(x, clause, "SyntaxError", "NoVariablesInScope",
                        "RETURN * is not allowed when there are no variables in scope");
         goto done;

@@ -146,6 +146,69 @@ static int child(const cypher_ast_node *c, void *ctx)
     return check_expr(s->x, s->sc, c) != 0 ? 1 : 0;
 }
 
+/* What e is known to hold before running: a variable's kind, K_VALUE for
+   a literal that is no map (a map may stand for an entity's properties),
+   else K_ANY. */
+static int static_kind(const names *sc, const cypher_ast_node *e)
+{
+    switch (e->kind) {
+    case CYPHER_AST_VARIABLE: {
+        int k = kind_of(sc, e->u.name.ptr, e->u.name.len);
+        return k < 0 ? K_ANY : k;
+    }
+    case CYPHER_AST_INT_LIT:
+    case CYPHER_AST_FLOAT_LIT:
+    case CYPHER_AST_STRING_LIT:
+    case CYPHER_AST_BOOL_LIT:
+    case CYPHER_AST_LIST:
+        return K_VALUE;
+    default:
+        return K_ANY;
+    }
+}
+
+#define KIND_BIT(k) (1u << (k))
+
+/* Entity functions and the kinds of argument they accept: one known to be
+   of another kind is a compile-time InvalidArgumentType. */
+static const struct arg_kinds {
+    const char *name;
+    unsigned accepted;
+} entity_functions[] = {
+    {"labels", KIND_BIT(K_NODE)},
+    {"type", KIND_BIT(K_REL)},
+    {"length", KIND_BIT(K_PATH) | KIND_BIT(K_VALUE)},
+    {"properties", KIND_BIT(K_NODE) | KIND_BIT(K_REL)},
+};
+
+static int check_argument_kind(exec *x, const names *sc, const cypher_ast_node *call)
+{
+    if (call->u.function.args.count != 1)
+        return 0;
+    const cypher_ast_node *arg = call->u.function.args.items[0];
+    int k = static_kind(sc, arg);
+    if (k == K_ANY)
+        return 0;
+    for (size_t i = 0; i < sizeof entity_functions / sizeof *entity_functions; i++)
+        if (strcasecmp(call->u.function.name.ptr, entity_functions[i].name) == 0 &&
+            !(entity_functions[i].accepted & KIND_BIT(k)))
+            return exec_fail(x, arg, COMPILE_ERROR, "InvalidArgumentType",
+                             "%s() cannot take this argument", entity_functions[i].name);
+    return 0;
+}
+
+/* A predicate known to hold a node, relationship or path can never be a
+   boolean (`WHERE (n)`). */
+static int check_predicate_kind(exec *x, const names *sc, const cypher_ast_node *e)
+{
+    int k = e ? static_kind(sc, e) : K_ANY;
+    if (k == K_NODE || k == K_REL || k == K_PATH)
+        return exec_fail(x, e, COMPILE_ERROR, "InvalidArgumentType",
+                         "a %s is not a predicate",
+                         k == K_NODE ? "node" : k == K_REL ? "relationship" : "path");
+    return 0;
+}
+
 /* Whether e is written like the expression of one of the items. */
 static bool is_projected(exec *x, const cypher_ast_list *items, const cypher_ast_node *e)
 {
@@ -211,6 +274,8 @@ static int check_expr(exec *x, names *sc, const cypher_ast_node *e)
                                                      e->u.function.name.len))
             return exec_fail(x, e, COMPILE_ERROR, "UnknownFunction",
                              "unknown function %s()", e->u.function.name.ptr);
+        if (check_argument_kind(x, sc, e) != 0)
+            return -1;
         break;
     default:
         break;
@@ -395,6 +460,12 @@ static int check_part(exec *x, names *sc, const cypher_ast_node *part, names *re
            variable-length pattern */
         if (have == K_VALUE && want == K_REL && e->u.rel.var_length)
             have = K_ANY;
+        /* CREATE and MERGE may name a bound node only to attach a
+           relationship to it, never to give it labels or properties */
+        if (!matching && v && want == K_NODE && have >= 0 &&
+            (e->u.node.labels.count || e->u.node.properties || el->count == 1))
+            return exec_fail(x, v, COMPILE_ERROR, "VariableAlreadyBound",
+                             "variable `%s` already declared", v->u.name.ptr);
         if (have > K_ANY && have != want)
             return exec_fail(x, v, COMPILE_ERROR, "VariableTypeConflict",
                              "variable `%s` is not a %s", v->u.name.ptr,
@@ -408,6 +479,21 @@ static int check_part(exec *x, names *sc, const cypher_ast_node *part, names *re
                          "variable `%s` already declared", pv->u.name.ptr);
     if (pv && add_kind(x, sc, &pv->u.name, part, K_PATH) != 0)
         return -1;
+    return 0;
+}
+
+/* DELETE takes nodes, relationships and paths (or lists or nulls of
+   them): a literal or arithmetic can never be one. */
+static int check_deletable(exec *x, const names *sc, const cypher_ast_node *e)
+{
+    bool arithmetic = e->kind == CYPHER_AST_BINARY &&
+                      (e->u.binary.op == CYPHER_OP_ADD || e->u.binary.op == CYPHER_OP_SUB ||
+                       e->u.binary.op == CYPHER_OP_MUL || e->u.binary.op == CYPHER_OP_DIV ||
+                       e->u.binary.op == CYPHER_OP_MOD || e->u.binary.op == CYPHER_OP_POW);
+    if (arithmetic || (static_kind(sc, e) == K_VALUE && e->kind != CYPHER_AST_VARIABLE &&
+                       e->kind != CYPHER_AST_LIST))
+        return exec_fail(x, e, COMPILE_ERROR, "InvalidArgumentType",
+                         "DELETE expects a node, relationship or path");
     return 0;
 }
 
@@ -437,7 +523,8 @@ static int check_query(exec *x, const cypher_ast_node *q, const names *outer)
                     return -1;
         }
             if (check_expr(x, &sc, cl->u.match.where) != 0 ||
-                no_aggregate(x, cl->u.match.where) != 0)
+                no_aggregate(x, cl->u.match.where) != 0 ||
+                check_predicate_kind(x, &sc, cl->u.match.where) != 0)
                 return -1;
             break;
         case CYPHER_AST_UNWIND:
@@ -475,7 +562,8 @@ static int check_query(exec *x, const cypher_ast_node *q, const names *outer)
         case CYPHER_AST_DELETE:
             for (size_t i = 0; i < cl->u.delete_.exprs.count; i++) {
                 const cypher_ast_node *e = cl->u.delete_.exprs.items[i];
-                if (check_expr(x, &sc, e) != 0 || no_aggregate(x, e) != 0)
+                if (check_expr(x, &sc, e) != 0 || no_aggregate(x, e) != 0 ||
+                    check_deletable(x, &sc, e) != 0)
                     return -1;
             }
             break;
@@ -536,7 +624,8 @@ static int check_query(exec *x, const cypher_ast_node *q, const names *outer)
                     if (add_kind(x, &where_names, next.v[i], cl, next.k[i]) != 0)
                         return -1;
             if (check_expr(x, &where_names, cl->u.projection.where) != 0 ||
-                no_aggregate(x, cl->u.projection.where) != 0)
+                no_aggregate(x, cl->u.projection.where) != 0 ||
+                check_predicate_kind(x, &where_names, cl->u.projection.where) != 0)
                 return -1;
             const cypher_ast_node *sl[2] = {cl->u.projection.skip, cl->u.projection.limit};
             for (int k = 0; k < 2; k++) {

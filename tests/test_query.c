@@ -179,6 +179,23 @@ static const qcase cases[] = {
     {NULL, "UNWIND ['Ada', 'Bob', 'Alan'] AS n WITH n WHERE n =~ 'A[a-z]+' RETURN n",
      "['Ada'] ['Alan']"},
     {NULL, "RETURN 'a' =~ '('", "!ArgumentError/InvalidArgumentValue"},
+    /* compile-time kinds and binding checks */
+    {NULL, "MATCH (n) RETURN type(n)", "!SyntaxError/InvalidArgumentType"},
+    {NULL, "MATCH ()-[r]->() RETURN labels(r)", "!SyntaxError/InvalidArgumentType"},
+    {NULL, "MATCH (n) RETURN length(n)", "!SyntaxError/InvalidArgumentType"},
+    {NULL, "RETURN properties('x')", "!SyntaxError/InvalidArgumentType"},
+    {NULL, "RETURN properties({a: 1}).a", "[1]"},
+    {NULL, "MATCH (n) WHERE (n) RETURN n", "!SyntaxError/InvalidArgumentType"},
+    {NULL, "MATCH (n) DELETE 1 + 1", "!SyntaxError/InvalidArgumentType"},
+    {NULL, "MATCH (a) CREATE (a)", "!SyntaxError/VariableAlreadyBound"},
+    {NULL, "CREATE (a:X)-[:T]->(), (a:Y)-[:T]->()", "!SyntaxError/VariableAlreadyBound"},
+    {NULL, "MATCH (a) MERGE (a)", "!SyntaxError/VariableAlreadyBound"},
+    {"CREATE (:A)", "MATCH (a:A) CREATE (a)-[:T]->(b:B) RETURN labels(b)", "[['B']]"},
+    {NULL, "UNWIND [1, 'x'] AS v RETURN labels(v)", "!TypeError/InvalidArgumentValue"},
+    {NULL, "UNWIND [1] AS v RETURN type(v)", "!TypeError/InvalidArgumentValue"},
+    {NULL, "MERGE ({k: null})", "!SemanticError/MergeReadOwnWrites"},
+    {"CREATE (), ()", "MATCH () CREATE () WITH * CREATE () WITH * RETURN count(*)", "[2]"},
+    {NULL, "RETURN *", "!SyntaxError/NoVariablesInScope"},
 };
 
 /* ---- rendering ---- */
