@@ -78,6 +78,10 @@ typedef struct exec {
     qerror err;
     qstats stats;
     size_t width;           /* slots per row, grows while planning */
+    /* The statement's instant, read at its first use: date(),
+       datetime.statement() ... agree within one statement. */
+    bool clock_read;
+    int64_t clock_sec, clock_nsec;
     uint64_t *used_rels;    /* relationships bound by the MATCH in progress
                                (relationship uniqueness) */
     size_t nused, capused;

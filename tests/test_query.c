@@ -196,6 +196,18 @@ static const qcase cases[] = {
     {NULL, "MERGE ({k: null})", "!SemanticError/MergeReadOwnWrites"},
     {"CREATE (), ()", "MATCH () CREATE () WITH * CREATE () WITH * RETURN count(*)", "[2]"},
     {NULL, "RETURN *", "!SyntaxError/NoVariablesInScope"},
+    /* one clock per statement; truncation keeps the fraction above the unit */
+    {NULL, "UNWIND range(1, 50) AS i WITH collect(localdatetime()) AS ts "
+           "RETURN size([t IN ts WHERE t <> ts[0]]), toString(duration.inSeconds(datetime(), "
+           "datetime.statement())), date() = date.transaction()",
+     "[0, 'PT0S', true]"},
+    {NULL, "RETURN toString(localtime.truncate('millisecond', localtime('12:31:14.645876123'), "
+           "{nanosecond: 2})), toString(localtime.truncate('microsecond', "
+           "localtime('12:31:14.645876123'), {nanosecond: 2})), toString(localtime.truncate("
+           "'second', localtime('12:31:14.645876123'), {nanosecond: 2})), "
+           "toString(localtime.truncate('millisecond', localtime('12:31:14.645876123'), "
+           "{millisecond: 7}))",
+     "['12:31:14.645000002', '12:31:14.645876002', '12:31:14.000000002', '12:31:14.007']"},
 };
 
 /* ---- rendering ---- */
