@@ -510,8 +510,10 @@ static int check_set_item(exec *x, names *sc, const cypher_ast_node *it)
 static int check_query(exec *x, const cypher_ast_node *q, const names *outer)
 {
     names sc = {.n = 0};
-    if (outer)
+    if (outer) {
         sc = *outer;
+        sc.known = NULL;   /* the stand-ins of a sort key around it are not its own */
+    }
     for (size_t c = 0; c < q->u.list.count; c++) {
         const cypher_ast_node *cl = q->u.list.items[c];
         switch (cl->kind) {
