@@ -8,6 +8,7 @@
  * are released before returning.
  */
 #include <math.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -283,6 +284,48 @@ static int string_op(const evalctx *c, const cypher_ast_node *e, cypher_ast_op o
     return 0;
 }
 
+/* s =~ pattern: whether the whole of s matches, with POSIX extended
+   regular expressions (regex.h), not Java's (docs/QUERY.md lists the
+   differences); a leading `(?i)` asks for case-insensitive matching.
+   POSIX matching is leftmost-longest, so a whole-string match exists
+   exactly when the match found spans the string. */
+static int regex_match(const evalctx *c, const cypher_ast_node *e, value *a, value *b,
+                       value *out)
+{
+    *out = value_null();
+    if (value_kind(a) != VAL_STRING || value_kind(b) != VAL_STRING)
+        return 0;
+    size_t ls, lp;
+    const char *s = value_str(a, &ls), *pat = value_str(b, &lp);
+    int flags = REG_EXTENDED;
+    if (lp >= 4 && memcmp(pat, "(?i)", 4) == 0) {
+        flags |= REG_ICASE;
+        pat += 4;
+        lp -= 4;
+    }
+    if (memchr(pat, '\0', lp))
+        return exec_fail(c->x, e, "ArgumentError", "InvalidArgumentValue",
+                         "a regular expression cannot contain a NUL character");
+    regex_t re;
+    int rc = regcomp(&re, pat, flags);
+    if (rc != 0) {
+        char why[128];
+        regerror(rc, &re, why, sizeof why);
+        regfree(&re);
+        return exec_fail(c->x, e, "ArgumentError", "InvalidArgumentValue",
+                         "invalid regular expression '%s': %s", pat, why);
+    }
+    regmatch_t m = {.rm_so = 0, .rm_eo = (regoff_t)ls};
+#ifdef REG_STARTEND
+    rc = regexec(&re, s, 1, &m, REG_STARTEND);   /* the subject may hold NUL bytes */
+#else
+    rc = memchr(s, '\0', ls) ? REG_NOMATCH : regexec(&re, s, 1, &m, 0);
+#endif
+    regfree(&re);
+    *out = value_bool(rc == 0 && m.rm_so == 0 && (size_t)m.rm_eo == ls);
+    return 0;
+}
+
 static int in_list(const evalctx *c, const cypher_ast_node *e, value *a, value *b, value *out)
 {
     *out = value_null();
@@ -312,8 +355,6 @@ static int eval_binary(const evalctx *c, const cypher_ast_node *e, value *out)
     cypher_ast_op op = e->u.binary.op;
     if (op == CYPHER_OP_AND || op == CYPHER_OP_OR || op == CYPHER_OP_XOR)
         return eval_logic(c, e, out);
-    if (op == CYPHER_OP_REGEX)
-        return exec_fail(c->x, e, "SyntaxError", NULL, "=~ is not supported yet");
     value a, b;
     if (eval(c, e->u.binary.lhs, &a) != 0)
         return -1;
@@ -333,6 +374,9 @@ static int eval_binary(const evalctx *c, const cypher_ast_node *e, value *out)
         break;
     case CYPHER_OP_IN:
         rc = in_list(c, e, &a, &b, out);
+        break;
+    case CYPHER_OP_REGEX:
+        rc = regex_match(c, e, &a, &b, out);
         break;
     default:
         rc = arith(c, e, op, &a, &b, out);
@@ -817,17 +861,20 @@ static int eval_reduce(const evalctx *c, const cypher_ast_node *e, value *out)
 
 /* ---- functions and aggregates ---- */
 
-bool is_aggregate_call(const cypher_ast_node *e)
+bool expr_same(exec *x, const cypher_ast_node *a, const cypher_ast_node *b)
 {
-    if (e->kind == CYPHER_AST_COUNT_STAR)
-        return true;
-    if (e->kind != CYPHER_AST_FUNCTION)
+    char *pa, *pb;
+    size_t la, lb;
+    if (cypher_ast_print(a, x->m, &pa, &la) != 0)
         return false;
-    static const char *aggs[] = {"count", "sum", "avg", "min", "max", "collect"};
-    for (size_t i = 0; i < sizeof aggs / sizeof *aggs; i++)
-        if (strcasecmp(e->u.function.name.ptr, aggs[i]) == 0)
-            return true;
-    return false;
+    if (cypher_ast_print(b, x->m, &pb, &lb) != 0) {
+        mem_free(x->m, pa, la + 1);
+        return false;
+    }
+    bool same = la == lb && memcmp(pa, pb, la) == 0;
+    mem_free(x->m, pa, la + 1);
+    mem_free(x->m, pb, lb + 1);
+    return same;
 }
 
 static int has_agg_child(const cypher_ast_node *child, void *ctx)
@@ -842,6 +889,8 @@ bool expr_has_aggregate(const cypher_ast_node *e)
         return false;
     if (is_aggregate_call(e))
         return true;
+    if (e->kind == CYPHER_AST_EXISTS)
+        return false;   /* a subquery aggregates over its own rows */
     return cypher_ast_each_child(e, has_agg_child, NULL) != 0;
 }
 
@@ -858,6 +907,11 @@ static int eval_function(const evalctx *c, const cypher_ast_node *e, value *out)
                          "aggregation is not allowed here");
     }
     size_t n = e->u.function.args.count;
+    /* exists(pattern) is the pattern predicate itself, not whether its
+       boolean is null */
+    if (n == 1 && e->u.function.args.items[0]->kind == CYPHER_AST_PATH &&
+        strcasecmp(e->u.function.name.ptr, "exists") == 0)
+        return eval_pattern_predicate(c, e->u.function.args.items[0], out);
     value args[8];
     if (n > 8)
         return exec_fail(c->x, e, "SyntaxError", "InvalidNumberOfArguments",
@@ -951,6 +1005,12 @@ done:
 int eval(const evalctx *c, const cypher_ast_node *e, value *out)
 {
     *out = value_null();
+    if (c->aggs)
+        for (size_t i = 0; i < c->aggs->n; i++)
+            if (c->aggs->calls[i] == e) {
+                *out = value_retain(c->aggs->vals[i]);
+                return 0;
+            }
     switch (e->kind) {
     case CYPHER_AST_NULL_LIT:
         return 0;
@@ -1002,6 +1062,12 @@ int eval(const evalctx *c, const cypher_ast_node *e, value *out)
         return eval_reduce(c, e, out);
     case CYPHER_AST_MAP_PROJECTION:
         return eval_map_projection(c, e, out);
+    case CYPHER_AST_PATH:
+        return eval_pattern_predicate(c, e, out);
+    case CYPHER_AST_PATTERN_COMPREHENSION:
+        return eval_pattern_comprehension(c, e, out);
+    case CYPHER_AST_EXISTS:
+        return eval_exists_subquery(c, e, out);
     default:
         return exec_fail(c->x, e, "SyntaxError", NULL, "%s expressions are not supported yet",
                          cypher_ast_kind_name(e->kind));

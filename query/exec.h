@@ -81,6 +81,10 @@ typedef struct exec {
     qerror err;
     qstats stats;
     size_t width;           /* slots per row, grows while planning */
+    /* The statement's instant, read at its first use: date(),
+       datetime.statement() ... agree within one statement. */
+    bool clock_read;
+    int64_t clock_sec, clock_nsec;
     uint64_t *used_rels;    /* relationships bound by the MATCH in progress
                                (relationship uniqueness) */
     size_t nused, capused;
@@ -129,7 +133,9 @@ typedef struct local_var {
     const struct local_var *up;
 } local_var;
 
-/* Aggregate results handed to the evaluator when projecting a group. */
+/* Values standing in for sub-expressions (by node): the aggregate results
+   when projecting a group, the projected items in a sort key after
+   aggregation or DISTINCT. */
 typedef struct agg_values {
     const cypher_ast_node **calls;
     const value *vals;
@@ -153,7 +159,11 @@ int eval_predicate(const evalctx *c, const cypher_ast_node *e, tri *out);
 /* Whether e contains an aggregate call (not looking into nested
    comprehension bodies' scopes — aggregates there are an error anyway). */
 bool expr_has_aggregate(const cypher_ast_node *e);
+/* Whether e calls an aggregate function (the list is in op_project.c). */
 bool is_aggregate_call(const cypher_ast_node *e);
+/* Whether a and b are written alike (same canonical form); false when out
+   of memory. */
+bool expr_same(exec *x, const cypher_ast_node *a, const cypher_ast_node *b);
 
 /* Reading entities. */
 int entity_property(exec *x, const cypher_ast_node *at, const value *ent, const char *key,
@@ -164,6 +174,16 @@ int make_string(exec *x, const char *s, size_t len, value *out);
 /* Converts a parameter / map value for storage as a property: checks the
    storable types (TypeError otherwise). */
 int storable_check(exec *x, const cypher_ast_node *at, const value *v);
+
+/* ---- patterns in expressions (eval_pattern.c) ---- */
+
+/* A pattern predicate (a PATH): whether the pattern matches with the
+   variables of c bound; *out is a boolean. */
+int eval_pattern_predicate(const evalctx *c, const cypher_ast_node *path, value *out);
+/* [pattern WHERE p | result]: the list of result over every match. */
+int eval_pattern_comprehension(const evalctx *c, const cypher_ast_node *e, value *out);
+/* EXISTS { ... }: whether the subquery yields a row; *out is a boolean. */
+int eval_exists_subquery(const evalctx *c, const cypher_ast_node *e, value *out);
 
 /* ---- functions (functions.c) ---- */
 int function_call(const evalctx *c, const cypher_ast_node *call, value *args, size_t nargs,

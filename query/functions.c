@@ -43,6 +43,15 @@ static int bad_conversion(const evalctx *c, const cypher_ast_node *at, const cha
                      "%s() cannot convert this value", fn);
 }
 
+/* labels() and type() given a value that is no node / relationship at run
+   time: InvalidArgumentValue, as the TCK says (a wrong kind the semantic
+   pass can see is a compile-time InvalidArgumentType). */
+static int not_an_entity(const evalctx *c, const cypher_ast_node *at, const char *fn)
+{
+    return exec_fail(c->x, at, "TypeError", "InvalidArgumentValue",
+                     "%s() expects a %s", fn, strcmp(fn, "type") == 0 ? "relationship" : "node");
+}
+
 static int fn_id(const evalctx *c, const cypher_ast_node *at, value *a, size_t n, value *out)
 {
     (void)n;
@@ -56,7 +65,7 @@ static int fn_labels(const evalctx *c, const cypher_ast_node *at, value *a, size
 {
     (void)n;
     if (value_kind(&a[0]) != VAL_NODE)
-        return bad_arg(c, at, "labels");
+        return not_an_entity(c, at, "labels");
     return node_labels_list(c->x, a[0].u.id, out);
 }
 
@@ -64,7 +73,7 @@ static int fn_type(const evalctx *c, const cypher_ast_node *at, value *a, size_t
 {
     (void)n;
     if (value_kind(&a[0]) != VAL_REL)
-        return bad_arg(c, at, "type");
+        return not_an_entity(c, at, "type");
     strata_view *v = exec_view(c->x);
     strata_token t;
     const char *name;

@@ -9,6 +9,7 @@
 
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 static int tfail(exec *x, const cypher_ast_node *at, const temporal_err *e)
 {
@@ -44,6 +45,22 @@ static const char *kind_fn(value_type k)
     }
 }
 
+/* The statement's instant as kind in zone (the clock is read once per
+   statement, so that date() = date() and a duration between two of them
+   is zero). */
+static int statement_now(exec *x, value_type kind, const char *zone, size_t zlen, temporal *out,
+                         temporal_err *e)
+{
+    if (!x->clock_read) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        x->clock_sec = (int64_t)ts.tv_sec;
+        x->clock_nsec = (int64_t)ts.tv_nsec;
+        x->clock_read = true;
+    }
+    return temporal_at(kind, x->clock_sec, x->clock_nsec, zone, zlen, out, e);
+}
+
 /* date(), date('...'), date({...}), date(temporal), date(null). */
 static int construct(exec *x, const cypher_ast_node *at, value_type kind, const value *a,
                      size_t n, value *out)
@@ -52,7 +69,7 @@ static int construct(exec *x, const cypher_ast_node *at, value_type kind, const 
     temporal_err e = {0};
     *out = value_null();
     if (n == 0) {
-        if (temporal_now(kind, NULL, 0, &t, &e) != 0)
+        if (statement_now(x, kind, NULL, 0, &t, &e) != 0)
             return tfail(x, at, &e);
         return put(x, &t, out);
     }
@@ -69,7 +86,7 @@ static int construct(exec *x, const cypher_ast_node *at, value_type kind, const 
         if (value_map_len(&a[0]) == 1 && tz && value_str(tz, NULL)) {
             size_t zl;
             const char *z = value_str(tz, &zl);
-            rc = temporal_now(kind, z, zl, &t, &e);
+            rc = statement_now(x, kind, z, zl, &t, &e);
         } else
             rc = temporal_from_map(kind, &a[0], &t, &e);
     } else {
@@ -95,10 +112,10 @@ CTOR(fn_time, VAL_TIME)
 CTOR(fn_localdatetime, VAL_LOCALDATETIME)
 CTOR(fn_datetime, VAL_DATETIME)
 
-/* x.transaction([tz]) and friends: the current instant.  One statement is
-   one transaction here, and the clock is read per call. */
-static int now(exec *x, const cypher_ast_node *at, value_type kind, const value *a, size_t n,
-               value *out)
+/* x.transaction([tz]), x.statement([tz]): the statement's instant (a
+   statement is its own transaction here); x.realtime([tz]): the clock now. */
+static int now(exec *x, const cypher_ast_node *at, value_type kind, bool realtime,
+               const value *a, size_t n, value *out)
 {
     *out = value_null();
     if (n == 1 && value_is_null(&a[0]))
@@ -116,22 +133,28 @@ static int now(exec *x, const cypher_ast_node *at, value_type kind, const value 
     }
     temporal t;
     temporal_err e = {0};
-    if (temporal_now(kind, z, zl, &t, &e) != 0)
+    int rc = realtime ? temporal_now(kind, z, zl, &t, &e) : statement_now(x, kind, z, zl, &t, &e);
+    if (rc != 0)
         return tfail(x, at, &e);
     return put(x, &t, out);
 }
 
-#define NOW(fname, kind)                                                                  \
+#define NOW(fname, kind, realtime)                                                        \
     static int fname(exec *x, const cypher_ast_node *at, const value *a, size_t n,       \
                      value *out)                                                          \
     {                                                                                     \
-        return now(x, at, kind, a, n, out);                                               \
+        return now(x, at, kind, realtime, a, n, out);                                     \
     }
-NOW(now_date, VAL_DATE)
-NOW(now_localtime, VAL_LOCALTIME)
-NOW(now_time, VAL_TIME)
-NOW(now_localdatetime, VAL_LOCALDATETIME)
-NOW(now_datetime, VAL_DATETIME)
+NOW(now_date, VAL_DATE, false)
+NOW(now_localtime, VAL_LOCALTIME, false)
+NOW(now_time, VAL_TIME, false)
+NOW(now_localdatetime, VAL_LOCALDATETIME, false)
+NOW(now_datetime, VAL_DATETIME, false)
+NOW(real_date, VAL_DATE, true)
+NOW(real_localtime, VAL_LOCALTIME, true)
+NOW(real_time, VAL_TIME, true)
+NOW(real_localdatetime, VAL_LOCALDATETIME, true)
+NOW(real_datetime, VAL_DATETIME, true)
 
 static int truncate_impl(exec *x, const cypher_ast_node *at, value_type kind, const value *a,
                          size_t n, value *out)
@@ -269,27 +292,27 @@ static const temporal_fn table[] = {
     {"date", 0, 1, fn_date},
     {"date.transaction", 0, 1, now_date},
     {"date.statement", 0, 1, now_date},
-    {"date.realtime", 0, 1, now_date},
+    {"date.realtime", 0, 1, real_date},
     {"date.truncate", 2, 3, trunc_date},
     {"localtime", 0, 1, fn_localtime},
     {"localtime.transaction", 0, 1, now_localtime},
     {"localtime.statement", 0, 1, now_localtime},
-    {"localtime.realtime", 0, 1, now_localtime},
+    {"localtime.realtime", 0, 1, real_localtime},
     {"localtime.truncate", 2, 3, trunc_localtime},
     {"time", 0, 1, fn_time},
     {"time.transaction", 0, 1, now_time},
     {"time.statement", 0, 1, now_time},
-    {"time.realtime", 0, 1, now_time},
+    {"time.realtime", 0, 1, real_time},
     {"time.truncate", 2, 3, trunc_time},
     {"localdatetime", 0, 1, fn_localdatetime},
     {"localdatetime.transaction", 0, 1, now_localdatetime},
     {"localdatetime.statement", 0, 1, now_localdatetime},
-    {"localdatetime.realtime", 0, 1, now_localdatetime},
+    {"localdatetime.realtime", 0, 1, real_localdatetime},
     {"localdatetime.truncate", 2, 3, trunc_localdatetime},
     {"datetime", 0, 1, fn_datetime},
     {"datetime.transaction", 0, 1, now_datetime},
     {"datetime.statement", 0, 1, now_datetime},
-    {"datetime.realtime", 0, 1, now_datetime},
+    {"datetime.realtime", 0, 1, real_datetime},
     {"datetime.truncate", 2, 3, trunc_datetime},
     {"datetime.fromepoch", 2, 2, fn_fromepoch},
     {"datetime.fromepochmillis", 1, 1, fn_fromepochmillis},

@@ -36,6 +36,35 @@ static int actions(exec *x, const cypher_ast_node *clause, const scope *sc, valu
     return 0;
 }
 
+/* A null in a property map can never match (null = null is not true), and
+   creating the entity would drop the key: Neo4j refuses it, and so do we. */
+static int refuse_null_properties(exec *x, const cypher_ast_node *part, const scope *sc,
+                                  const value *row)
+{
+    const cypher_ast_list *el = &part->u.part.path->u.list;
+    evalctx c = {x, sc, row, NULL, NULL};
+    for (size_t i = 0; i < el->count; i++) {
+        const cypher_ast_node *e = el->items[i];
+        const cypher_ast_node *props = e->kind == CYPHER_AST_NODE ? e->u.node.properties
+                                                                  : e->u.rel.properties;
+        if (!props || props->kind != CYPHER_AST_MAP)
+            continue;
+        for (size_t k = 0; k < props->u.list.count; k++) {
+            const cypher_ast_node *entry = props->u.list.items[k];
+            value v;
+            if (eval(&c, entry->u.entry.value, &v) != 0)
+                return -1;
+            bool null = value_is_null(&v);
+            value_release(&v);
+            if (null)
+                return exec_fail(x, entry, "SemanticError", "MergeReadOwnWrites",
+                                 "cannot merge using a null property value for `%s`",
+                                 entry->u.entry.key.ptr);
+        }
+    }
+    return 0;
+}
+
 int op_merge(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in, rowset *out)
 {
     size_t in_width = in->width;
@@ -78,7 +107,9 @@ int op_merge(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in, rows
         x->nused = 0;
         rc = match_part_row(x, part, sc, in_width, NULL, row, keep_match, &m);
         if (rc == 0 && matches.nrows == 0) {
-            rc = create_pattern_row(x, part, sc, row);
+            rc = refuse_null_properties(x, part, sc, row);
+            if (rc == 0)
+                rc = create_pattern_row(x, part, sc, row);
             if (rc == 0)
                 rc = actions(x, clause, sc, row, true);
             if (rc == 0)

@@ -24,29 +24,64 @@
 
 /* ---- aggregate accumulators ---- */
 
-typedef enum agg_kind { AGG_COUNT, AGG_SUM, AGG_AVG, AGG_MIN, AGG_MAX, AGG_COLLECT } agg_kind;
+/* X(kind, name, arguments) — the aggregate functions; is_aggregate_call
+   and the accumulators read this one list. */
+#define AGGREGATES(X)                                                    \
+    X(COUNT, "count", 1) X(SUM, "sum", 1) X(AVG, "avg", 1)               \
+    X(MIN, "min", 1) X(MAX, "max", 1) X(COLLECT, "collect", 1)           \
+    X(STDEV, "stDev", 1) X(STDEVP, "stDevP", 1)                          \
+    X(PERCENTILE_CONT, "percentileCont", 2)                              \
+    X(PERCENTILE_DISC, "percentileDisc", 2)
+
+typedef enum agg_kind {
+#define X(kind, name, nargs) AGG_##kind,
+    AGGREGATES(X)
+#undef X
+} agg_kind;
+
+static const struct aggregate {
+    const char *name;
+    size_t nargs;
+} aggregates[] = {
+#define X(kind, name, nargs) {name, nargs},
+    AGGREGATES(X)
+#undef X
+};
 
 typedef struct acc {
     int64_t count;
     bool is_float;
     int64_t isum;
     double fsum;
+    double mean, m2;        /* stDev: Welford's running mean and squared deviations */
+    double percentile;      /* percentileCont / Disc: the second argument */
     value best;             /* min / max */
-    value *items;           /* collect, and DISTINCT's seen values */
+    value *items;           /* collect and the percentiles' values, DISTINCT's seen values */
     size_t nitems, capitems;
 } acc;
 
-static agg_kind agg_of(const cypher_ast_node *call)
+/* The aggregate a call names, or -1. */
+static int aggregate_of(const cypher_ast_node *e)
 {
-    if (call->kind == CYPHER_AST_COUNT_STAR)
+    if (e->kind == CYPHER_AST_COUNT_STAR)
         return AGG_COUNT;
-    const char *n = call->u.function.name.ptr;
-    if (strcasecmp(n, "count") == 0) return AGG_COUNT;
-    if (strcasecmp(n, "sum") == 0) return AGG_SUM;
-    if (strcasecmp(n, "avg") == 0) return AGG_AVG;
-    if (strcasecmp(n, "min") == 0) return AGG_MIN;
-    if (strcasecmp(n, "max") == 0) return AGG_MAX;
-    return AGG_COLLECT;
+    if (e->kind != CYPHER_AST_FUNCTION)
+        return -1;
+    for (size_t i = 0; i < sizeof aggregates / sizeof *aggregates; i++)
+        if (strcasecmp(e->u.function.name.ptr, aggregates[i].name) == 0)
+            return (int)i;
+    return -1;
+}
+
+bool is_aggregate_call(const cypher_ast_node *e) { return aggregate_of(e) >= 0; }
+
+static agg_kind agg_of(const cypher_ast_node *call) { return (agg_kind)aggregate_of(call); }
+
+/* Whether the accumulator keeps every value (so DISTINCT needs no list of
+   its own). */
+static bool keeps_values(agg_kind k)
+{
+    return k == AGG_COLLECT || k == AGG_PERCENTILE_CONT || k == AGG_PERCENTILE_DISC;
 }
 
 static int acc_keep(exec *x, acc *a, value v)
@@ -75,6 +110,58 @@ static void acc_free(acc *a)
     memset(a, 0, sizeof *a);
 }
 
+/* The percentile argument: a number in [0, 1]. */
+static int read_percentile(exec *x, const cypher_ast_node *call, const evalctx *c, double *out)
+{
+    value p;
+    if (eval(c, call->u.function.args.items[1], &p) != 0)
+        return -1;
+    if (!value_is_number(&p)) {
+        int rc = exec_fail(x, call, "TypeError", "InvalidArgumentType",
+                           "%s() expects a number as the percentile, not %s",
+                           call->u.function.name.ptr, value_type_name(&p));
+        value_release(&p);
+        return rc;
+    }
+    *out = value_kind(&p) == VAL_FLOAT ? p.u.f : (double)p.u.i;
+    if (!(*out >= 0.0 && *out <= 1.0))
+        return exec_fail(x, call, "ArgumentError", "NumberOutOfRange",
+                         "%s(): the percentile must be between 0.0 and 1.0, not %g",
+                         call->u.function.name.ptr, *out);
+    return 0;
+}
+
+static int acc_number(exec *x, const cypher_ast_node *call, agg_kind k, acc *a, value *v)
+{
+    if (!value_is_number(v)) {
+        int rc = exec_fail(x, call, "TypeError", "InvalidArgumentType",
+                           "%s() expects numbers, not %s", call->u.function.name.ptr,
+                           value_type_name(v));
+        value_release(v);
+        return rc;
+    }
+    a->count++;
+    double d = value_kind(v) == VAL_FLOAT ? v->u.f : (double)v->u.i;
+    if (k == AGG_STDEV || k == AGG_STDEVP) {
+        double delta = d - a->mean;
+        a->mean += delta / (double)a->count;
+        a->m2 += delta * (d - a->mean);
+    } else if (value_kind(v) == VAL_FLOAT || k == AGG_AVG) {
+        if (!a->is_float) {
+            a->fsum = (double)a->isum;
+            a->is_float = true;
+        }
+        a->fsum += d;
+    } else if (a->is_float) {
+        a->fsum += d;
+    } else if (__builtin_add_overflow(a->isum, v->u.i, &a->isum)) {
+        return exec_fail(x, call, "ArgumentError", "IntegerOverflow",
+                         "integer overflow in sum()");
+    }
+    value_release(v);
+    return 0;
+}
+
 static int acc_add(exec *x, const cypher_ast_node *call, acc *a, const evalctx *c)
 {
     agg_kind k = agg_of(call);
@@ -82,22 +169,25 @@ static int acc_add(exec *x, const cypher_ast_node *call, acc *a, const evalctx *
         a->count++;
         return 0;
     }
-    if (call->u.function.args.count != 1)
+    size_t want = aggregates[k].nargs;
+    if (call->u.function.args.count != want)
         return exec_fail(x, call, "SyntaxError", "InvalidNumberOfArguments",
-                         "%s() takes one argument", call->u.function.name.ptr);
+                         "%s() takes %zu argument%s", call->u.function.name.ptr, want,
+                         want == 1 ? "" : "s");
+    if (want == 2 && read_percentile(x, call, c, &a->percentile) != 0)
+        return -1;
     value v;
     if (eval(c, call->u.function.args.items[0], &v) != 0)
         return -1;
     if (value_is_null(&v))
         return 0;
-    bool distinct = call->u.function.distinct;
-    if (distinct) {
+    if (call->u.function.distinct) {
         for (size_t i = 0; i < a->nitems; i++)
             if (value_equivalent(&a->items[i], &v)) {
                 value_release(&v);
                 return 0;
             }
-        if (k != AGG_COLLECT && acc_keep(x, a, value_retain(v)) != 0) {
+        if (!keeps_values(k) && acc_keep(x, a, value_retain(v)) != 0) {
             value_release(&v);
             return -1;
         }
@@ -108,25 +198,9 @@ static int acc_add(exec *x, const cypher_ast_node *call, acc *a, const evalctx *
         break;
     case AGG_SUM:
     case AGG_AVG:
-        if (!value_is_number(&v)) {
-            value_release(&v);
-            return exec_fail(x, call, "TypeError", "InvalidArgumentType",
-                             "%s() expects numbers", call->u.function.name.ptr);
-        }
-        a->count++;
-        if (value_kind(&v) == VAL_FLOAT || k == AGG_AVG) {
-            if (!a->is_float) {
-                a->fsum = (double)a->isum;
-                a->is_float = true;
-            }
-            a->fsum += value_kind(&v) == VAL_FLOAT ? v.u.f : (double)v.u.i;
-        } else if (a->is_float) {
-            a->fsum += (double)v.u.i;
-        } else if (__builtin_add_overflow(a->isum, v.u.i, &a->isum)) {
-            return exec_fail(x, call, "ArgumentError", "IntegerOverflow",
-                             "integer overflow in sum()");
-        }
-        break;
+    case AGG_STDEV:
+    case AGG_STDEVP:
+        return acc_number(x, call, k, a, &v);
     case AGG_MIN:
     case AGG_MAX:
         if (value_is_null(&a->best) ||
@@ -136,6 +210,11 @@ static int acc_add(exec *x, const cypher_ast_node *call, acc *a, const evalctx *
             return 0;
         }
         break;
+    case AGG_PERCENTILE_CONT:
+    case AGG_PERCENTILE_DISC:
+        if (!value_is_number(&v))
+            return acc_number(x, call, k, a, &v);   /* the type error */
+        return acc_keep(x, a, v);
     case AGG_COLLECT:
         return acc_keep(x, a, v);
     }
@@ -143,10 +222,39 @@ static int acc_add(exec *x, const cypher_ast_node *call, acc *a, const evalctx *
     return 0;
 }
 
+static int order_values(const void *a, const void *b) { return value_order(a, b); }
+
+static double number_of(const value *v)
+{
+    return value_kind(v) == VAL_FLOAT ? v->u.f : (double)v->u.i;
+}
+
+/* Neo4j's percentiles over the sorted values: percentileDisc picks the
+   value at rank ceil(p * n) (the first for p = 0); percentileCont
+   interpolates linearly at position p * (n - 1). */
+static value percentile_of(acc *a, agg_kind k)
+{
+    size_t n = a->nitems;
+    if (n == 0)
+        return value_null();
+    qsort(a->items, n, sizeof *a->items, order_values);
+    double p = a->percentile;
+    if (k == AGG_PERCENTILE_DISC) {
+        double rank = ceil(p * (double)n);
+        size_t i = rank < 1.0 ? 0 : (size_t)rank - 1;
+        return value_retain(a->items[i < n ? i : n - 1]);
+    }
+    double pos = p * (double)(n - 1);
+    size_t lo = (size_t)floor(pos), hi = (size_t)ceil(pos);
+    double vlo = number_of(&a->items[lo]), vhi = number_of(&a->items[hi]);
+    return value_float(vlo + (vhi - vlo) * (pos - (double)lo));
+}
+
 static int acc_result(exec *x, const cypher_ast_node *call, acc *a, value *out)
 {
     *out = value_null();
-    switch (agg_of(call)) {
+    agg_kind k = agg_of(call);
+    switch (k) {
     case AGG_COUNT:
         *out = value_int(a->count);
         return 0;
@@ -157,9 +265,20 @@ static int acc_result(exec *x, const cypher_ast_node *call, acc *a, value *out)
         if (a->count)
             *out = value_float(a->fsum / (double)a->count);
         return 0;
+    case AGG_STDEV:
+        /* the sample deviation; 0.0 below two values, as Neo4j */
+        *out = value_float(a->count < 2 ? 0.0 : sqrt(a->m2 / (double)(a->count - 1)));
+        return 0;
+    case AGG_STDEVP:
+        *out = value_float(a->count < 1 ? 0.0 : sqrt(a->m2 / (double)a->count));
+        return 0;
     case AGG_MIN:
     case AGG_MAX:
         *out = value_retain(a->best);
+        return 0;
+    case AGG_PERCENTILE_CONT:
+    case AGG_PERCENTILE_DISC:
+        *out = percentile_of(a, k);
         return 0;
     case AGG_COLLECT: {
         value *copy = mem_alloc(x->m, (a->nitems ? a->nitems : 1) * sizeof(value));
@@ -218,6 +337,8 @@ static int collect_calls(const cypher_ast_node *e, void *ctx)
         cs->v[cs->n++] = e;
         return 0;
     }
+    if (e->kind == CYPHER_AST_EXISTS)
+        return 0;   /* the subquery's aggregates are its own */
     return cypher_ast_each_child(e, collect_calls, ctx);
 }
 
@@ -362,20 +483,55 @@ static int sort_cmp(const void *a, const void *b, void *arg)
     return (i > j) - (i < j);   /* stable */
 }
 
-static bool same_expr(exec *x, const cypher_ast_node *a, const cypher_ast_node *b)
+/* Parts of the sort keys written like a projected item read that item's
+   value: after aggregation or DISTINCT the input variables are gone from
+   the rows, and this is how `ORDER BY a.name` still works after
+   `WITH a.name AS name, count(*) AS c` (the semantic pass allowed only
+   such parts).  Outermost parts first; one stand-in per part. */
+typedef struct stand_ins {
+    exec *x;
+    const item *items;
+    size_t nitems;
+    const cypher_ast_node **parts;
+    size_t *item_of;            /* the item each part reads */
+    size_t n, cap;
+    int err;
+} stand_ins;
+
+static int find_stand_ins(const cypher_ast_node *e, void *ctx)
 {
-    char *pa, *pb;
-    size_t la, lb;
-    if (cypher_ast_print(a, x->m, &pa, &la) != 0)
-        return false;
-    if (cypher_ast_print(b, x->m, &pb, &lb) != 0) {
-        mem_free(x->m, pa, la + 1);
-        return false;
+    stand_ins *si = ctx;
+    for (size_t i = 0; i < si->nitems; i++) {
+        if (!si->items[i].expr || !expr_same(si->x, si->items[i].expr, e))
+            continue;
+        if (si->n == si->cap) {
+            size_t cap = si->cap ? si->cap * 2 : 8;
+            const cypher_ast_node **p = mem_realloc(si->x->m, si->parts,
+                                                    si->cap * sizeof *p, cap * sizeof *p);
+            if (p)
+                si->parts = p;
+            size_t *it = p ? mem_realloc(si->x->m, si->item_of, si->cap * sizeof *it,
+                                         cap * sizeof *it) : NULL;
+            if (!p || !it) {
+                si->err = exec_oom(si->x);
+                return 1;
+            }
+            si->item_of = it;
+            si->cap = cap;
+        }
+        si->parts[si->n] = e;
+        si->item_of[si->n++] = i;
+        return 0;
     }
-    bool same = la == lb && memcmp(pa, pb, la) == 0;
-    mem_free(x->m, pa, la + 1);
-    mem_free(x->m, pb, lb + 1);
-    return same;
+    return cypher_ast_each_child(e, find_stand_ins, ctx);
+}
+
+static void stand_ins_free(stand_ins *si)
+{
+    if (si->parts)
+        mem_free(si->x->m, si->parts, si->cap * sizeof *si->parts);
+    if (si->item_of)
+        mem_free(si->x->m, si->item_of, si->cap * sizeof *si->item_of);
 }
 
 static int eval_count(exec *x, const cypher_ast_node *e, const char *what, int64_t *out)
@@ -425,7 +581,9 @@ static int project_items(exec *x, const cypher_ast_node *clause, const scope *sc
             nitems++;
         }
         mem_free(x->m, stars, nstars * sizeof *stars);
-    } else if (clause->u.projection.star) {
+    } else if (clause->u.projection.star && clause->kind == CYPHER_AST_RETURN) {
+        /* WITH * over no variables passes the rows on; RETURN * has no
+           columns to return */
         return exec_fail(x, clause, "SyntaxError", "NoVariablesInScope",
                          "RETURN * is not allowed when there are no variables in scope");
     }
@@ -616,26 +774,26 @@ grouped:
             goto oom;
         }
         sctx.desc = desc;
-        long match_item[ord->count];
-        for (size_t k = 0; k < ord->count; k++) {
+        stand_ins si = {.x = x, .items = items, .nitems = nitems};
+        for (size_t k = 0; k < ord->count && !si.err; k++) {
             desc[k] = ord->items[k]->u.sort.descending;
-            match_item[k] = -1;
-            for (size_t i = 0; i < nitems && match_item[k] < 0; i++)
-                if (items[i].expr && same_expr(x, items[i].expr, ord->items[k]->u.sort.expr))
-                    match_item[k] = (long)i;
+            find_stand_ins(ord->items[k]->u.sort.expr, &si);
         }
-        int e2 = 0;
+        value *vals = si.err ? NULL : mem_alloc(x->m, (si.n ? si.n : 1) * sizeof *vals);
+        int e2 = si.err ? -1 : vals ? 0 : exec_oom(x);
         for (size_t r = 0; r < proj.nrows && e2 == 0; r++) {
             order[r] = r;
             const value *pr = rowset_row(&proj, r);
-            evalctx c = {x, &both, pr, NULL, NULL};
-            for (size_t k = 0; k < ord->count && e2 == 0; k++) {
-                if (match_item[k] >= 0)
-                    sctx.keys[r * ord->count + k] = value_retain(pr[items[match_item[k]].slot]);
-                else
-                    e2 = eval(&c, ord->items[k]->u.sort.expr, &sctx.keys[r * ord->count + k]);
-            }
+            for (size_t k = 0; k < si.n; k++)
+                vals[k] = pr[items[si.item_of[k]].slot];   /* borrowed */
+            agg_values av = {si.parts, vals, si.n};
+            evalctx c = {x, &both, pr, NULL, &av};
+            for (size_t k = 0; k < ord->count && e2 == 0; k++)
+                e2 = eval(&c, ord->items[k]->u.sort.expr, &sctx.keys[r * ord->count + k]);
         }
+        if (vals)
+            mem_free(x->m, vals, (si.n ? si.n : 1) * sizeof *vals);
+        stand_ins_free(&si);
         if (e2 == 0)
             qsort_r(order, proj.nrows, sizeof *order, sort_cmp, &sctx);
         for (size_t i = 0; i < proj.nrows * ord->count; i++)

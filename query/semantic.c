@@ -11,6 +11,7 @@
  * the TCK does not classify.
  */
 #include <string.h>
+#include <strings.h>
 
 #include "query/exec.h"
 
@@ -25,7 +26,15 @@ typedef struct names {
     const cypher_ast_str *v[256];
     unsigned char k[256];
     size_t n;
+    unsigned depth;     /* EXISTS subqueries around this scope */
+    /* In a sort key after aggregation or DISTINCT: the projection items,
+       whose expressions stand for their values wherever written alike. */
+    const cypher_ast_list *known;
 } names;
+
+/* Each nested EXISTS subquery checks with scopes of its own on the stack
+   (a few KB each): deeper nesting is refused rather than risk the stack. */
+#define SUBQUERY_MAX_DEPTH 32
 
 typedef struct sctx {
     exec *x;
@@ -73,6 +82,63 @@ static int add(exec *x, names *s, const cypher_ast_str *name, const cypher_ast_n
 }
 
 static int check_expr(exec *x, names *sc, const cypher_ast_node *e);
+static int check_part(exec *x, names *sc, const cypher_ast_node *part, names *rels);
+static int check_query(exec *x, const cypher_ast_node *q, const names *outer);
+static int no_aggregate(exec *x, const cypher_ast_node *e);
+
+/* A pattern predicate tests a pattern over bound variables: it may not
+   introduce new ones (openCypher; use EXISTS { } for that). */
+static int check_pattern_predicate(exec *x, names *sc, const cypher_ast_node *path)
+{
+    const cypher_ast_list *el = &path->u.list;
+    for (size_t i = 0; i < el->count; i++) {
+        const cypher_ast_node *e = el->items[i];
+        bool is_node = e->kind == CYPHER_AST_NODE;
+        const cypher_ast_node *v = is_node ? e->u.node.variable : e->u.rel.variable;
+        const cypher_ast_node *props = is_node ? e->u.node.properties : e->u.rel.properties;
+        if (v && !has(sc, v->u.name.ptr, v->u.name.len))
+            return exec_fail(x, v, COMPILE_ERROR, "UndefinedVariable",
+                             "variable `%s` not defined (a pattern predicate cannot "
+                             "introduce variables)", v->u.name.ptr);
+        if (check_expr(x, sc, props) != 0 || no_aggregate(x, props) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* [pattern WHERE p | result]: the pattern's new variables are local. */
+static int check_pattern_comprehension(exec *x, names *sc, const cypher_ast_node *e)
+{
+    size_t mark = sc->n;
+    names rels = {.n = 0};
+    int rc = check_part(x, sc, e->u.comprehension.source, &rels);
+    if (rc == 0)
+        rc = check_expr(x, sc, e->u.comprehension.where);
+    if (rc == 0)
+        rc = no_aggregate(x, e->u.comprehension.where);
+    if (rc == 0)
+        rc = check_expr(x, sc, e->u.comprehension.result);
+    sc->n = mark;
+    return rc;
+}
+
+/* EXISTS { query }: the query sees the variables in scope around it. */
+static int check_exists(exec *x, names *sc, const cypher_ast_node *e)
+{
+    const cypher_ast_node *body = e->u.unary.operand;
+    if (sc->depth >= SUBQUERY_MAX_DEPTH)
+        return exec_fail(x, e, COMPILE_ERROR, NULL, "EXISTS subqueries nested too deeply");
+    sc->depth++;
+    int rc = 0;
+    if (body->kind == CYPHER_AST_UNION) {
+        for (size_t i = 0; i < body->u.union_.queries.count && rc == 0; i++)
+            rc = check_query(x, body->u.union_.queries.items[i], sc);
+    } else {
+        rc = check_query(x, body, sc);
+    }
+    sc->depth--;
+    return rc;
+}
 
 static int child(const cypher_ast_node *c, void *ctx)
 {
@@ -80,9 +146,83 @@ static int child(const cypher_ast_node *c, void *ctx)
     return check_expr(s->x, s->sc, c) != 0 ? 1 : 0;
 }
 
+/* What e is known to hold before running: a variable's kind, K_VALUE for
+   a literal that is no map (a map may stand for an entity's properties),
+   else K_ANY. */
+static int static_kind(const names *sc, const cypher_ast_node *e)
+{
+    switch (e->kind) {
+    case CYPHER_AST_VARIABLE: {
+        int k = kind_of(sc, e->u.name.ptr, e->u.name.len);
+        return k < 0 ? K_ANY : k;
+    }
+    case CYPHER_AST_INT_LIT:
+    case CYPHER_AST_FLOAT_LIT:
+    case CYPHER_AST_STRING_LIT:
+    case CYPHER_AST_BOOL_LIT:
+    case CYPHER_AST_LIST:
+        return K_VALUE;
+    default:
+        return K_ANY;
+    }
+}
+
+#define KIND_BIT(k) (1u << (k))
+
+/* Entity functions and the kinds of argument they accept: one known to be
+   of another kind is a compile-time InvalidArgumentType. */
+static const struct arg_kinds {
+    const char *name;
+    unsigned accepted;
+} entity_functions[] = {
+    {"labels", KIND_BIT(K_NODE)},
+    {"type", KIND_BIT(K_REL)},
+    {"length", KIND_BIT(K_PATH) | KIND_BIT(K_VALUE)},
+    {"properties", KIND_BIT(K_NODE) | KIND_BIT(K_REL)},
+};
+
+static int check_argument_kind(exec *x, const names *sc, const cypher_ast_node *call)
+{
+    if (call->u.function.args.count != 1)
+        return 0;
+    const cypher_ast_node *arg = call->u.function.args.items[0];
+    int k = static_kind(sc, arg);
+    if (k == K_ANY)
+        return 0;
+    for (size_t i = 0; i < sizeof entity_functions / sizeof *entity_functions; i++)
+        if (strcasecmp(call->u.function.name.ptr, entity_functions[i].name) == 0 &&
+            !(entity_functions[i].accepted & KIND_BIT(k)))
+            return exec_fail(x, arg, COMPILE_ERROR, "InvalidArgumentType",
+                             "%s() cannot take this argument", entity_functions[i].name);
+    return 0;
+}
+
+/* A predicate known to hold a node, relationship or path can never be a
+   boolean (`WHERE (n)`). */
+static int check_predicate_kind(exec *x, const names *sc, const cypher_ast_node *e)
+{
+    int k = e ? static_kind(sc, e) : K_ANY;
+    if (k == K_NODE || k == K_REL || k == K_PATH)
+        return exec_fail(x, e, COMPILE_ERROR, "InvalidArgumentType",
+                         "a %s is not a predicate",
+                         k == K_NODE ? "node" : k == K_REL ? "relationship" : "path");
+    return 0;
+}
+
+/* Whether e is written like the expression of one of the items. */
+static bool is_projected(exec *x, const cypher_ast_list *items, const cypher_ast_node *e)
+{
+    for (size_t i = 0; i < items->count; i++)
+        if (expr_same(x, items->items[i]->u.alias.expr, e))
+            return true;
+    return false;
+}
+
 static int check_expr(exec *x, names *sc, const cypher_ast_node *e)
 {
     if (!e)
+        return 0;
+    if (sc->known && is_projected(x, sc->known, e))
         return 0;
     switch (e->kind) {
     case CYPHER_AST_VARIABLE:
@@ -124,15 +264,18 @@ static int check_expr(exec *x, names *sc, const cypher_ast_node *e)
                              "a path has no properties");
         break;
     case CYPHER_AST_PATH:
-    case CYPHER_AST_EXISTS:
+        return check_pattern_predicate(x, sc, e);
     case CYPHER_AST_PATTERN_COMPREHENSION:
-        return exec_fail(x, e, COMPILE_ERROR, NULL,
-                         "patterns in expressions are not supported yet");
+        return check_pattern_comprehension(x, sc, e);
+    case CYPHER_AST_EXISTS:
+        return check_exists(x, sc, e);
     case CYPHER_AST_FUNCTION:
         if (!is_aggregate_call(e) && !function_known(e->u.function.name.ptr,
                                                      e->u.function.name.len))
             return exec_fail(x, e, COMPILE_ERROR, "UnknownFunction",
                              "unknown function %s()", e->u.function.name.ptr);
+        if (check_argument_kind(x, sc, e) != 0)
+            return -1;
         break;
     default:
         break;
@@ -147,6 +290,134 @@ static int no_aggregate(exec *x, const cypher_ast_node *e)
         return exec_fail(x, e, COMPILE_ERROR, "InvalidAggregation",
                          "aggregation is not allowed here");
     return 0;
+}
+
+/* ---- aggregation: what an aggregating projection and its sort keys may read ---- */
+
+typedef struct agg_walk {
+    exec *x;
+    const cypher_ast_list *items;   /* the projection's items */
+    const names *input;             /* the variables before the projection */
+    names locals;                   /* comprehension variables met on the way */
+    const cypher_ast_node *bad;
+    const char *detail;
+} agg_walk;
+
+/* Whether e is written like a projected item that does not aggregate. */
+static bool is_grouping_key(agg_walk *w, const cypher_ast_node *e)
+{
+    for (size_t i = 0; i < w->items->count; i++) {
+        const cypher_ast_node *ie = w->items->items[i]->u.alias.expr;
+        if (!expr_has_aggregate(ie) && expr_same(w->x, ie, e))
+            return true;
+    }
+    return false;
+}
+
+static int calls_rand(const cypher_ast_node *e, void *ctx)
+{
+    (void)ctx;
+    if (e->kind == CYPHER_AST_FUNCTION && strcasecmp(e->u.function.name.ptr, "rand") == 0)
+        return 1;
+    return cypher_ast_each_child(e, calls_rand, NULL);
+}
+
+/* Outside its aggregate calls an aggregating item is evaluated once per
+   group, so it may read only grouping keys: a variable projected as one,
+   or a property of a variable written exactly like a key.  Anything else
+   would be ambiguous (openCypher: AmbiguousAggregationExpression). */
+static int grouping_ref(const cypher_ast_node *e, void *ctx)
+{
+    agg_walk *w = ctx;
+    if (is_aggregate_call(e)) {
+        if (cypher_ast_each_child(e, calls_rand, NULL) != 0) {
+            w->bad = e;
+            w->detail = "NonConstantExpression";
+            return 1;
+        }
+        return 0;
+    }
+    switch (e->kind) {
+    case CYPHER_AST_EXISTS:
+    case CYPHER_AST_PATTERN_COMPREHENSION:
+        return 0;   /* their own scopes: checked elsewhere */
+    case CYPHER_AST_VARIABLE:
+        if (has(&w->locals, e->u.name.ptr, e->u.name.len) ||
+            !has(w->input, e->u.name.ptr, e->u.name.len) || is_grouping_key(w, e))
+            return 0;
+        w->bad = e;
+        w->detail = "AmbiguousAggregationExpression";
+        return 1;
+    case CYPHER_AST_PROPERTY:
+        if (e->u.property.subject->kind == CYPHER_AST_VARIABLE && is_grouping_key(w, e))
+            return 0;
+        break;
+    case CYPHER_AST_LIST_COMPREHENSION:
+    case CYPHER_AST_QUANTIFIER:
+    case CYPHER_AST_REDUCE: {
+        const cypher_ast_node *v = e->kind == CYPHER_AST_REDUCE ? e->u.reduce.variable
+                                                              : e->u.comprehension.variable;
+        size_t mark = w->locals.n;
+        int rc = push(w->x, &w->locals, &v->u.name, e, K_ANY);
+        if (rc == 0 && e->kind == CYPHER_AST_REDUCE)
+            rc = push(w->x, &w->locals, &e->u.reduce.accumulator->u.name, e, K_ANY);
+        if (rc == 0)
+            rc = cypher_ast_each_child(e, grouping_ref, ctx);
+        w->locals.n = mark;
+        return rc;
+    }
+    default:
+        break;
+    }
+    return cypher_ast_each_child(e, grouping_ref, ctx);
+}
+
+static int check_grouping(exec *x, const cypher_ast_list *items, const names *input,
+                          const cypher_ast_node *e)
+{
+    agg_walk w = {.x = x, .items = items, .input = input};
+    if (grouping_ref(e, &w) == 0)
+        return 0;
+    if (x->err.category)
+        return -1;
+    if (strcmp(w.detail, "NonConstantExpression") == 0)
+        return exec_fail(x, w.bad, COMPILE_ERROR, w.detail,
+                         "an aggregate's argument cannot call rand()");
+    return exec_fail(x, w.bad, COMPILE_ERROR, w.detail,
+                     "`%s` is neither a grouping key nor inside an aggregate",
+                     w.bad->u.name.ptr);
+}
+
+/* An aggregate call in e that is not written like a projected item. */
+static int unprojected_aggregate(const cypher_ast_node *e, void *ctx)
+{
+    agg_walk *w = ctx;
+    if (w->items && is_projected(w->x, w->items, e))
+        return 0;
+    if (is_aggregate_call(e)) {
+        w->bad = e;
+        return 1;
+    }
+    if (e->kind == CYPHER_AST_EXISTS)
+        return 0;
+    return cypher_ast_each_child(e, unprojected_aggregate, ctx);
+}
+
+/* A sort key: after an aggregating projection it may aggregate only as a
+   projected item does; without one it may not aggregate at all (there are
+   no groups to aggregate over). */
+static int check_sort_key(exec *x, names *sc, const cypher_ast_node *e, bool aggregating)
+{
+    agg_walk w = {.x = x, .items = aggregating ? sc->known : NULL};
+    if (unprojected_aggregate(e, &w) != 0) {
+        if (x->err.category)
+            return -1;
+        return exec_fail(x, w.bad, COMPILE_ERROR, "InvalidAggregation",
+                         aggregating ? "an aggregate in ORDER BY must also be projected"
+                                     : "aggregation in ORDER BY needs an aggregating "
+                                       "projection");
+    }
+    return check_expr(x, sc, e);
 }
 
 /* Pattern: property maps see the variables bound so far; then every
@@ -189,6 +460,12 @@ static int check_part(exec *x, names *sc, const cypher_ast_node *part, names *re
            variable-length pattern */
         if (have == K_VALUE && want == K_REL && e->u.rel.var_length)
             have = K_ANY;
+        /* CREATE and MERGE may name a bound node only to attach a
+           relationship to it, never to give it labels or properties */
+        if (!matching && v && want == K_NODE && have >= 0 &&
+            (e->u.node.labels.count || e->u.node.properties || el->count == 1))
+            return exec_fail(x, v, COMPILE_ERROR, "VariableAlreadyBound",
+                             "variable `%s` already declared", v->u.name.ptr);
         if (have > K_ANY && have != want)
             return exec_fail(x, v, COMPILE_ERROR, "VariableTypeConflict",
                              "variable `%s` is not a %s", v->u.name.ptr,
@@ -205,6 +482,21 @@ static int check_part(exec *x, names *sc, const cypher_ast_node *part, names *re
     return 0;
 }
 
+/* DELETE takes nodes, relationships and paths (or lists or nulls of
+   them): a literal or arithmetic can never be one. */
+static int check_deletable(exec *x, const names *sc, const cypher_ast_node *e)
+{
+    bool arithmetic = e->kind == CYPHER_AST_BINARY &&
+                      (e->u.binary.op == CYPHER_OP_ADD || e->u.binary.op == CYPHER_OP_SUB ||
+                       e->u.binary.op == CYPHER_OP_MUL || e->u.binary.op == CYPHER_OP_DIV ||
+                       e->u.binary.op == CYPHER_OP_MOD || e->u.binary.op == CYPHER_OP_POW);
+    if (arithmetic || (static_kind(sc, e) == K_VALUE && e->kind != CYPHER_AST_VARIABLE &&
+                       e->kind != CYPHER_AST_LIST))
+        return exec_fail(x, e, COMPILE_ERROR, "InvalidArgumentType",
+                         "DELETE expects a node, relationship or path");
+    return 0;
+}
+
 static int check_set_item(exec *x, names *sc, const cypher_ast_node *it)
 {
     if (it->kind == CYPHER_AST_SET_LABELS || it->kind == CYPHER_AST_REMOVE_LABELS)
@@ -214,9 +506,14 @@ static int check_set_item(exec *x, names *sc, const cypher_ast_node *it)
     return no_aggregate(x, it->u.assign.value);
 }
 
-static int check_query(exec *x, const cypher_ast_node *q)
+/* outer: the names visible around an EXISTS subquery, or NULL. */
+static int check_query(exec *x, const cypher_ast_node *q, const names *outer)
 {
     names sc = {.n = 0};
+    if (outer) {
+        sc = *outer;
+        sc.known = NULL;   /* the stand-ins of a sort key around it are not its own */
+    }
     for (size_t c = 0; c < q->u.list.count; c++) {
         const cypher_ast_node *cl = q->u.list.items[c];
         switch (cl->kind) {
@@ -228,7 +525,8 @@ static int check_query(exec *x, const cypher_ast_node *q)
                     return -1;
         }
             if (check_expr(x, &sc, cl->u.match.where) != 0 ||
-                no_aggregate(x, cl->u.match.where) != 0)
+                no_aggregate(x, cl->u.match.where) != 0 ||
+                check_predicate_kind(x, &sc, cl->u.match.where) != 0)
                 return -1;
             break;
         case CYPHER_AST_UNWIND:
@@ -278,13 +576,14 @@ static int check_query(exec *x, const cypher_ast_node *q)
         case CYPHER_AST_DELETE:
             for (size_t i = 0; i < cl->u.delete_.exprs.count; i++) {
                 const cypher_ast_node *e = cl->u.delete_.exprs.items[i];
-                if (check_expr(x, &sc, e) != 0 || no_aggregate(x, e) != 0)
+                if (check_expr(x, &sc, e) != 0 || no_aggregate(x, e) != 0 ||
+                    check_deletable(x, &sc, e) != 0)
                     return -1;
             }
             break;
         case CYPHER_AST_WITH:
         case CYPHER_AST_RETURN: {
-            names next = {.n = 0};
+            names next = {.n = 0, .depth = sc.depth};
             if (cl->u.projection.star)
                 next = sc;
             const cypher_ast_list *its = &cl->u.projection.items;
@@ -311,15 +610,24 @@ static int check_query(exec *x, const cypher_ast_node *q)
                 if (add_kind(x, &next, nm, pi, k < 0 ? K_ANY : k) != 0)
                     return -1;
             }
+            if (aggregating && !cl->u.projection.star)
+                for (size_t i = 0; i < its->count; i++)
+                    if (expr_has_aggregate(its->items[i]->u.alias.expr) &&
+                        check_grouping(x, its, &sc, its->items[i]->u.alias.expr) != 0)
+                        return -1;
             /* ORDER BY sees the projection and, without aggregation or
-               DISTINCT, the variables before it */
-            names both = aggregating || cl->u.projection.distinct ? next : sc;
+               DISTINCT, the variables before it; with them, those
+               variables only inside parts written like a projected item */
+            bool grouped = aggregating || cl->u.projection.distinct;
+            names both = grouped ? next : sc;
             for (size_t i = 0; i < next.n; i++)
                 if (add_kind(x, &both, next.v[i], cl, next.k[i]) != 0)
                     return -1;
+            if (grouped)
+                both.known = its;
             for (size_t i = 0; i < cl->u.projection.order.count; i++) {
                 const cypher_ast_node *e = cl->u.projection.order.items[i]->u.sort.expr;
-                if (!expr_has_aggregate(e) && check_expr(x, &both, e) != 0)
+                if (check_sort_key(x, &both, e, aggregating) != 0)
                     return -1;
             }
             /* WITH's WHERE sees what ORDER BY sees: without aggregation,
@@ -330,7 +638,8 @@ static int check_query(exec *x, const cypher_ast_node *q)
                     if (add_kind(x, &where_names, next.v[i], cl, next.k[i]) != 0)
                         return -1;
             if (check_expr(x, &where_names, cl->u.projection.where) != 0 ||
-                no_aggregate(x, cl->u.projection.where) != 0)
+                no_aggregate(x, cl->u.projection.where) != 0 ||
+                check_predicate_kind(x, &where_names, cl->u.projection.where) != 0)
                 return -1;
             const cypher_ast_node *sl[2] = {cl->u.projection.skip, cl->u.projection.limit};
             for (int k = 0; k < 2; k++) {
@@ -355,12 +664,12 @@ int semantic_check(exec *x, const cypher_ast_node *body)
 {
     if (body->kind == CYPHER_AST_UNION) {
         for (size_t i = 0; i < body->u.union_.queries.count; i++)
-            if (check_query(x, body->u.union_.queries.items[i]) != 0)
+            if (check_query(x, body->u.union_.queries.items[i], NULL) != 0)
                 return -1;
         return 0;
     }
     if (body->kind != CYPHER_AST_QUERY)
         return exec_fail(x, body, COMPILE_ERROR, NULL, "%s is not supported yet",
                          cypher_ast_kind_name(body->kind));
-    return check_query(x, body);
+    return check_query(x, body, NULL);
 }

@@ -1473,17 +1473,23 @@ int temporal_convert(value_type kind, const temporal *in, temporal *out, tempora
     return 0;
 }
 
-int temporal_now(value_type kind, const char *zone, size_t zlen, temporal *out, temporal_err *e)
+int temporal_at(value_type kind, int64_t sec, int64_t nsec, const char *zone, size_t zlen,
+                temporal *out, temporal_err *e)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
     temporal t = {0};
     t.kind = VAL_DATETIME;
     if (zone && zlen && set_zone(&t, zone, zlen, e) != 0)
         return -1;
-    if (rezone_instant(&t, (int64_t)ts.tv_sec, (int64_t)ts.tv_nsec, e) != 0)
+    if (rezone_instant(&t, sec, nsec, e) != 0)
         return -1;
     return temporal_convert(kind, &t, out, e);
+}
+
+int temporal_now(value_type kind, const char *zone, size_t zlen, temporal *out, temporal_err *e)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return temporal_at(kind, (int64_t)ts.tv_sec, (int64_t)ts.tv_nsec, zone, zlen, out, e);
 }
 
 /* ---- output ------------------------------------------------------------------- */
@@ -2043,8 +2049,19 @@ int temporal_truncate(value_type kind, const char *unit, size_t ulen, const temp
             return -1;
         if (kind_has_date(kind) && date_from_map(ov, &r, true, &r.days, e) != 0)
             return -1;
+        /* The fraction the truncation kept (digits above the unit) stays
+           under smaller sub-second fields from the map: truncating
+           12:31:14.645876 to the millisecond with {nanosecond: 2} gives
+           12:31:14.645000002. */
+        int64_t kept = r.nanos % NS_SEC;
+        bool finer_only = (u == 12 && !mget(ov, "millisecond")) ||
+                          (u == 13 && !mget(ov, "millisecond") && !mget(ov, "microsecond"));
         if (kind_has_time(kind) && time_from_map(ov, &r, true, &r.nanos, e) != 0)
             return -1;
+        if (kind_has_time(kind) && finer_only &&
+            (mget(ov, "microsecond") || mget(ov, "nanosecond")) &&
+            r.nanos % NS_SEC + kept < NS_SEC)
+            r.nanos += kept;
         bool hz = false;
         if (kind_has_zone(kind) && zone_value(ov, &r, &hz, e) != 0)
             return -1;

@@ -101,6 +101,9 @@ int temporal_convert(value_type kind, const temporal *in, temporal *out, tempora
 /* The current instant as kind in zone (NULL or "" is UTC; may be an
    offset "+01:00" or a name). */
 int temporal_now(value_type kind, const char *zone, size_t zlen, temporal *out, temporal_err *e);
+/* The instant sec.nsec (since the Unix epoch, UTC) as kind in zone. */
+int temporal_at(value_type kind, int64_t sec, int64_t nsec, const char *zone, size_t zlen,
+                temporal *out, temporal_err *e);
 /* Fixed offset of a datetime built from local fields: resolves t->zone
    (named) for t->days/t->nanos and sets t->offset.  Gaps move forward,
    overlaps take the earlier offset (java.time's rule). */

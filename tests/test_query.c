@@ -125,6 +125,106 @@ static const qcase cases[] = {
     {"CREATE (a:A {n: 'a'})-[:K {w: 1}]->(:B {n: 'b'})-[:K {w: 2}]->(c:C {n: 'c'}), (a)-[:K {w: 5}]->(:E {n: 'e'})-[:K {w: 6}]->(c)", "MATCH (a:A), (c:C) MATCH p = shortestPath((c)-[*]->(a)) RETURN p", ""},
     {"CREATE (a:A {n: 'a'})-[:K {w: 1}]->(:B {n: 'b'})-[:K {w: 2}]->(c:C {n: 'c'}), (a)-[:K {w: 5}]->(:E {n: 'e'})-[:K {w: 6}]->(c)", "MATCH (a:A), (c:C) MATCH p = shortestPath((a)-[:K*..1]->(c)) RETURN p", ""},
     {NULL, "MATCH p = shortestPath((a)-->(b)-->(c)) RETURN p", "!SyntaxError/"},
+    /* patterns in expressions: predicates, EXISTS subqueries, pattern
+       comprehensions; outer variables bound, the pattern's own local */
+#define CHAIN "CREATE (:A {n: 'a', v: 1})-[:T]->(:B {n: 'b', v: 2})-[:U]->(:C {n: 'c', v: 3}), (:D {n: 'd'})"
+    {CHAIN, "MATCH (x) WHERE (x)-[:T]->() RETURN x.n", "['a']"},
+    {CHAIN, "MATCH (x) WHERE NOT (x)-->() RETURN x.n ORDER BY x.n", "['c'] ['d']"},
+    {CHAIN, "MATCH (x) WHERE (x)<--() OR (x:D) RETURN x.n ORDER BY x.n", "['b'] ['c'] ['d']"},
+    {CHAIN, "MATCH (x), (y) WHERE (x)-[*2]->(y) RETURN x.n, y.n", "['a', 'c']"},
+    {CHAIN, "MATCH (x) RETURN x.n, exists((x)--()) AS linked ORDER BY x.n",
+     "['a', true] ['b', true] ['c', true] ['d', false]"},
+    /* the MATCH in progress binds r; the predicate's pattern may reuse it */
+    {CHAIN, "MATCH (x)-[r]->(y) WHERE (x)-[:T]->(y) RETURN x.n", "['a']"},
+    {CHAIN, "MATCH (x) WHERE (x)-->(z) RETURN x", "!SyntaxError/UndefinedVariable"},
+    {CHAIN, "MATCH (x) WHERE EXISTS { (x)-->(z) WHERE z.v > 2 } RETURN x.n", "['b']"},
+    {CHAIN, "MATCH (x) WHERE EXISTS { MATCH (x)-[*]->(z) WITH x, count(z) AS c WHERE c = 2 "
+            "RETURN c } RETURN x.n", "['a']"},
+    {CHAIN, "MATCH (x) WHERE EXISTS { MATCH (y) WHERE EXISTS { (x)-->(y) WHERE y.v = x.v + 1 } "
+            "RETURN y } RETURN x.n ORDER BY x.n", "['a'] ['b']"},
+    {CHAIN, "MATCH (x) WHERE EXISTS { MATCH (x)-->(y) RETURN y UNION MATCH (x:D) RETURN x AS y } "
+            "RETURN x.n ORDER BY x.n", "['a'] ['b'] ['d']"},
+    {CHAIN, "MATCH (x) WHERE EXISTS { MATCH (x)-->(y) SET y.v = 0 } RETURN x", "!SyntaxError/"},
+    {CHAIN, "MATCH (x:A) RETURN [(x)-[*]->(y) WHERE y.v > 1 | y.n] AS ns", "[['b', 'c']]"},
+    {CHAIN, "MATCH (x:B) RETURN [p = (x)-[r]-() | type(r) + length(p)] AS ts", "[['T1', 'U1']]"},
+    {CHAIN, "UNWIND ['a', 'b'] AS k MATCH (x {n: k}) "
+            "RETURN [y IN [1, 2] | size([(x)-->(z) WHERE z.v > y | z])] AS s ORDER BY k",
+     "[[1, 0]] [[1, 1]]"},
+    {CHAIN, "MATCH (x) WITH size([(x)-->() | 1]) AS out, count(*) AS c RETURN out, c ORDER BY out",
+     "[0, 2] [1, 2]"},
+    {CHAIN, "MATCH (x) RETURN [(x)-->(w) | w] AS l, w", "!SyntaxError/UndefinedVariable"},
+#undef CHAIN
+    /* ORDER BY after aggregation or DISTINCT; what an aggregating item reads */
+    {NULL, "UNWIND [{k: 'a'}, {k: 'a'}, {k: 'b'}] AS m WITH m.k AS k, count(*) AS c "
+           "ORDER BY m.k DESC RETURN k, c", "['b', 1] ['a', 2]"},
+    {NULL, "UNWIND [{k: 'a'}, {k: 'a'}, {k: 'b'}] AS m WITH DISTINCT m.k AS k "
+           "ORDER BY m.k + 'x' DESC RETURN k", "['b'] ['a']"},
+    {NULL, "UNWIND [{k: 'a'}, {k: 'b'}, {k: 'b'}] AS m RETURN m.k, count(*) "
+           "ORDER BY count(*) DESC, m.k", "['b', 2] ['a', 1]"},
+    {NULL, "UNWIND [1, 2] AS x RETURN x ORDER BY max(x)", "!SyntaxError/InvalidAggregation"},
+    {NULL, "UNWIND [1, 2] AS x WITH x AS y ORDER BY y, count(x) RETURN y",
+     "!SyntaxError/InvalidAggregation"},
+    {NULL, "UNWIND [1, 2] AS x RETURN DISTINCT x % 2 AS p ORDER BY x",
+     "!SyntaxError/UndefinedVariable"},
+    {NULL, "UNWIND [1, 2] AS x RETURN x % 2 AS p, count(*) ORDER BY x",
+     "!SyntaxError/UndefinedVariable"},
+    {NULL, "UNWIND [1, 2] AS x RETURN x + count(*)", "!SyntaxError/AmbiguousAggregationExpression"},
+    {NULL, "UNWIND [{a: 1}, {a: 1}, {a: 2}] AS m RETURN m.a, m.a * 10 + count(*) ORDER BY m.a",
+     "[1, 12] [2, 21]"},
+    {NULL, "UNWIND [{a: 1}] AS m RETURN m.a + 1, m.a + 1 + count(*)",
+     "!SyntaxError/AmbiguousAggregationExpression"},
+    {NULL, "UNWIND [1, 2, 3] AS x RETURN [y IN collect(x) | y * 2] AS l", "[[2, 4, 6]]"},
+    {NULL, "RETURN count(rand())", "!SyntaxError/NonConstantExpression"},
+    /* percentiles and standard deviations */
+    {NULL, "UNWIND [40, 10, 30, 20] AS x RETURN percentileDisc(x, 0.5), percentileCont(x, 0.5), "
+           "percentileCont(x, 0.25), percentileDisc(x, 0), percentileDisc(x, 1)",
+     "[20, 25.0, 17.5, 10, 40]"},
+    {NULL, "UNWIND [2, 4, 4, 4, 5, 5, 7, 9, null] AS x RETURN stDevP(x), stDev(x)",
+     "[2.0, 2.1380899352993952]"},
+    {NULL, "UNWIND [1] AS x RETURN stDev(x), stDevP(null)", "[0.0, 0.0]"},
+    {NULL, "UNWIND [1, 1, 3] AS x RETURN percentileCont(DISTINCT x, 0.5)", "[2.0]"},
+    {NULL, "UNWIND [] AS x RETURN percentileDisc(x, 0.5)", "[null]"},
+    {NULL, "UNWIND [1, 2] AS x RETURN percentileCont(x, 1.5)", "!ArgumentError/NumberOutOfRange"},
+    {NULL, "UNWIND [1, 2] AS x RETURN percentileDisc(x, -0.1)", "!ArgumentError/NumberOutOfRange"},
+    {NULL, "UNWIND ['a'] AS x RETURN stDev(x)", "!TypeError/InvalidArgumentType"},
+    {NULL, "UNWIND [1] AS x RETURN percentileDisc(x)", "!SyntaxError/InvalidNumberOfArguments"},
+    /* =~: the whole string must match; null and non-strings give null */
+    {NULL, "RETURN 'abc' =~ 'a.c', 'abcd' =~ 'a.c', 'xabc' =~ 'abc', 'ab' =~ 'a|ab', "
+           "'ABC' =~ '(?i)a[b]+c', 'ABC' =~ 'a[b]+c'",
+     "[true, false, false, true, true, false]"},
+    {NULL, "RETURN null =~ 'a', 'a' =~ null, 1 =~ 'a'", "[null, null, null]"},
+    {NULL, "UNWIND ['Ada', 'Bob', 'Alan'] AS n WITH n WHERE n =~ 'A[a-z]+' RETURN n",
+     "['Ada'] ['Alan']"},
+    {NULL, "RETURN 'a' =~ '('", "!ArgumentError/InvalidArgumentValue"},
+    /* compile-time kinds and binding checks */
+    {NULL, "MATCH (n) RETURN type(n)", "!SyntaxError/InvalidArgumentType"},
+    {NULL, "MATCH ()-[r]->() RETURN labels(r)", "!SyntaxError/InvalidArgumentType"},
+    {NULL, "MATCH (n) RETURN length(n)", "!SyntaxError/InvalidArgumentType"},
+    {NULL, "RETURN properties('x')", "!SyntaxError/InvalidArgumentType"},
+    {NULL, "RETURN properties({a: 1}).a", "[1]"},
+    {NULL, "MATCH (n) WHERE (n) RETURN n", "!SyntaxError/InvalidArgumentType"},
+    {NULL, "MATCH (n) DELETE 1 + 1", "!SyntaxError/InvalidArgumentType"},
+    {NULL, "MATCH (a) CREATE (a)", "!SyntaxError/VariableAlreadyBound"},
+    {NULL, "CREATE (a:X)-[:T]->(), (a:Y)-[:T]->()", "!SyntaxError/VariableAlreadyBound"},
+    {NULL, "MATCH (a) MERGE (a)", "!SyntaxError/VariableAlreadyBound"},
+    {"CREATE (:A)", "MATCH (a:A) CREATE (a)-[:T]->(b:B) RETURN labels(b)", "[['B']]"},
+    {NULL, "UNWIND [1, 'x'] AS v RETURN labels(v)", "!TypeError/InvalidArgumentValue"},
+    {NULL, "UNWIND [1] AS v RETURN type(v)", "!TypeError/InvalidArgumentValue"},
+    {NULL, "MERGE ({k: null})", "!SemanticError/MergeReadOwnWrites"},
+    {"CREATE (), ()", "MATCH () CREATE () WITH * CREATE () WITH * RETURN count(*)", "[2]"},
+    {NULL, "RETURN *", "!SyntaxError/NoVariablesInScope"},
+    /* one clock per statement; truncation keeps the fraction above the unit */
+    {NULL, "UNWIND range(1, 50) AS i WITH collect(localdatetime()) AS ts "
+           "RETURN size([t IN ts WHERE t <> ts[0]]), toString(duration.inSeconds(datetime(), "
+           "datetime.statement())), date() = date.transaction()",
+     "[0, 'PT0S', true]"},
+    {NULL, "RETURN toString(localtime.truncate('millisecond', localtime('12:31:14.645876123'), "
+           "{nanosecond: 2})), toString(localtime.truncate('microsecond', "
+           "localtime('12:31:14.645876123'), {nanosecond: 2})), toString(localtime.truncate("
+           "'second', localtime('12:31:14.645876123'), {nanosecond: 2})), "
+           "toString(localtime.truncate('millisecond', localtime('12:31:14.645876123'), "
+           "{millisecond: 7}))",
+     "['12:31:14.645000002', '12:31:14.645876002', '12:31:14.000000002', '12:31:14.007']"},
 };
 
 /* ---- rendering ---- */
