@@ -11,13 +11,14 @@ bool text_blank(const char *p)
     return true;
 }
 
-bool scanner_pending(const scanner *sc) { return !text_blank(sc->text.p); }
+bool scanner_pending(const scanner *sc) { return sc->has_code; }
 
 bool scanner_in_text(const scanner *sc) { return sc->quote || sc->block_comment; }
 
 static void clear_text(scanner *sc)
 {
     sc->first_line = 0;
+    sc->has_code = false;
     sc->text.n = 0;
     if (sc->text.p)
         sc->text.p[0] = '\0';
@@ -58,6 +59,7 @@ static bool ends_statement(scanner *sc, const char *line, size_t len, size_t *i)
             sc->quote = 0;
     } else if (c == '\'' || c == '"' || c == '`') {
         sc->quote = c;
+        sc->has_code = true;
     } else if (c == '/' && next == '/') {
         sc->line_comment = true;
         ++*i;
@@ -66,6 +68,8 @@ static bool ends_statement(scanner *sc, const char *line, size_t len, size_t *i)
         ++*i;
     } else if (c == ';') {
         return true;
+    } else if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+        sc->has_code = true;
     }
     return false;
 }

@@ -13,6 +13,7 @@ typedef struct scanner {
     char quote;            /* ', " or ` while inside one, else 0 */
     bool escape;
     bool line_comment, block_comment;
+    bool has_code;         /* the pending text holds more than comments */
     strbuf text;           /* the statement read so far */
     unsigned line;         /* lines fed so far */
     unsigned first_line;   /* the line the pending statement starts on; 0: none */
@@ -25,7 +26,8 @@ typedef bool (*statement_fn)(void *ctx, const char *text);
 /* Feeds one line (or several, for -c); runs every statement it completes
    and keeps the rest.  Returns false when run asked to stop. */
 bool scanner_feed(scanner *sc, const char *line, statement_fn run, void *ctx);
-/* Whether a statement has begun: non-blank text is pending. */
+/* Whether a statement has begun: text other than blanks and comments is
+   pending.  A statement of comments alone is skipped. */
 bool scanner_pending(const scanner *sc);
 /* Whether the scanner is inside a string, quoted name or block comment
    (so a line starting with ':' is text, not a command). */
