@@ -5,8 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cypher_text.h"
 #include "cli/output.h"
 #include "cli/strbuf.h"
+#include "cli/table.h"
 #include "core/graph_impl.h"
 #include "query/functions_temporal.h"
 
@@ -32,19 +34,6 @@ static void sb_json_string(strbuf *b, const char *s, size_t len)
         }
     }
     strbuf_put(b, "\"", 1);
-}
-
-/* Shortest text that reads back as the same double, with a '.' or an
-   exponent. */
-static void fmt_float(char *buf, size_t cap, double f)
-{
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(buf, cap, "%.*g", prec, f);
-        if (strtod(buf, NULL) == f)
-            break;
-    }
-    if (!strpbrk(buf, ".e"))
-        strncat(buf, ".0", cap - strlen(buf) - 1);
 }
 
 static void json_value(strbuf *b, strata_view *v, const value *val);
@@ -148,7 +137,7 @@ static void json_value(strbuf *b, strata_view *v, const value *val)
         else if (isinf(val->u.f))
             strbuf_str(b, val->u.f > 0 ? "{\"~float\": \"Infinity\"}" : "{\"~float\": \"-Infinity\"}");
         else {
-            fmt_float(num, sizeof num, val->u.f);
+            float_text(num, sizeof num, val->u.f);
             strbuf_str(b, num);
         }
         break;
@@ -213,8 +202,7 @@ int out_format_parse(const char *name, out_format *out)
     return -1;
 }
 
-/* A plain-text cell for csv and table output: strings bare, the rest as
-   JSON. */
+/* A plain-text cell for csv output: strings bare, the rest as JSON. */
 static void text_cell(strbuf *b, strata_view *v, const value *val)
 {
     char t[160];
@@ -228,6 +216,53 @@ static void text_cell(strbuf *b, strata_view *v, const value *val)
     } else {
         json_value(b, v, val);
     }
+}
+
+/* csv: every cell rendered first, then written with RFC 4180 quoting. */
+static void print_csv(FILE *f, strata_result *r)
+{
+    const char *const *cols;
+    size_t nc = strata_result_columns(r, &cols);
+    strata_view *v = strata_result_view(r);
+    const strata_value *const *row;
+    size_t nrows = 0, cap = 0;
+    char **cells = NULL;
+    while (strata_result_next(r, &row)) {
+        if ((nrows + 1) * (nc ? nc : 1) > cap) {
+            cap = ((nrows + 1) * (nc ? nc : 1)) * 2;
+            char **c2 = realloc(cells, cap * sizeof *c2);
+            if (!c2)
+                break;
+            cells = c2;
+        }
+        for (size_t i = 0; i < nc; i++) {
+            strbuf cb = {0};
+            text_cell(&cb, v, &row[i]->v);
+            cells[nrows * nc + i] = cb.p ? cb.p : strdup("");
+        }
+        nrows++;
+    }
+    for (size_t i = 0; i < nc; i++)
+        fprintf(f, "%s%s", i ? "," : "", cols[i]);
+    if (nc)
+        fprintf(f, "\n");
+    for (size_t rr = 0; rr < nrows; rr++) {
+        for (size_t i = 0; i < nc; i++) {
+            const char *c = cells[rr * nc + i];
+            if (strpbrk(c, ",\"\n")) {
+                fputs(i ? ",\"" : "\"", f);
+                for (; *c; c++)
+                    fputs(*c == '"' ? "\"\"" : (char[]){*c, 0}, f);
+                fputs("\"", f);
+            } else {
+                fprintf(f, "%s%s", i ? "," : "", c);
+            }
+        }
+        fprintf(f, "\n");
+    }
+    for (size_t i = 0; i < nrows * nc; i++)
+        free(cells[i]);
+    free(cells);
 }
 
 void out_result(FILE *f, out_format fmt, strata_result *r, double ms)
@@ -278,85 +313,11 @@ void out_result(FILE *f, out_format fmt, strata_result *r, double ms)
         } else {
             fprintf(f, "%s\n", b.p);
         }
+    } else if (fmt == FMT_TABLE) {
+        table_opts o = { .width = 0, .max_rows = 0, .timing = true };
+        table_print(f, r, ms, &o);
     } else {
-        /* csv and table: render every cell first */
-        size_t nrows = 0, cap = 0;
-        char **cells = NULL;
-        while (strata_result_next(r, &row)) {
-            if ((nrows + 1) * (nc ? nc : 1) > cap) {
-                cap = ((nrows + 1) * (nc ? nc : 1)) * 2;
-                char **c2 = realloc(cells, cap * sizeof *c2);
-                if (!c2)
-                    break;
-                cells = c2;
-            }
-            for (size_t i = 0; i < nc; i++) {
-                strbuf cb = {0};
-                text_cell(&cb, v, &row[i]->v);
-                cells[nrows * nc + i] = cb.p ? cb.p : strdup("");
-            }
-            nrows++;
-        }
-        if (fmt == FMT_CSV) {
-            for (size_t i = 0; i < nc; i++)
-                fprintf(f, "%s%s", i ? "," : "", cols[i]);
-            if (nc)
-                fprintf(f, "\n");
-            for (size_t rr = 0; rr < nrows; rr++) {
-                for (size_t i = 0; i < nc; i++) {
-                    const char *c = cells[rr * nc + i];
-                    if (strpbrk(c, ",\"\n")) {
-                        fputs(i ? ",\"" : "\"", f);
-                        for (; *c; c++)
-                            fputs(*c == '"' ? "\"\"" : (char[]){*c, 0}, f);
-                        fputs("\"", f);
-                    } else {
-                        fprintf(f, "%s%s", i ? "," : "", c);
-                    }
-                }
-                fprintf(f, "\n");
-            }
-        } else {
-            size_t w[nc + 1];
-            for (size_t i = 0; i < nc; i++) {
-                w[i] = strlen(cols[i]);
-                for (size_t rr = 0; rr < nrows; rr++)
-                    if (strlen(cells[rr * nc + i]) > w[i])
-                        w[i] = strlen(cells[rr * nc + i]);
-            }
-            if (nc) {
-                for (size_t i = 0; i < nc; i++)
-                    fprintf(f, "| %-*s ", (int)w[i], cols[i]);
-                fprintf(f, "|\n");
-                for (size_t i = 0; i < nc; i++) {
-                    fprintf(f, "|");
-                    for (size_t k = 0; k < w[i] + 2; k++)
-                        fputc('-', f);
-                }
-                fprintf(f, "|\n");
-                for (size_t rr = 0; rr < nrows; rr++) {
-                    for (size_t i = 0; i < nc; i++)
-                        fprintf(f, "| %-*s ", (int)w[i], cells[rr * nc + i]);
-                    fprintf(f, "|\n");
-                }
-            }
-            fprintf(f, "%zu row%s, %.3f ms", nrows, nrows == 1 ? "" : "s", ms);
-            if (st.nodes_created || st.nodes_deleted || st.relationships_created ||
-                st.relationships_deleted || st.properties_set || st.labels_added ||
-                st.labels_removed)
-                fprintf(f, " (nodes +%llu -%llu, relationships +%llu -%llu, properties %llu, "
-                           "labels +%llu -%llu)",
-                        (unsigned long long)st.nodes_created, (unsigned long long)st.nodes_deleted,
-                        (unsigned long long)st.relationships_created,
-                        (unsigned long long)st.relationships_deleted,
-                        (unsigned long long)st.properties_set,
-                        (unsigned long long)st.labels_added,
-                        (unsigned long long)st.labels_removed);
-            fprintf(f, "\n");
-        }
-        for (size_t i = 0; i < nrows * nc; i++)
-            free(cells[i]);
-        free(cells);
+        print_csv(f, r);
     }
     strbuf_free(&b);
     fflush(f);
@@ -385,4 +346,45 @@ void out_error(FILE *f, out_format fmt, const strata_query_error *e)
                 e->detail ? e->detail : "", e->message, e->line, e->column);
     }
     fflush(f);
+}
+
+/* Line `line` (1-based) of text, its length in *len; NULL past the end. */
+static const char *nth_line(const char *text, uint32_t line, size_t *len)
+{
+    for (uint32_t i = 1; i < line && text; i++) {
+        text = strchr(text, '\n');
+        if (text)
+            text++;
+    }
+    if (!text || !*text)
+        return NULL;
+    *len = strcspn(text, "\r\n");
+    return text;
+}
+
+/* The line, then a caret under byte column `column`: tabs stay tabs so the
+   caret lines up, a multi-byte character takes one column. */
+static void print_caret(FILE *f, const char *text, uint32_t line, uint32_t column)
+{
+    size_t len;
+    const char *p = nth_line(text, line, &len);
+    if (!p || column == 0)
+        return;
+    fprintf(f, "%.*s\n", (int)len, p);
+    size_t before = column - 1 < len ? column - 1 : len;
+    for (size_t i = 0; i < before; i++) {
+        unsigned char c = (unsigned char)p[i];
+        if (c == '\t')
+            fputc('\t', f);
+        else if ((c & 0xC0) != 0x80)
+            fputc(' ', f);
+    }
+    fputs("^\n", f);
+}
+
+void out_error_in(FILE *f, out_format fmt, const strata_query_error *e, const char *text)
+{
+    if (fmt != FMT_JSONL && fmt != FMT_JSON && text)
+        print_caret(f, text, e->line, e->column);
+    out_error(f, fmt, e);
 }

@@ -13,5 +13,8 @@ typedef enum out_format { FMT_JSONL, FMT_JSON, FMT_CSV, FMT_TABLE } out_format;
 int out_format_parse(const char *name, out_format *out);
 void out_result(FILE *f, out_format fmt, strata_result *r, double ms);
 void out_error(FILE *f, out_format fmt, const strata_query_error *e);
+/* The same, for an error in the statement text: for a person (table, csv)
+   the offending line of text comes first with a '^' under the column. */
+void out_error_in(FILE *f, out_format fmt, const strata_query_error *e, const char *text);
 
 #endif

@@ -430,3 +430,10 @@ strata_status strata_token_name(strata_view *v, strata_token_kind kind, strata_t
         return view_fail(v, STRATA_ENOTFOUND, "no %s with token %u", kind_names[kind], tok);
     return STRATA_OK;
 }
+
+uint32_t strata_token_count(strata_view *v, strata_token_kind kind)
+{
+    if (!v || !valid_kind(kind))
+        return 0;
+    return intern_count(v->ver->cat->tokens[kind]);
+}

@@ -189,6 +189,12 @@ STRATA_API strata_status strata_token_lookup(strata_view *v, strata_token_kind k
                                              const char *name, strata_token *out);
 STRATA_API strata_status strata_token_name(strata_view *v, strata_token_kind kind,
                                            strata_token tok, const char **name);
+/* How many tokens of a kind the graph has interned: tokens are dense, so
+   0 .. count-1 each have a name (strata_token_name), in order of first
+   interning.  The catalog only grows and is shared by every view of the
+   graph, so the count may include tokens interned after v was taken, and
+   names that nothing carries any more.  0 for a NULL view or bad kind. */
+STRATA_API uint32_t strata_token_count(strata_view *v, strata_token_kind kind);
 
 STRATA_API uint64_t strata_node_count(const strata_view *v);
 STRATA_API uint64_t strata_rel_count(const strata_view *v);

@@ -918,6 +918,37 @@ static void test_token_names(void **state)
     counts_are(g, 0, 0);
 }
 
+/* Tokens are dense per kind: a count and strata_token_name by index
+   enumerate a catalog (the REPL's completion and :schema rely on it). */
+static void test_token_count(void **state)
+{
+    strata_graph *g = *state;
+    strata_view *v = snap(g);
+    assert_int_equal(strata_token_count(v, STRATA_LABEL), 0);
+    assert_int_equal(strata_token_count(v, STRATA_RELTYPE), 0);
+    strata_view_release(&v);
+    const char *labels[] = {"Person", "City", "Film"};
+    for (size_t i = 0; i < 3; i++)
+        tok(g, STRATA_LABEL, labels[i]);
+    tok(g, STRATA_LABEL, "City");      /* a repeat adds nothing */
+    tok(g, STRATA_KEY, "name");
+    v = snap(g);
+    assert_int_equal(strata_token_count(v, STRATA_LABEL), 3);
+    assert_int_equal(strata_token_count(v, STRATA_RELTYPE), 0);
+    assert_int_equal(strata_token_count(v, STRATA_KEY), 1);
+    for (strata_token t = 0; t < strata_token_count(v, STRATA_LABEL); t++) {
+        const char *name = NULL;
+        assert_int_equal(strata_token_name(v, STRATA_LABEL, t, &name), STRATA_OK);
+        assert_string_equal(name, labels[t]);
+    }
+    /* the catalog is shared: a token interned after the view counts too */
+    tok(g, STRATA_RELTYPE, "KNOWS");
+    assert_int_equal(strata_token_count(v, STRATA_RELTYPE), 1);
+    assert_int_equal(strata_token_count(v, (strata_token_kind)5), 0);
+    assert_int_equal(strata_token_count(NULL, STRATA_LABEL), 0);
+    strata_view_release(&v);
+}
+
 /* The header promises names of UTF-8: malformed UTF-8 is bad input and
    comes back as EINVAL, like an empty or over-long name. */
 static void test_token_names_must_be_utf8(void **state)
@@ -3710,6 +3741,7 @@ int main(void)
         T(test_null_handles),
         T(test_null_out_pointers),
         T(test_token_names),
+        T(test_token_count),
         T(test_token_names_must_be_utf8),
         T(test_unknown_tokens_on_writes),
         T(test_unknown_ids_on_writes),

@@ -1,0 +1,19 @@
+/* cypher_text — values as a person reads them in a table cell, the way
+   Cypher writes them: (:Person {name: 'Ann'}), [:KNOWS {since: 2001}],
+   paths as (a)-[r]->(b), strings bare at the top level and quoted inside
+   lists, maps and entities. */
+#ifndef STRATA_CLI_CYPHER_TEXT_H
+#define STRATA_CLI_CYPHER_TEXT_H
+
+#include <stddef.h>
+
+#include "cli/strbuf.h"
+#include "strata.h"
+
+/* Appends the text of v; nodes and relationships are read through view. */
+void cypher_text(strbuf *b, strata_view *view, const strata_value *v);
+/* The shortest text that reads back as the same double, always with a '.'
+   or an exponent (shared with the JSON output). */
+void float_text(char *buf, size_t cap, double f);
+
+#endif

@@ -1,0 +1,127 @@
+/* session — running statements for the strata program: parameters, timing,
+   the output format, and the exit status. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/interrupt.h"
+#include "cli/session.h"
+#include "cli/table.h"
+
+void session_init(session *s, strata_graph *g, out_format fmt)
+{
+    *s = (session){ .g = g, .fmt = fmt, .timing = true };
+}
+
+void session_free(session *s)
+{
+    for (size_t i = 0; i < s->nparams; i++) {
+        free(s->pnames[i]);
+        strata_value_free(&s->pvals[i]);
+    }
+    free(s->pnames);
+    free(s->pvals);
+    s->pnames = NULL;
+    s->pvals = NULL;
+    s->nparams = 0;
+    free(s->path);
+    s->path = NULL;
+    if (s->g && strata_in_transaction(s->g))
+        strata_rollback(s->g);
+    strata_graph_free(&s->g);
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+strata_value *session_params(session *s)
+{
+    return strata_value_map((const char *const *)s->pnames,
+                            (const strata_value *const *)s->pvals, s->nparams);
+}
+
+int session_param_set(session *s, const char *name, strata_value *val)
+{
+    for (size_t i = 0; i < s->nparams; i++)
+        if (strcmp(s->pnames[i], name) == 0) {
+            strata_value_free(&s->pvals[i]);
+            s->pvals[i] = val;
+            return 0;
+        }
+    char **pn = realloc(s->pnames, (s->nparams + 1) * sizeof *pn);
+    if (pn)
+        s->pnames = pn;
+    strata_value **pv = pn ? realloc(s->pvals, (s->nparams + 1) * sizeof *pv) : NULL;
+    if (pv)
+        s->pvals = pv;
+    char *copy = pv ? strdup(name) : NULL;
+    if (!copy) {
+        strata_value_free(&val);
+        return -1;
+    }
+    s->pnames[s->nparams] = copy;
+    s->pvals[s->nparams++] = val;
+    return 0;
+}
+
+strata_view *session_view(session *s)
+{
+    strata_view *v = NULL;
+    if (strata_snapshot_own(s->g, &v) != STRATA_OK)
+        strata_snapshot(s->g, &v);
+    return v;
+}
+
+void session_error(session *s, const char *message)
+{
+    session_fail(s, "ArgumentError", message);
+}
+
+void session_fail(session *s, const char *code, const char *message)
+{
+    strata_query_error e = {code, NULL, message, 1, 1};
+    out_error(stdout, s->fmt, &e);
+    s->failed = true;
+}
+
+static void print_result(session *s, strata_result *r, double ms)
+{
+    if (s->quiet)
+        return;
+    if (s->fmt == FMT_TABLE) {
+        table_opts o = { .width = s->width, .max_rows = s->max_rows, .timing = s->timing };
+        table_print(stdout, r, ms, &o);
+    } else {
+        out_result(stdout, s->fmt, r, ms);
+    }
+}
+
+void session_run(session *s, const char *text)
+{
+    /* positions count from the statement's first line */
+    while (*text == ' ' || *text == '\t' || *text == '\n' || *text == '\r')
+        text++;
+    strata_value *params = session_params(s);
+    strata_result *r = NULL;
+    double t0 = now_ms();
+    interrupt_watch(s->g);
+    strata_status st = strata_query(s->g, text, params, &r);
+    interrupt_unwatch();
+    double ms = now_ms() - t0;
+    if (st == STRATA_OK) {
+        print_result(s, r, ms);
+    } else if (r && strata_result_error(r)) {
+        out_error_in(stdout, s->fmt, strata_result_error(r), text);
+        s->failed = true;
+    } else {
+        session_error(s, strata_errmsg(s->g));
+    }
+    strata_result_free(&r);
+    strata_value_free(&params);
+    if (s->failed && s->bail)
+        s->quit = true;
+}
