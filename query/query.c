@@ -50,6 +50,7 @@ static int run_query(exec *x, const cypher_ast_node *q, query_out *out)
         switch (cl->kind) {
         case CYPHER_AST_MATCH: rc = op_match(x, cl, &sc, &cur, &next); break;
         case CYPHER_AST_UNWIND: rc = op_unwind(x, cl, &sc, &cur, &next); break;
+        case CYPHER_AST_LOAD_CSV: rc = op_load_csv(x, cl, &sc, &cur, &next); break;
         case CYPHER_AST_WITH: rc = op_project(x, cl, &sc, &cur, &next, NULL); break;
         case CYPHER_AST_RETURN:
             rc = op_project(x, cl, &sc, &cur, &next, &out->cols);
@@ -242,6 +243,11 @@ strata_status strata_query(strata_graph *g, const char *text, const strata_value
                          x.err.column);
         for (size_t i = 0; i < r->nrows * r->ncols; i++)
             value_release(&r->cells[i]);
+        /* freed here with the size it has: strata_result_free would
+           compute it from nrows, which is about to be 0 */
+        if (r->cells)
+            mem_free(m, r->cells, r->nrows * (r->ncols ? r->ncols : 1) * sizeof(value));
+        r->cells = NULL;
         r->nrows = 0;
     } else {
         r->stats = (strata_query_stats){x.stats.nodes_created, x.stats.nodes_deleted,
