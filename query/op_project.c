@@ -431,6 +431,8 @@ int op_project(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in, ro
         memcpy(stars, sc->b, nstars * sizeof *stars);
         qsort(stars, nstars, sizeof *stars, name_cmp);
         for (size_t i = 0; i < nstars; i++) {
+            if (scope_name_hidden(stars[i].name, stars[i].len))
+                continue;
             /* skip shadowed duplicates: scope_add never duplicates names */
             items[nitems].name = stars[i].name;
             items[nitems].len = stars[i].len;
