@@ -161,7 +161,7 @@ static strata_fixture sf;
    int64 holds exactly the same information (the big-endian bytes read
    back as a signed 64-bit integer are i) and orders the same way, and it
    is what a strata user would store; both are inline 16-byte values. */
-static void strata_load(void)
+static void strata_fill(void)
 {
     if (strata_graph_new(&sf.g) != STRATA_OK)
         fail("strata_graph_new failed");
@@ -680,7 +680,7 @@ int main(int argc, char **argv)
     }
 
     double t_load = now_ms();
-    strata_load();
+    strata_fill();
     double t_strata = now_ms() - t_load;
     sqlite_load();
     double t_sqlite = now_ms() - t_load - t_strata;

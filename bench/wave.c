@@ -253,7 +253,7 @@ static void strata_set(strata_id id, int field, strata_value *v)
     strata_value_free(&v);
 }
 
-static void strata_load(void)
+static void strata_fill(void)
 {
     if (strata_graph_new(&sg.g) != STRATA_OK)
         fail("strata_graph_new failed");
@@ -913,7 +913,7 @@ int main(int argc, char **argv)
 
     make_data();
     double t0 = now_ms();
-    strata_load();
+    strata_fill();
     double strata_ms = now_ms() - t0;
 
     strcpy(tmpdir, "/tmp/strata-wave-XXXXXX");

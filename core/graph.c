@@ -14,6 +14,8 @@ static const char *const status_names[] = {
     [STRATA_ECONNECTED] = "node still has relationships",
     [STRATA_ECONSTRAINT] = "constraint violated",
     [STRATA_EFULL] = "id space exhausted",
+    [STRATA_EIO] = "input/output error",
+    [STRATA_ECORRUPT] = "not a strata file, or a damaged one",
 };
 
 const char *strata_errstr(strata_status s)

@@ -48,6 +48,7 @@
 #include "storage/value.h"
 
 #define ERRMSG_MAX 256
+#define MAX_LABELS_PER_NODE 1024
 
 /* The state every version of one graph shares: its memory and catalogs. */
 typedef struct catalog {
@@ -154,6 +155,10 @@ strata_status graph_fail(strata_graph *g, strata_status s, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 strata_status view_fail(strata_view *v, strata_status s, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* Whether v may be a property value: booleans, integers, floats, strings,
+   temporals and flat lists of those without nulls (core/write.c). */
+bool prop_storable(const value *v);
 
 /* The labels of a label set: count and the i-th token. */
 size_t labelset_len(const catalog *c, uint32_t ls);

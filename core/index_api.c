@@ -6,8 +6,7 @@
 
 static const char *const kind_names[] = { "hash", "range", "unique" };
 
-/* Builds the stack for a new index over what v holds. */
-static strata_status build_index(strata_graph *g, version *v, const index_def *d,
+strata_status index_build(strata_graph *g, version *v, const index_def *d,
                                  level_stack **out)
 {
     level_stack *ls = NULL;
@@ -96,7 +95,7 @@ strata_status strata_index_create(strata_graph *g, strata_index_kind kind, bool 
                        kind_names[kind], *out);
     } else if (!(v = graph_writable(g))) {
         s = STRATA_ENOMEM;
-    } else if ((s = build_index(g, v, &d, &ls)) == STRATA_OK) {
+    } else if ((s = index_build(g, v, &d, &ls)) == STRATA_OK) {
         if (idxset_add(g->m, &v->indexes, &d, ls) != 0)
             s = graph_fail(g, STRATA_ENOMEM, "out of memory adding an index");
         else

@@ -52,6 +52,11 @@ uint64_t idx_next_member(const version *v, const index_def *d, uint64_t from);
 /* Entity id's key in index d as v stores it: idx_key's contract. */
 int idx_entity_key(const version *v, const index_def *d, mem_ctx *m, uint64_t id, value *out);
 
+/* Builds the level stack of index d over what v holds (*out new); a unique
+   index over a duplicate is STRATA_ECONSTRAINT naming the two entities.
+   The message is on g. */
+strata_status index_build(strata_graph *g, version *v, const index_def *d, level_stack **out);
+
 /* A node's labels as an entity state (buf holds the tokens). */
 void node_state(const catalog *c, uint32_t labelset, const prop_rec *props, uint32_t *buf,
                 entity_state *out);

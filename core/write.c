@@ -10,7 +10,6 @@
 
 #include "core/index_maint.h"
 
-#define MAX_LABELS_PER_NODE 1024
 
 /* Validation has passed: from here the write may fork (graph_writable). */
 #define MAKE_WRITABLE()                                                                  \
@@ -464,7 +463,7 @@ strata_status strata_rel_delete(strata_graph *g, strata_id rel)
 
 /* Whether v may be stored as a property: scalars and flat lists of
    non-null scalars. */
-static bool storable(const value *v, bool in_list)
+static bool storable_in(const value *v, bool in_list)
 {
     if (value_is_temporal(v))
         return true;
@@ -478,13 +477,15 @@ static bool storable(const value *v, bool in_list)
         if (in_list)
             return false;
         for (size_t i = 0; i < value_list_len(v); i++)
-            if (!storable(&value_list_items(v)[i], true))
+            if (!storable_in(&value_list_items(v)[i], true))
                 return false;
         return true;
     default:
         return false;
     }
 }
+
+bool prop_storable(const value *v) { return storable_in(v, false); }
 
 
 static strata_status set_prop(strata_graph *g, bool is_rel, strata_id id, strata_token key,
@@ -498,7 +499,7 @@ static strata_status set_prop(strata_graph *g, bool is_rel, strata_id id, strata
     if (s)
         return s;
     bool remove = value_is_null(&val->v);
-    if (!remove && !storable(&val->v, false))
+    if (!remove && !prop_storable(&val->v))
         return graph_fail(g, STRATA_ETYPE,
                           "a %s cannot be stored as a property (storable: boolean, integer, "
                           "float, string, temporal, and lists of those without nulls)",

@@ -66,6 +66,8 @@ typedef enum strata_status {
     STRATA_ECONNECTED,  /* a node to delete still has relationships */
     STRATA_ECONSTRAINT, /* a constraint would be violated */
     STRATA_EFULL,       /* the id space is exhausted */
+    STRATA_EIO,         /* the operating system refused a file operation */
+    STRATA_ECORRUPT,    /* a file is not a strata file, or is damaged */
 } strata_status;
 
 typedef enum strata_token_kind {
@@ -394,6 +396,40 @@ STRATA_API const strata_query_error *strata_result_error(const strata_result *r)
    NULL for a failed statement. */
 STRATA_API strata_view *strata_result_view(const strata_result *r);
 STRATA_API void strata_result_free(strata_result **r);
+
+/* ---- persistence --------------------------------------------------------- */
+
+/* A graph is saved to one file and loaded back whole (docs/FORMAT.md has
+   the format).  Ids come back exactly — deleted slots stay holes and are
+   reused in the same order — as do tokens, labels, properties, index
+   handles and definitions (indices are rebuilt on load).  The neighbours
+   of a node of one direction and type come back in relationship id order.
+
+   A save writes a temporary file next to path, fsyncs it, renames it over
+   path and fsyncs the directory: a crash at any moment leaves either the
+   old file or the new one, whole, and a failed save leaves the old file
+   as it was.  path is borrowed. */
+
+/* Saves the last committed state: takes a view (strata_snapshot) and
+   writes it, so writes may go on, from other threads too, while it saves.
+   STRATA_EIO (message on g naming the file and the system's reason) or
+   STRATA_ENOMEM on failure. */
+STRATA_API strata_status strata_save(strata_graph *g, const char *path);
+/* Saves what view v shows (the message of a failure is on v). */
+STRATA_API strata_status strata_save_view(strata_view *v, const char *path);
+/* Loads a saved graph into a new graph handle (*out, owned by the caller,
+   freed with strata_graph_free).  Everything is checked before the graph
+   is handed out; on any failure *out is NULL and nothing is left
+   allocated.  Statuses: STRATA_ENOTFOUND (no such file), STRATA_EIO (not
+   readable, or not a regular file), STRATA_ECORRUPT (not a strata file,
+   a newer format version, truncated or damaged), STRATA_ENOMEM. */
+STRATA_API strata_status strata_load(const char *path, strata_graph **out);
+/* strata_load, with the message of a failure (there is no graph to hold
+   it) copied into err[0..errlen) and NUL-terminated, e.g. "truncated.db:
+   section NODE at byte 1234: checksum mismatch".  err may be NULL when
+   errlen is 0; on success err holds "". */
+STRATA_API strata_status strata_load_ex(const char *path, strata_graph **out, char *err,
+                                        size_t errlen);
 
 /* ---- statistics -------------------------------------------------------- */
 

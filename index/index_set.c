@@ -92,6 +92,31 @@ int idxset_own(mem_ctx *m, index_set **sp)
 level_stack **idxset_stack_mut(index_set *s, uint32_t pos) { return &s->e[pos].stack; }
 uint64_t *idxset_stmt_mut(index_set *s, uint32_t pos) { return &s->e[pos].stmt; }
 
+int idxset_add_as(mem_ctx *m, index_set **sp, const index_def *d, level_stack *ls)
+{
+    index_def copy = *d;
+    if (idxset_add(m, sp, &copy, ls) != 0)
+        return -1;
+    index_set *s = *sp;
+    s->e[s->n - 1].def.id = d->id;
+    s->next_id = d->id + 1;
+    return 0;
+}
+
+int idxset_set_next_id(mem_ctx *m, index_set **sp, uint32_t next_id)
+{
+    if (!*sp) {
+        index_set *c = copy_set(m, NULL, 0);
+        if (!c)
+            return -1;
+        *sp = c;
+    } else if (idxset_own(m, sp) != 0) {
+        return -1;
+    }
+    (*sp)->next_id = next_id;
+    return 0;
+}
+
 int idxset_add(mem_ctx *m, index_set **sp, index_def *d, level_stack *ls)
 {
     index_set *c = copy_set(m, *sp, idxset_len(*sp) + 1);

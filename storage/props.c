@@ -77,6 +77,19 @@ void props_release(mem_ctx *m, prop_rec **rp)
     mem_free(m, r, rec_size(r->cap));
 }
 
+prop_rec *props_new(mem_ctx *m, uint32_t cap)
+{
+    if (cap > PROPS_MAX)
+        return NULL;
+    prop_rec *r = mem_alloc(m, rec_size(cap));
+    if (!r)
+        return NULL;
+    atomic_init(&r->refs, 1);
+    r->len = 0;
+    r->cap = (uint16_t)cap;
+    return r;
+}
+
 /* A private record holding r's entries with room for cap; r is left alone
    (the caller releases it).  Values are shared by refcount, not copied. */
 static prop_rec *rec_copy(mem_ctx *m, const prop_rec *r, uint32_t cap)

@@ -44,6 +44,10 @@ int props_set(mem_ctx *m, prop_rec **rp, uint32_t key, value val, value *old);
    memory (a shared record could not be copied): the map is unchanged. */
 int props_remove(mem_ctx *m, prop_rec **rp, uint32_t key, value *old);
 
+/* A new empty record with room for cap (<= PROPS_MAX) entries, so a bulk
+   build (a load) sets them without growing it.  NULL when out of memory. */
+prop_rec *props_new(mem_ctx *m, uint32_t cap);
+
 void props_retain(prop_rec *r);
 void props_release(mem_ctx *m, prop_rec **rp);
 /* Bytes of the record itself (values' heap parts not included). */

@@ -101,6 +101,20 @@ prop_rec **store_rel_props_mut(store *s, mem_ctx *m, uint64_t id)
     return pvec_get_mut(&s->rel_props, &props_ops, m, id);
 }
 
+uint32_t store_node_link(const store *s, uint64_t id)
+{
+    if (id >= s->node_meta.len)
+        return SLOT_END;
+    return ((const node_meta *)pvec_get(&s->node_meta, &node_meta_ops, id))->link;
+}
+
+uint32_t store_rel_link(const store *s, uint64_t id)
+{
+    if (id >= s->rel_meta.len)
+        return SLOT_END;
+    return ((const rel_meta *)pvec_get(&s->rel_meta, &rel_meta_ops, id))->link;
+}
+
 uint64_t store_next_node_id(const store *s)
 {
     return s->node_free != SLOT_END ? s->node_free : s->node_meta.len;

@@ -88,6 +88,12 @@ adj_block **store_node_adj_mut(store *s, mem_ctx *m, uint64_t id);
 rel_meta *store_rel_meta_mut(store *s, mem_ctx *m, uint64_t id);
 prop_rec **store_rel_props_mut(store *s, mem_ctx *m, uint64_t id);
 
+/* The free-list link of slot id: SLOT_LIVE for a live slot, else the next
+   free slot or SLOT_END; SLOT_END too for an id out of range.  A save
+   walks the free list with it so ids and reuse order round-trip. */
+uint32_t store_node_link(const store *s, uint64_t id);
+uint32_t store_rel_link(const store *s, uint64_t id);
+
 /* The id the next create will return. */
 uint64_t store_next_node_id(const store *s);
 uint64_t store_next_rel_id(const store *s);

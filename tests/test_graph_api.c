@@ -617,8 +617,8 @@ static void build_sample(strata_graph *g, sample *s)
 static void test_errstr(void **state)
 {
     (void)state;
-    const char *seen[STRATA_EFULL + 1];
-    for (int s = STRATA_OK; s <= STRATA_EFULL; s++) {
+    const char *seen[STRATA_ECORRUPT + 1];
+    for (int s = STRATA_OK; s <= STRATA_ECORRUPT; s++) {
         seen[s] = strata_errstr((strata_status)s);
         assert_msg(seen[s]);
         for (int t = 0; t < s; t++)

@@ -1,0 +1,960 @@
+/*
+ * persist — saving a view to a file and loading it back (SPEC §9).
+ *
+ * A file is a 16-byte header (signature, format version, flags), five
+ * sections in a fixed order — TOKN tokens, LSET label sets, NODE nodes,
+ * RELS relationships, INDX index definitions — and a TAIL section that
+ * closes it.  Every section carries its length and two CRC32Cs, one of its
+ * header and one of its payload.  docs/FORMAT.md has the bytes.
+ *
+ * Saving reads a view, which never changes, so writers go on meanwhile.
+ * It writes a temporary file in the target's directory, fsyncs it,
+ * renames it over the target and fsyncs the directory.  rename() replaces
+ * the name atomically, so at every moment the name points at the old file
+ * or at the new one, complete and synced; a crash before the rename leaves
+ * at worst a stray temporary file, never a damaged target.
+ *
+ * Loading, in three steps, none of which touches anything but a new graph:
+ *   1. read the file whole and check its frame: signature, version, every
+ *      section's header and payload checksum, order, lengths, the trailer
+ *      and that nothing follows it (load_frame);
+ *   2. build into a fresh graph section by section, checking every count
+ *      against the bytes left, every token and id reference against what
+ *      is defined, every value's tag, range and nesting (load_*): slots
+ *      are appended in id order, deleted slots allocated and then freed in
+ *      the saved free-list order, so ids and their reuse order round-trip;
+ *      adjacency and the label and type bitmaps are built as the entities
+ *      arrive, property records with their exact size;
+ *   3. rebuild each index from its definition (index_build).
+ * Any failure frees the partial graph: the caller gets NULL and a message
+ * naming the file, the section and the byte offset.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/index_maint.h"
+#include "core/persist_codec.h"
+
+#define FILE_MAGIC "\x89SDB\r\n\x1a\n"
+#define FILE_MAGIC_LEN 8
+#define FILE_HEADER 16
+#define FORMAT_VERSION 1u
+/* 4 MiB: large sequential writes; a bigger buffer measured no faster on
+   bench/save_load. */
+#define WRITE_BUFFER (4u << 20)
+
+#define TAG(a, b, c, d) ((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 | (uint32_t)(d) << 24)
+
+enum { SEC_TOKN, SEC_LSET, SEC_NODE, SEC_RELS, SEC_INDX, SEC_TAIL, NSECTIONS };
+
+static const struct {
+    uint32_t tag;
+    const char *name;
+} section_info[NSECTIONS] = {
+    [SEC_TOKN] = { TAG('T', 'O', 'K', 'N'), "TOKN" },
+    [SEC_LSET] = { TAG('L', 'S', 'E', 'T'), "LSET" },
+    [SEC_NODE] = { TAG('N', 'O', 'D', 'E'), "NODE" },
+    [SEC_RELS] = { TAG('R', 'E', 'L', 'S'), "RELS" },
+    [SEC_INDX] = { TAG('I', 'N', 'D', 'X'), "INDX" },
+    [SEC_TAIL] = { TAG('T', 'A', 'I', 'L'), "TAIL" },
+};
+
+#define INDEX_NAME_MAX 65535
+
+/* ---- save --------------------------------------------------------------------- */
+
+static void save_interner(pwriter *w, const interner *t)
+{
+    uint32_t n = intern_count(t);
+    pw_varint(w, n);
+    for (uint32_t i = 0; i < n; i++) {
+        size_t len;
+        const char *s = intern_name(t, i, &len);
+        pw_string(w, s, len);
+    }
+}
+
+static void save_tokens(pwriter *w, const catalog *c)
+{
+    pw_section_begin(w, section_info[SEC_TOKN].tag);
+    for (int k = 0; k < 3; k++)
+        save_interner(w, c->tokens[k]);
+    pw_section_end(w);
+}
+
+static void save_labelsets(pwriter *w, const catalog *c)
+{
+    pw_section_begin(w, section_info[SEC_LSET].tag);
+    uint32_t n = intern_count(c->labelsets);
+    pw_varint(w, n);
+    for (uint32_t i = 0; i < n; i++) {
+        size_t len = labelset_len(c, i);
+        pw_varint(w, len);
+        for (size_t j = 0; j < len; j++)
+            pw_varint(w, labelset_at(c, i, j));
+    }
+    pw_section_end(w);
+}
+
+static void save_props(pwriter *w, const prop_rec *r)
+{
+    uint32_t n = props_len(r);
+    pw_varint(w, n);
+    for (uint32_t i = 0; i < n; i++) {
+        pw_varint(w, props_key_at(r, i));
+        pw_value(w, props_val_at(r, i));
+    }
+}
+
+/* The free list from its head: the slots a save lists in reuse order. */
+static void save_free_list(pwriter *w, const store *s, bool rels, uint64_t nfree)
+{
+    pw_varint(w, nfree);
+    uint32_t id = rels ? s->rel_free : s->node_free;
+    for (uint64_t i = 0; i < nfree && id != SLOT_END; i++) {
+        pw_varint(w, id);
+        id = rels ? store_rel_link(s, id) : store_node_link(s, id);
+    }
+}
+
+static void save_nodes(pwriter *w, const store *s)
+{
+    pw_section_begin(w, section_info[SEC_NODE].tag);
+    uint64_t slots = store_node_slots(s);
+    pw_varint(w, slots);
+    pw_varint(w, s->node_live);
+    for (uint64_t id = 0; id < slots; id++) {
+        const node_meta *n = store_node(s, id);
+        if (!n) {
+            pw_varint(w, 0);
+            continue;
+        }
+        pw_varint(w, (uint64_t)n->labelset + 1);
+        save_props(w, store_node_props(s, id));
+    }
+    save_free_list(w, s, false, slots - s->node_live);
+    pw_section_end(w);
+}
+
+static void save_rels(pwriter *w, const store *s)
+{
+    pw_section_begin(w, section_info[SEC_RELS].tag);
+    uint64_t slots = store_rel_slots(s);
+    pw_varint(w, slots);
+    pw_varint(w, s->rel_live);
+    for (uint64_t id = 0; id < slots; id++) {
+        const rel_meta *r = store_rel(s, id);
+        if (!r) {
+            pw_varint(w, 0);
+            continue;
+        }
+        pw_varint(w, (uint64_t)r->type + 1);
+        pw_varint(w, r->start);
+        pw_varint(w, r->end);
+        save_props(w, store_rel_props(s, id));
+    }
+    save_free_list(w, s, true, slots - s->rel_live);
+    pw_section_end(w);
+}
+
+static void save_indexes(pwriter *w, const index_set *set)
+{
+    pw_section_begin(w, section_info[SEC_INDX].tag);
+    pw_varint(w, idxset_next_id(set));
+    uint32_t n = idxset_len(set);
+    pw_varint(w, n);
+    for (uint32_t i = 0; i < n; i++) {
+        const index_def *d = idxset_def(set, i);
+        pw_varint(w, d->id);
+        pw_u8(w, d->kind);
+        pw_u8(w, d->on_rels);
+        pw_varint(w, d->token);
+        pw_u8(w, d->nkeys);
+        for (uint32_t k = 0; k < d->nkeys; k++)
+            pw_varint(w, d->keys[k]);
+        pw_string(w, "", 0);   /* the index's name: none yet */
+    }
+    pw_section_end(w);
+}
+
+static void write_graph(pwriter *w, const version *v)
+{
+    unsigned char h[FILE_HEADER] = { 0 };
+    memcpy(h, FILE_MAGIC, FILE_MAGIC_LEN);
+    h[8] = FORMAT_VERSION & 0xFF;   /* little-endian u32; flags stay 0 */
+    pw_bytes(w, h, sizeof h);
+    save_tokens(w, v->cat);
+    save_labelsets(w, v->cat);
+    save_nodes(w, &v->st);
+    save_rels(w, &v->st);
+    save_indexes(w, v->indexes);
+    uint64_t before = w->off + w->len;
+    uint32_t nsections = w->nsections;
+    pw_section_begin(w, section_info[SEC_TAIL].tag);
+    pw_u64(w, before);
+    pw_u32(w, nsections);
+    pw_section_end(w);
+}
+
+/* The directory holding path, fsynced so the rename in it is durable. */
+static int sync_dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    else if ((size_t)(slash - path) < sizeof dir)
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    else
+        return ENAMETOOLONG;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return errno;
+    int rc = fsync(fd) != 0 ? errno : 0;
+    close(fd);
+    return rc;
+}
+
+/* Writes v into a new temporary file beside path and renames it over path.
+   0, or an errno (with *step naming what failed); -1 when out of memory. */
+static int save_file(const version *v, const char *path, const char **step)
+{
+    size_t plen = strlen(path), tlen = plen + 16;
+    char *tmp = mem_alloc(mem_scratch(), tlen);
+    unsigned char *buf = tmp ? mem_alloc(mem_scratch(), WRITE_BUFFER) : NULL;
+    int rc = 0, fd = -1;
+    bool created = false;
+    if (!buf) {
+        rc = -1;
+        goto cleanup;
+    }
+    snprintf(tmp, tlen, "%s.tmp-XXXXXX", path);
+    *step = "creating a temporary file beside";
+    if ((fd = mkostemp(tmp, O_CLOEXEC)) < 0) {
+        rc = errno;
+        goto cleanup;
+    }
+    created = true;
+    pwriter w;
+    pw_init(&w, fd, buf, WRITE_BUFFER);
+    write_graph(&w, v);
+    pw_flush(&w);
+    *step = "writing";
+    if ((rc = w.err) != 0)
+        goto cleanup;
+    *step = "syncing";
+    if (fchmod(fd, 0644) != 0 || fsync(fd) != 0) {
+        rc = errno;
+        goto cleanup;
+    }
+    *step = "closing";
+    int c = close(fd);
+    fd = -1;
+    if (c != 0) {
+        rc = errno;
+        goto cleanup;
+    }
+    *step = "renaming the temporary file over";
+    if (rename(tmp, path) != 0) {
+        rc = errno;
+        goto cleanup;
+    }
+    *step = "syncing the directory of";
+    rc = sync_dir_of(path);
+    goto done;   /* renamed: nothing to remove */
+cleanup:
+    if (fd >= 0)
+        close(fd);
+    if (created)
+        unlink(tmp);
+done:
+    if (buf)
+        mem_free(mem_scratch(), buf, WRITE_BUFFER);
+    if (tmp)
+        mem_free(mem_scratch(), tmp, tlen);
+    return rc;
+}
+
+strata_status strata_save_view(strata_view *v, const char *path)
+{
+    if (!v)
+        return STRATA_EINVAL;
+    if (!path || !*path)
+        return view_fail(v, STRATA_EINVAL, "strata_save_view: %s", path ? "empty path"
+                                                                         : "path is NULL");
+    const char *step = "preparing";
+    int rc = save_file(v->ver, path, &step);
+    if (rc < 0)
+        return view_fail(v, STRATA_ENOMEM, "out of memory saving to %s", path);
+    if (rc > 0) {
+        char buf[128];
+        return view_fail(v, STRATA_EIO, "saving to %s: %s %s: %s", path, step, path,
+                         strerror_r(rc, buf, sizeof buf));
+    }
+    v->err[0] = '\0';
+    return STRATA_OK;
+}
+
+strata_status strata_save(strata_graph *g, const char *path)
+{
+    if (!g)
+        return STRATA_EINVAL;
+    strata_view *v;
+    strata_status s = strata_snapshot(g, &v);
+    if (s)
+        return s;
+    s = strata_save_view(v, path);
+    if (s)
+        graph_fail(g, s, "%s", v->err);
+    strata_view_release(&v);
+    return s;
+}
+
+/* ---- load: the frame ------------------------------------------------------------ */
+
+typedef struct loader {
+    const unsigned char *file;
+    size_t size;
+    size_t off[NSECTIONS], len[NSECTIONS];   /* payloads */
+    strata_graph *g;
+    version *v;
+    mem_ctx *m;
+    preader r;       /* the section being read; its status is the load's */
+    uint32_t count[3], nlabelsets;
+} loader;
+
+static uint64_t le(const unsigned char *p, int n)
+{
+    uint64_t x = 0;
+    for (int i = 0; i < n; i++)
+        x |= (uint64_t)p[i] << (8 * i);
+    return x;
+}
+
+/* Fails the load at file offset off in section sec (SIZE_MAX: the file
+   header). */
+static int frame_fail(loader *ld, int sec, size_t off, const char *what)
+{
+    pr_init(&ld->r, ld->file, off, 0, ld->m, sec < 0 ? "header" : section_info[sec].name);
+    return pr_fail(&ld->r, "%s", what);
+}
+
+static int check_header(loader *ld)
+{
+    if (ld->size == 0)
+        return frame_fail(ld, -1, 0, "the file is empty: not a strata file");
+    if (ld->size < FILE_MAGIC_LEN || memcmp(ld->file, FILE_MAGIC, FILE_MAGIC_LEN) != 0)
+        return frame_fail(ld, -1, 0, "no strata signature: not a strata file");
+    if (ld->size < FILE_HEADER)
+        return frame_fail(ld, -1, FILE_MAGIC_LEN, "the file ends inside its header");
+    uint32_t fmt_version = (uint32_t)le(ld->file + 8, 4), flags = (uint32_t)le(ld->file + 12, 4);
+    char msg[96];
+    if (fmt_version != FORMAT_VERSION) {
+        snprintf(msg, sizeof msg, "format version %u; this build reads version %u", fmt_version,
+                 FORMAT_VERSION);
+        return frame_fail(ld, -1, 8, msg);
+    }
+    if (flags != 0)
+        return frame_fail(ld, -1, 12, "unknown flags are set");
+    return 0;
+}
+
+/* Section sec's header at *pos: tag, length, checksums.  Advances *pos
+   past its payload. */
+static int check_section(loader *ld, int sec, size_t *pos)
+{
+    size_t at = *pos;
+    if (ld->size - at < PCODEC_SECTION_HEADER)
+        return frame_fail(ld, sec, at, at == ld->size ? "the file ends before this section: "
+                                                        "truncated"
+                                                      : "the file ends inside the section "
+                                                        "header: truncated");
+    const unsigned char *h = ld->file + at;
+    if ((uint32_t)le(h + 20, 4) != crc32c(0, h, 20))
+        return frame_fail(ld, sec, at, "the section header's checksum does not match: damaged");
+    if ((uint32_t)le(h, 4) != section_info[sec].tag)
+        return frame_fail(ld, sec, at, "another section stands where this one belongs");
+    if (le(h + 4, 4) != 0)
+        return frame_fail(ld, sec, at + 4, "unknown section flags are set");
+    uint64_t len = le(h + 8, 8);
+    at += PCODEC_SECTION_HEADER;
+    if (len > ld->size - at)
+        return frame_fail(ld, sec, at, "the section runs past the end of the file: truncated");
+    if ((uint32_t)le(h + 16, 4) != crc32c(0, ld->file + at, (size_t)len))
+        return frame_fail(ld, sec, at, "the section's checksum does not match: damaged");
+    ld->off[sec] = at;
+    ld->len[sec] = (size_t)len;
+    *pos = at + (size_t)len;
+    return 0;
+}
+
+static int check_trailer(loader *ld)
+{
+    const unsigned char *p = ld->file + ld->off[SEC_TAIL];
+    size_t tail_header = ld->off[SEC_TAIL] - PCODEC_SECTION_HEADER;
+    if (ld->len[SEC_TAIL] != 12 || le(p, 8) != tail_header || le(p + 8, 4) != SEC_TAIL)
+        return frame_fail(ld, SEC_TAIL, ld->off[SEC_TAIL],
+                          "the trailer does not describe this file");
+    if (ld->off[SEC_TAIL] + ld->len[SEC_TAIL] != ld->size)
+        return frame_fail(ld, SEC_TAIL, ld->off[SEC_TAIL] + ld->len[SEC_TAIL],
+                          "bytes follow the trailer");
+    return 0;
+}
+
+static int load_frame(loader *ld)
+{
+    if (check_header(ld))
+        return -1;
+    size_t pos = FILE_HEADER;
+    for (int sec = 0; sec < NSECTIONS; sec++)
+        if (check_section(ld, sec, &pos))
+            return -1;
+    return check_trailer(ld);
+}
+
+/* ---- load: the sections -------------------------------------------------------- */
+
+static preader *open_section(loader *ld, int sec)
+{
+    pr_init(&ld->r, ld->file, ld->off[sec], ld->len[sec], ld->m, section_info[sec].name);
+    return &ld->r;
+}
+
+static int close_section(loader *ld)
+{
+    if (pr_ok(&ld->r) && pr_left(&ld->r) != 0)
+        return pr_fail(&ld->r, "%zu bytes are left over at the end of the section",
+                       pr_left(&ld->r));
+    return pr_ok(&ld->r) ? 0 : -1;
+}
+
+static int load_token_kind(loader *ld, int kind)
+{
+    static const char *const what[] = { "label", "relationship type", "property key" };
+    preader *r = &ld->r;
+    uint64_t n;
+    if (pr_count(r, pr_left(r) / 2, "a token count", &n))
+        return -1;
+    for (uint64_t i = 0; i < n; i++) {
+        const char *s;
+        size_t len;
+        uint32_t id;
+        if (pr_string(r, 65535, "a token name length", &s, &len))
+            return -1;
+        if (len == 0 || memchr(s, '\0', len) || !value_utf8_valid(s, len))
+            return pr_fail(r, "%s %llu has an empty, NUL-holding or non-UTF-8 name", what[kind],
+                           (unsigned long long)i);
+        if (intern_add(ld->v->cat->tokens[kind], s, len, &id) != 0)
+            return pr_nomem(r, "interning a token");
+        if (id != i)
+            return pr_fail(r, "%s '%.*s' is listed twice", what[kind], (int)len, s);
+    }
+    ld->count[kind] = (uint32_t)n;
+    return 0;
+}
+
+static int load_tokens(loader *ld)
+{
+    open_section(ld, SEC_TOKN);
+    for (int k = 0; k < 3; k++)
+        if (load_token_kind(ld, k))
+            return -1;
+    return close_section(ld);
+}
+
+static int load_labelsets(loader *ld)
+{
+    preader *r = open_section(ld, SEC_LSET);
+    uint64_t n;
+    if (pr_count(r, pr_left(r), "a label set count", &n))
+        return -1;
+    if (n == 0)
+        return pr_fail(r, "the empty label set is missing");
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t len, label;
+        uint32_t buf[MAX_LABELS_PER_NODE], id;
+        if (pr_count(r, MAX_LABELS_PER_NODE, "a label set size", &len))
+            return -1;
+        if (i == 0 && len != 0)
+            return pr_fail(r, "label set 0 is not the empty set");
+        for (uint64_t j = 0; j < len; j++) {
+            if (pr_varint(r, &label))
+                return -1;
+            if (label >= ld->count[STRATA_LABEL] || (j && label <= buf[j - 1]))
+                return pr_fail(r, "label set %llu: label %llu is undefined or out of order",
+                               (unsigned long long)i, (unsigned long long)label);
+            buf[j] = (uint32_t)label;
+        }
+        if (i == 0)
+            continue;   /* the new graph holds the empty set already */
+        if (intern_add(ld->v->cat->labelsets, buf, len * sizeof *buf, &id) != 0)
+            return pr_nomem(r, "interning a label set");
+        if (id != i)
+            return pr_fail(r, "label set %llu is listed twice", (unsigned long long)i);
+    }
+    ld->nlabelsets = (uint32_t)n;
+    return close_section(ld);
+}
+
+/* An entity's property record, exactly sized; *out NULL when it has none. */
+static int load_props(loader *ld, const char *what, uint64_t id, prop_rec **out)
+{
+    preader *r = &ld->r;
+    uint64_t n, key;
+    *out = NULL;
+    if (pr_count(r, PROPS_MAX, "a property count", &n) || n == 0)
+        return pr_ok(r) ? 0 : -1;
+    prop_rec *rec = props_new(ld->m, (uint32_t)n);
+    if (!rec)
+        return pr_nomem(r, "building a property record");
+    for (uint64_t i = 0; i < n; i++) {
+        value val;
+        if (pr_varint(r, &key))
+            goto fail;
+        if (key >= ld->count[STRATA_KEY] || (i && key <= props_key_at(rec, (uint32_t)i - 1))) {
+            pr_fail(r, "%s %llu: property key %llu is undefined or out of order", what,
+                    (unsigned long long)id, (unsigned long long)key);
+            goto fail;
+        }
+        if (pr_value(r, &val))
+            goto fail;
+        if (!prop_storable(&val)) {
+            pr_fail(r, "%s %llu: property '%s' holds a %s, which is not a property value",
+                    what, (unsigned long long)id,
+                    intern_name(ld->v->cat->tokens[STRATA_KEY], (uint32_t)key, NULL),
+                    value_is_null(&val) ? "null" : value_type_name(&val));
+            value_release(&val);
+            goto fail;
+        }
+        /* Cannot fail: the record is private with room for n. */
+        props_set(ld->m, &rec, (uint32_t)key, val, NULL);
+    }
+    *out = rec;
+    return 0;
+fail:
+    props_release(ld->m, &rec);
+    return -1;
+}
+
+static int add_node_labels(loader *ld, uint32_t ls, uint64_t id)
+{
+    const catalog *c = ld->v->cat;
+    size_t n = labelset_len(c, ls);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t label = labelset_at(c, ls, i);
+        if (labelidx_prepare(ld->m, &ld->v->labels, label, id) != 0)
+            return pr_nomem(&ld->r, "building the label index");
+        labelidx_set(ld->m, ld->v->labels, label, id, true);
+    }
+    return 0;
+}
+
+/* The free list: nfree slot ids, each a hole (bit set in holes, cleared as
+   it is listed, so none repeats), from head to tail into ids. */
+static int load_free_list(loader *ld, uint64_t slots, uint64_t nfree, unsigned char *holes,
+                          uint32_t *ids)
+{
+    preader *r = &ld->r;
+    uint64_t n, id;
+    if (pr_varint(r, &n))
+        return -1;
+    if (n != nfree)
+        return pr_fail(r, "the free list has %llu slots; %llu are free",
+                       (unsigned long long)n, (unsigned long long)nfree);
+    for (uint64_t i = 0; i < n; i++) {
+        if (pr_varint(r, &id))
+            return -1;
+        if (id >= slots || !(holes[id / 8] & (1u << (id % 8))))
+            return pr_fail(r, "free list entry %llu (slot %llu) is not a free slot, or repeats",
+                           (unsigned long long)i, (unsigned long long)id);
+        holes[id / 8] &= (unsigned char)~(1u << (id % 8));
+        ids[i] = (uint32_t)id;
+    }
+    return 0;
+}
+
+/* Scratch for the holes of one kind of slot: a bitmap and the free list. */
+typedef struct hole_scratch {
+    unsigned char *bits;
+    uint32_t *ids;
+    size_t nbits, nids;
+} hole_scratch;
+
+static int holes_new(loader *ld, uint64_t slots, uint64_t nfree, hole_scratch *h)
+{
+    h->nbits = (size_t)(slots / 8 + 1);
+    h->nids = (size_t)(nfree ? nfree : 1);
+    h->bits = mem_calloc(mem_scratch(), h->nbits);
+    h->ids = h->bits ? mem_alloc(mem_scratch(), mem_array_size(h->nids, sizeof *h->ids)) : NULL;
+    if (!h->ids)
+        return pr_nomem(&ld->r, "reading the free list");
+    return 0;
+}
+
+static void holes_free(hole_scratch *h)
+{
+    if (h->ids)
+        mem_free(mem_scratch(), h->ids, mem_array_size(h->nids, sizeof *h->ids));
+    if (h->bits)
+        mem_free(mem_scratch(), h->bits, h->nbits);
+    h->ids = NULL;
+    h->bits = NULL;
+}
+
+/* Slots and live count of a NODE or RELS section; live <= slots. */
+static int load_slot_counts(loader *ld, uint64_t min_bytes, uint64_t *slots, uint64_t *live)
+{
+    preader *r = &ld->r;
+    uint64_t max = pr_left(r) / min_bytes;
+    if (pr_count(r, max < SLOT_MAX_ID ? max : SLOT_MAX_ID, "a slot count", slots) ||
+        pr_count(r, *slots, "a live count", live))
+        return -1;
+    return 0;
+}
+
+static int load_node(loader *ld, uint64_t slot, hole_scratch *h, uint64_t *live)
+{
+    preader *r = &ld->r;
+    uint64_t ls, id;
+    if (pr_count(r, ld->nlabelsets, "a node's label set", &ls))
+        return -1;
+    if (store_node_alloc(&ld->v->st, ld->m, ls ? (uint32_t)(ls - 1) : 0, &id) != 0)
+        return pr_nomem(r, "allocating a node");
+    if (ls == 0) {
+        h->bits[slot / 8] |= (unsigned char)(1u << (slot % 8));
+        return 0;
+    }
+    (*live)++;
+    prop_rec *rec;
+    if (add_node_labels(ld, (uint32_t)(ls - 1), id) || load_props(ld, "node", id, &rec))
+        return -1;
+    if (rec) {
+        prop_rec **p = store_node_props_mut(&ld->v->st, ld->m, id);
+        if (!p) {
+            props_release(ld->m, &rec);
+            return pr_nomem(r, "storing properties");
+        }
+        *p = rec;
+    }
+    return 0;
+}
+
+static int load_nodes(loader *ld)
+{
+    preader *r = open_section(ld, SEC_NODE);
+    store *st = &ld->v->st;
+    uint64_t slots, live, seen = 0;
+    hole_scratch h = { 0 };
+    int rc = -1;
+    if (load_slot_counts(ld, 1, &slots, &live) || holes_new(ld, slots, slots - live, &h))
+        goto cleanup;
+    for (uint64_t id = 0; id < slots; id++)
+        if (load_node(ld, id, &h, &seen))
+            goto cleanup;
+    if (seen != live) {
+        pr_fail(r, "%llu nodes are live; the section said %llu", (unsigned long long)seen,
+                (unsigned long long)live);
+        goto cleanup;
+    }
+    if (load_free_list(ld, slots, slots - live, h.bits, h.ids))
+        goto cleanup;
+    /* Freed last to first, so the last freed (the list's head) is reused
+       first, as in the saved graph. */
+    for (uint64_t i = slots - live; i-- > 0;) {
+        if (store_node_own(st, ld->m, h.ids[i]) != 0) {
+            pr_nomem(r, "freeing a deleted slot");
+            goto cleanup;
+        }
+        store_node_free(st, ld->m, h.ids[i], NULL, NULL);
+    }
+    rc = close_section(ld);
+cleanup:
+    holes_free(&h);
+    return rc;
+}
+
+/* Adjacency at both ends and the type bitmap for relationship id. */
+static int link_rel(loader *ld, uint64_t id, uint32_t start, uint32_t end, uint32_t type)
+{
+    store *st = &ld->v->st;
+    adj_block **sb = store_node_adj_mut(st, ld->m, start);
+    if (!sb || adj_reserve(ld->m, sb, start == end ? 2 : 1) != 0)
+        return pr_nomem(&ld->r, "building adjacency");
+    adj_insert(*sb, ADJ_OUT, type, (uint32_t)id, end);
+    adj_block **eb = store_node_adj_mut(st, ld->m, end);
+    if (!eb || adj_reserve(ld->m, eb, 1) != 0)
+        return pr_nomem(&ld->r, "building adjacency");
+    adj_insert(*eb, ADJ_IN, type, (uint32_t)id, start);
+    if (labelidx_prepare(ld->m, &ld->v->rel_types, type, id) != 0)
+        return pr_nomem(&ld->r, "building the relationship type index");
+    labelidx_set(ld->m, ld->v->rel_types, type, id, true);
+    return 0;
+}
+
+static int load_rel(loader *ld, uint64_t slot, hole_scratch *h, uint64_t *live)
+{
+    preader *r = &ld->r;
+    store *st = &ld->v->st;
+    uint64_t type, ends[2], id;
+    if (pr_count(r, ld->count[STRATA_RELTYPE], "a relationship's type", &type))
+        return -1;
+    if (type == 0) {
+        if (store_rel_alloc(st, ld->m, 0, 0, 0, &id) != 0)
+            return pr_nomem(r, "allocating a relationship");
+        h->bits[slot / 8] |= (unsigned char)(1u << (slot % 8));
+        return 0;
+    }
+    for (int i = 0; i < 2; i++) {
+        if (pr_varint(r, &ends[i]))
+            return -1;
+        if (!store_node(st, ends[i]))
+            return pr_fail(r, "relationship %llu: its %s node %llu does not exist",
+                           (unsigned long long)slot, i ? "end" : "start",
+                           (unsigned long long)ends[i]);
+        /* Room for a segment of a new (direction, type) at both ends. */
+        if (adj_nsegments(store_node_adj(st, ends[i])) + 2 > ADJ_MAX_SEGMENTS)
+            return pr_fail(r, "relationship %llu: node %llu has relationships of too many "
+                              "types", (unsigned long long)slot, (unsigned long long)ends[i]);
+    }
+    if (store_rel_alloc(st, ld->m, (uint32_t)ends[0], (uint32_t)ends[1], (uint32_t)(type - 1),
+                        &id) != 0)
+        return pr_nomem(r, "allocating a relationship");
+    (*live)++;
+    prop_rec *rec;
+    if (link_rel(ld, id, (uint32_t)ends[0], (uint32_t)ends[1], (uint32_t)(type - 1)) ||
+        load_props(ld, "relationship", id, &rec))
+        return -1;
+    if (rec) {
+        prop_rec **p = store_rel_props_mut(st, ld->m, id);
+        if (!p) {
+            props_release(ld->m, &rec);
+            return pr_nomem(r, "storing properties");
+        }
+        *p = rec;
+    }
+    return 0;
+}
+
+static int load_rels(loader *ld)
+{
+    preader *r = open_section(ld, SEC_RELS);
+    store *st = &ld->v->st;
+    uint64_t slots, live, seen = 0;
+    hole_scratch h = { 0 };
+    int rc = -1;
+    if (load_slot_counts(ld, 1, &slots, &live) || holes_new(ld, slots, slots - live, &h))
+        goto cleanup;
+    for (uint64_t id = 0; id < slots; id++)
+        if (load_rel(ld, id, &h, &seen))
+            goto cleanup;
+    if (seen != live) {
+        pr_fail(r, "%llu relationships are live; the section said %llu",
+                (unsigned long long)seen, (unsigned long long)live);
+        goto cleanup;
+    }
+    if (load_free_list(ld, slots, slots - live, h.bits, h.ids))
+        goto cleanup;
+    for (uint64_t i = slots - live; i-- > 0;) {
+        if (store_rel_own(st, ld->m, h.ids[i]) != 0) {
+            pr_nomem(r, "freeing a deleted slot");
+            goto cleanup;
+        }
+        store_rel_free(st, ld->m, h.ids[i], NULL);
+    }
+    rc = close_section(ld);
+cleanup:
+    holes_free(&h);
+    return rc;
+}
+
+/* One index definition, checked against the tokens. */
+static int load_index_def(loader *ld, uint32_t next_id, int64_t prev_id, index_def *d)
+{
+    preader *r = &ld->r;
+    uint64_t id, token, key;
+    uint8_t kind, on_rels, nkeys;
+    const char *name;
+    size_t name_len;
+    memset(d, 0, sizeof *d);
+    if (pr_varint(r, &id) || pr_u8(r, &kind) || pr_u8(r, &on_rels) || pr_varint(r, &token) ||
+        pr_u8(r, &nkeys))
+        return -1;
+    if ((int64_t)id <= prev_id || id >= next_id)
+        return pr_fail(r, "index id %llu is out of order or not below the next id %u",
+                       (unsigned long long)id, next_id);
+    if (kind > IDX_UNIQUE || on_rels > 1 || nkeys < 1 || nkeys > IDX_MAX_KEYS)
+        return pr_fail(r, "index %llu: kind %u, entity flag %u or key count %u is invalid",
+                       (unsigned long long)id, kind, on_rels, nkeys);
+    if (token >= ld->count[on_rels ? STRATA_RELTYPE : STRATA_LABEL])
+        return pr_fail(r, "index %llu: token %llu is undefined", (unsigned long long)id,
+                       (unsigned long long)token);
+    *d = (index_def){ .id = (uint32_t)id, .kind = kind, .on_rels = on_rels, .nkeys = nkeys,
+                      .token = (uint32_t)token };
+    for (uint8_t k = 0; k < nkeys; k++) {
+        if (pr_varint(r, &key))
+            return -1;
+        bool repeated = false;
+        for (uint8_t j = 0; j < k; j++)
+            repeated |= d->keys[j] == key;
+        if (key >= ld->count[STRATA_KEY] || repeated)
+            return pr_fail(r, "index %llu: property key %llu is undefined or repeated",
+                           (unsigned long long)id, (unsigned long long)key);
+        d->keys[k] = (uint32_t)key;
+    }
+    if (pr_string(r, INDEX_NAME_MAX, "an index name length", &name, &name_len))
+        return -1;
+    if (memchr(name, '\0', name_len) || !value_utf8_valid(name, name_len))
+        return pr_fail(r, "index %llu: its name is not UTF-8 text", (unsigned long long)id);
+    if (idxset_find_same(ld->v->indexes, d) >= 0)
+        return pr_fail(r, "index %llu repeats another index's definition",
+                       (unsigned long long)id);
+    return 0;
+}
+
+static int build_one_index(loader *ld, const index_def *d)
+{
+    level_stack *ls = NULL;
+    strata_status s = index_build(ld->g, ld->v, d, &ls);
+    if (s == STRATA_ENOMEM)
+        return pr_nomem(&ld->r, "rebuilding an index");
+    if (s)   /* a unique index over duplicates: the data do not fit it */
+        return pr_fail(&ld->r, "index %u: %s", d->id, ld->g->err);
+    if (idxset_add_as(ld->m, &ld->v->indexes, d, ls) != 0)
+        return pr_nomem(&ld->r, "adding an index");
+    return 0;
+}
+
+static int load_indexes(loader *ld)
+{
+    preader *r = open_section(ld, SEC_INDX);
+    uint64_t next_id, n;
+    if (pr_count(r, UINT32_MAX, "the next index id", &next_id) ||
+        pr_count(r, pr_left(r) / 6, "an index count", &n))
+        return -1;
+    int64_t prev = -1;
+    for (uint64_t i = 0; i < n; i++) {
+        index_def d;
+        if (load_index_def(ld, (uint32_t)next_id, prev, &d) || build_one_index(ld, &d))
+            return -1;
+        prev = d.id;
+    }
+    if (next_id != idxset_next_id(ld->v->indexes) &&
+        idxset_set_next_id(ld->m, &ld->v->indexes, (uint32_t)next_id) != 0)
+        return pr_nomem(r, "restoring the index ids");
+    return close_section(ld);
+}
+
+static int load_graph(loader *ld)
+{
+    if (strata_graph_new(&ld->g) != STRATA_OK) {
+        pr_init(&ld->r, ld->file, 0, 0, ld->m, "TOKN");
+        return pr_nomem(&ld->r, "creating the graph");
+    }
+    ld->v = ld->g->current;
+    ld->m = ld->g->m;
+    if (load_tokens(ld) || load_labelsets(ld) || load_nodes(ld) || load_rels(ld) ||
+        load_indexes(ld))
+        return -1;
+    return 0;
+}
+
+/* ---- load: the file ------------------------------------------------------------- */
+
+static strata_status os_error(int err, const char *doing, const char *path, char *msg,
+                              size_t cap)
+{
+    char buf[128];
+    snprintf(msg, cap, "%s: %s: %s", path, doing, strerror_r(err, buf, sizeof buf));
+    return err == ENOENT ? STRATA_ENOTFOUND : STRATA_EIO;
+}
+
+/* The whole file into scratch memory (*size bytes, at least one allocated). */
+static strata_status read_file(const char *path, unsigned char **out, size_t *size, char *msg,
+                               size_t cap)
+{
+    *out = NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return os_error(errno, "cannot open", path, msg, cap);
+    struct stat st;
+    strata_status s = STRATA_OK;
+    if (fstat(fd, &st) != 0) {
+        s = os_error(errno, "cannot stat", path, msg, cap);
+        goto done;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(msg, cap, "%s: not a regular file%s", path,
+                 S_ISDIR(st.st_mode) ? " (a directory)" : "");
+        s = STRATA_EIO;
+        goto done;
+    }
+    *size = (size_t)st.st_size;
+    if (!(*out = mem_alloc(mem_scratch(), *size ? *size : 1))) {
+        snprintf(msg, cap, "%s: out of memory reading %zu bytes", path, *size);
+        s = STRATA_ENOMEM;
+        goto done;
+    }
+    size_t got = 0;
+    while (got < *size) {
+        ssize_t k = read(fd, *out + got, *size - got);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            if (k == 0)
+                snprintf(msg, cap, "%s: the file shrank while it was read", path);
+            s = k == 0 ? STRATA_EIO : os_error(errno, "cannot read", path, msg, cap);
+            mem_free(mem_scratch(), *out, *size ? *size : 1);
+            *out = NULL;
+            goto done;
+        }
+        got += (size_t)k;
+    }
+done:
+    close(fd);
+    return s;
+}
+
+strata_status strata_load_ex(const char *path, strata_graph **out, char *err, size_t errlen)
+{
+    char msg[PCODEC_ERR_MAX + 256] = "";
+    strata_status s;
+    if (out)
+        *out = NULL;
+    if (!path || !out) {
+        snprintf(msg, sizeof msg, "strata_load: %s is NULL", path ? "out" : "path");
+        s = STRATA_EINVAL;
+        goto done;
+    }
+    loader ld;
+    memset(&ld, 0, sizeof ld);
+    unsigned char *file;
+    s = read_file(path, &file, &ld.size, msg, sizeof msg);
+    if (s)
+        goto done;
+    ld.file = file;
+    ld.m = mem_scratch();
+    if (load_frame(&ld) == 0 && load_graph(&ld) == 0) {
+        *out = ld.g;
+    } else {
+        s = ld.r.status;
+        snprintf(msg, sizeof msg, "%s: %s", path, ld.r.err);
+        strata_graph_free(&ld.g);
+    }
+    mem_free(mem_scratch(), file, ld.size ? ld.size : 1);
+done:
+    if (err && errlen)
+        snprintf(err, errlen, "%s", msg);
+    return s;
+}
+
+strata_status strata_load(const char *path, strata_graph **out)
+{
+    return strata_load_ex(path, out, NULL, 0);
+}
