@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/import.h"
 #include "cli/output.h"
 #include "cli/strbuf.h"
 #include "strata.h"
@@ -319,6 +320,8 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "import") == 0)
+        return import_main(argc - 1, argv + 1);
     session s = {0};
     bool tty = isatty(STDIN_FILENO);
     s.fmt = tty ? FMT_TABLE : FMT_JSONL;

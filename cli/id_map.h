@@ -1,0 +1,37 @@
+/*
+ * id_map — the importer's table from (id space, id string) to node id.
+ *
+ * Open addressing with linear probing over 24-byte slots {hash, key
+ * offset, node}; the keys live in one growable byte arena as
+ * [u32 space][u32 length][bytes], so a million ids cost the arena's bytes
+ * plus about 48 bytes of table each (the table is at most 70% full), not an
+ * allocation per id.
+ *
+ * Invariants: every key is in the table once; a slot is empty iff its key
+ * offset is ID_MAP_EMPTY; the table's capacity is a power of two.
+ */
+#ifndef STRATA_CLI_ID_MAP_H
+#define STRATA_CLI_ID_MAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct id_map id_map;
+
+/* A new empty map, or NULL when out of memory. */
+id_map *id_map_new(void);
+void id_map_free(id_map **m);
+
+/* Adds key in id space `space` for node: 1 when added, 0 when the key was
+   already there (*node_out gets the node it maps to), -1 when out of
+   memory (the map is unchanged). */
+int id_map_add(id_map *m, uint32_t space, const char *key, size_t len, uint64_t node,
+               uint64_t *node_out);
+/* Whether key is in space; *node gets its node. */
+bool id_map_find(const id_map *m, uint32_t space, const char *key, size_t len, uint64_t *node);
+size_t id_map_count(const id_map *m);
+/* Bytes the map holds (table and arena). */
+size_t id_map_bytes(const id_map *m);
+
+#endif
