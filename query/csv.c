@@ -176,6 +176,8 @@ static int rec_reserve(csv_reader *r, size_t more)
 
 static int rec_append(csv_reader *r, const void *p, size_t n)
 {
+    if (n == 0)
+        return 0;   /* an empty run before the record buffer exists */
     if (rec_reserve(r, n) != 0)
         return -1;
     memcpy(r->rec + r->rec_len, p, n);

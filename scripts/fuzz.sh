@@ -20,7 +20,8 @@ build/fuzz/fuzz_parser -max_total_time="$seconds" -max_len=4096 \
     >build/fuzz/log.txt 2>&1 || { tail -30 build/fuzz/log.txt; echo "fuzz: the parser failed"; exit 1; }
 echo "fuzz: parser, $seconds s, $(grep -o 'DONE.*' build/fuzz/log.txt | head -1)"
 clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-    -D_GNU_SOURCE -I. tests/fuzz_csv.c query/csv.c storage/mem.c -o build/fuzz/fuzz_csv
+    -D_GNU_SOURCE -DSTRATA_TESTING -I. tests/fuzz_csv.c query/csv.c storage/mem.c \
+    -o build/fuzz/fuzz_csv
 csv_corpus=$(mktemp -d)
 trap 'rm -rf "$corpus" "$csv_corpus"' EXIT
 build/fuzz/fuzz_csv -max_total_time="$seconds" -max_len=4096 \

@@ -5,9 +5,11 @@
  * parser's target:
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
- *       -D_GNU_SOURCE -I. tests/fuzz_csv.c query/csv.c storage/mem.c -o /tmp/fuzz_csv
+ *       -D_GNU_SOURCE -DSTRATA_TESTING -I. tests/fuzz_csv.c query/csv.c storage/mem.c \
+ *       -o /tmp/fuzz_csv
  *
- * The first byte of an input picks the delimiter, the rest is the file.
+ * STRATA_TESTING shrinks the reader's buffer to a few bytes, so that every
+ * state meets a refill.  The first byte of an input picks the delimiter, the rest is the file.
  * Besides what the sanitizers catch, the target aborts when a field is not
  * NUL-terminated, when record lines go backwards, when a failure's message
  * does not start with the file's name and a line, and when the records
