@@ -1,14 +1,15 @@
 /*
  * id_map — the importer's table from (id space, id string) to node id.
  *
- * Open addressing with linear probing over 24-byte slots {hash, key
- * offset, node}; the keys live in one growable byte arena as
- * [u32 space][u32 length][bytes], so a million ids cost the arena's bytes
- * plus about 48 bytes of table each (the table is at most 70% full), not an
- * allocation per id.
+ * Open addressing with linear probing over 32-byte slots {hash, key,
+ * node, space, length}.  Keys of up to 8 bytes (numeric ids, mostly) are
+ * kept in the slot; longer ones in one growable byte arena, so a million
+ * ids cost about 64 bytes of table each (at most 70% full) plus the long
+ * keys' bytes, not an allocation per id.
  *
- * Invariants: every key is in the table once; a slot is empty iff its key
- * offset is ID_MAP_EMPTY; the table's capacity is a power of two.
+ * Invariants: every (space, key) is in the table once; a slot is empty iff
+ * its space is UINT32_MAX (no id space has that number); the capacity is a
+ * power of two.
  */
 #ifndef STRATA_CLI_ID_MAP_H
 #define STRATA_CLI_ID_MAP_H

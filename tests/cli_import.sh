@@ -35,6 +35,7 @@ EOF
 cat > movies.csv <<'EOF'
 id:ID(Movie),title,year:long
 1,"Up, again",2009
+movie-with-a-long-id,Long,2010
 EOF
 cat > pipes.csv <<'EOF'
 id:ID(Movie)|title|year:long
@@ -44,6 +45,7 @@ cat > acted.csv <<'EOF'
 :START_ID(Person),:END_ID(Movie),role,weight:double,:TYPE
 1,1,Carl,0.5,ACTED_IN
 3,1,,,
+3,movie-with-a-long-id,,,
 EOF
 "$strata" import --nodes=Person=people.csv,people2.csv --nodes=Movie:Film=movies.csv \
     --relationships=WATCHED=acted.csv out.db >import.out 2>import.err \
@@ -51,19 +53,21 @@ EOF
 # another delimiter
 "$strata" import --delimiter '|' --nodes=Movie:Film=pipes.csv movies.db >/dev/null 2>&1 \
     || { echo "import with --delimiter '|' failed"; fail=1; }
-grep -q '^imported 4 nodes, 2 relationships' import.out \
+grep -q '^imported 5 nodes, 3 relationships' import.out \
     || { echo "summary: $(cat import.out)"; fail=1; }
 out=$("$query" out.db \
   "MATCH (p:Person) RETURN p.id, p.name, p.age, p.score, p.ok, p.tags, p.nums ORDER BY p.id" \
   "MATCH (n:Admin:Staff:Person) RETURN n.id" \
-  "MATCH (p:Person)-[r]->(m) RETURN p.id, type(r), r.role, r.weight, labels(m) ORDER BY p.id" \
+  "MATCH (p:Person)-[r]->(m) RETURN p.id, type(r), r.role, r.weight, m.title ORDER BY p.id, m.title" \
   "MATCH (n) RETURN count(n)" \
-  "MATCH (p:Person {name: ''}) RETURN keys(p) ORDER BY p.id")
+  "MATCH (p:Person {name: ''}) RETURN keys(p) ORDER BY p.id" \
+  "MATCH (m:Movie) RETURN labels(m)")
 line() { printf '%s\n' "$out" | sed -n "$1p"; }
 expect_rows "people" "$(line 1)" '{"columns": ["p.id", "p.name", "p.age", "p.score", "p.ok", "p.tags", "p.nums"], "rows": [["1", "Smith, J", 42, 1.5, true, ["a", "b"], [1, 2, 3]], ["2", "two\nlines \"quoted\"", null, 2.0, false, null, null], ["3", "", 7, -0.5, null, ["x", "y", "z"], [-4]]], '
 expect_rows "labels" "$(line 2)" '{"columns": ["n.id"], "rows": [["3"]], '
-expect_rows "relationships" "$(line 3)" '{"columns": ["p.id", "type(r)", "r.role", "r.weight", "labels(m)"], "rows": [["1", "ACTED_IN", "Carl", 0.5, ["Film", "Movie"]], ["3", "WATCHED", null, null, ["Film", "Movie"]]], '
-expect_rows "count" "$(line 4)" '{"columns": ["count(n)"], "rows": [[4]], '
+expect_rows "relationships" "$(line 3)" '{"columns": ["p.id", "type(r)", "r.role", "r.weight", "m.title"], "rows": [["1", "ACTED_IN", "Carl", 0.5, "Up, again"], ["3", "WATCHED", null, null, "Long"], ["3", "WATCHED", null, null, "Up, again"]], '
+expect_rows "count" "$(line 4)" '{"columns": ["count(n)"], "rows": [[5]], '
+expect_rows "labels from the command line" "$(line 6)" '{"columns": ["labels(m)"], "rows": [[["Film", "Movie"]], [["Film", "Movie"]]], '
 expect_rows "empty quoted string stored" "$(line 5)" '{"columns": ["keys(p)"], "rows": [[["age", "id", "name", "nums", "score", "tags"]]], '
 out=$("$query" movies.db "MATCH (m:Film) RETURN m.title, m.year")
 expect_rows "delimiter |" "$out" '{"columns": ["m.title", "m.year"], "rows": [["Up, again", 2009]], '
@@ -101,6 +105,9 @@ bad "bad array element" "badarray.csv:2: column 'xs' (int): '' is not an integer
     --nodes=badarray.csv
 printf 'id:ID(P)\n1\n2\n1\n' > dup.csv
 bad "duplicate id" "dup.csv:4: duplicate node id '1' in id space P" --nodes=dup.csv
+printf 'id:ID\nsome-long-identifier\nsome-long-identifieR\nsome-long-identifier\n' > duplong.csv
+bad "duplicate long id" "duplong.csv:4: duplicate node id 'some-long-identifier' in id space global" \
+    --nodes=duplong.csv
 printf 'id:ID\n1\n' > one.csv
 printf ':START_ID,:END_ID,:TYPE\n1,1,K\n1,9,K\n' > unknown.csv
 bad "unknown END_ID" "unknown.csv:3: unknown END_ID '9'" --nodes=one.csv --relationships=unknown.csv
