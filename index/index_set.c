@@ -99,7 +99,8 @@ int idxset_add_as(mem_ctx *m, index_set **sp, const index_def *d, level_stack *l
         return -1;
     index_set *s = *sp;
     s->e[s->n - 1].def.id = d->id;
-    s->next_id = d->id + 1;
+    if (d->id >= s->next_id)
+        s->next_id = d->id + 1;
     return 0;
 }
 

@@ -69,8 +69,9 @@ uint64_t *idxset_stmt_mut(index_set *s, uint32_t pos);
 /* A private set with d added (d->id is assigned) holding stack ls, which it
    takes over.  -1 when out of memory (ls is released, *sp unchanged). */
 int idxset_add(mem_ctx *m, index_set **sp, index_def *d, level_stack *ls);
-/* Restoring a saved set (a load): like idxset_add but d keeps its id,
-   which must be at least the set's next id so none repeats. */
+/* Restoring a saved set (a load): like idxset_add but d keeps its id
+   (the caller makes sure no index in the set has it); the next id becomes
+   at least d->id + 1. */
 int idxset_add_as(mem_ctx *m, index_set **sp, const index_def *d, level_stack *ls);
 /* Sets the id the next added index gets (a load: ids are never reused,
    those of dropped indices included), creating an empty private set when

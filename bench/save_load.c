@@ -1,0 +1,121 @@
+/*
+ * save_load: builds an N-node / M-relationship graph, saves it, loads it
+ * back and reports seconds and MB/s for each (SPEC §9, §12).
+ *
+ *   save_load [--nodes N] [--rels M] [--quick] [--json] [--file PATH]
+ *
+ * Each node has a label and two properties (an integer and a short
+ * string), each relationship one of four types and an integer property;
+ * endpoints are random (xorshift64, fixed seed).  Save time includes the
+ * fsyncs and the rename; load time includes reading the file, checking
+ * every checksum and reference, and rebuilding the one index (a range
+ * index on the nodes' integer).  MB/s is file bytes over wall time.
+ * --quick: 100k nodes / 1M relationships.  The file goes to PATH (default
+ * save_load.db in the working directory) and is removed afterwards.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <strata.h>
+
+#define BENCH_NAME "save_load"
+#include "bench_util.h"
+
+int main(int argc, char **argv)
+{
+    uint64_t nodes = 1000000, rels = 10000000;
+    bool json = false;
+    const char *path = "save_load.db";
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--quick")) {
+            nodes = 100000;
+            rels = 1000000;
+        } else if (!strcmp(argv[i], "--json")) {
+            json = true;
+        } else if (!strcmp(argv[i], "--nodes") && i + 1 < argc) {
+            nodes = strtoull(argv[++i], NULL, 10);
+        } else if (!strcmp(argv[i], "--rels") && i + 1 < argc) {
+            rels = strtoull(argv[++i], NULL, 10);
+        } else if (!strcmp(argv[i], "--file") && i + 1 < argc) {
+            path = argv[++i];
+        } else {
+            fprintf(stderr, "usage: save_load [--nodes N] [--rels M] [--quick] [--json] "
+                            "[--file PATH]\n");
+            return 2;
+        }
+    }
+    if (nodes == 0)
+        fail("--nodes must be at least 1");
+    strata_graph *g;
+    if (strata_graph_new(&g) != STRATA_OK)
+        fail("out of memory");
+    strata_token label, types[4], kn, ks, kw;
+    STRATA_OK_G(g, strata_token_intern(g, STRATA_LABEL, "Node", &label));
+    const char *tn[4] = { "A", "B", "C", "D" };
+    for (int i = 0; i < 4; i++)
+        STRATA_OK_G(g, strata_token_intern(g, STRATA_RELTYPE, tn[i], &types[i]));
+    STRATA_OK_G(g, strata_token_intern(g, STRATA_KEY, "n", &kn));
+    STRATA_OK_G(g, strata_token_intern(g, STRATA_KEY, "s", &ks));
+    STRATA_OK_G(g, strata_token_intern(g, STRATA_KEY, "w", &kw));
+    double t0 = now_ms();
+    for (uint64_t i = 0; i < nodes; i++) {
+        strata_id id;
+        char s[16];
+        int len = snprintf(s, sizeof s, "n%llu", (unsigned long long)i);
+        strata_value *n = strata_value_int((int64_t)i), *str = strata_value_string(s, (size_t)len);
+        STRATA_OK_G(g, strata_node_create(g, &label, 1, &id));
+        STRATA_OK_G(g, strata_node_set(g, id, kn, n));
+        STRATA_OK_G(g, strata_node_set(g, id, ks, str));
+        strata_value_free(&n);
+        strata_value_free(&str);
+    }
+    uint64_t seed = 0x9E3779B97F4A7C15ull;
+    strata_value *w = strata_value_int(7);
+    for (uint64_t i = 0; i < rels; i++) {
+        strata_id id;
+        uint64_t r = xorshift(&seed);
+        STRATA_OK_G(g, strata_rel_create(g, r % nodes, (r >> 32) % nodes, types[r & 3], &id));
+        STRATA_OK_G(g, strata_rel_set(g, id, kw, w));
+    }
+    strata_value_free(&w);
+    strata_index idx;
+    STRATA_OK_G(g, strata_index_create(g, STRATA_INDEX_RANGE, false, label, &kn, 1, &idx));
+    double build_s = (now_ms() - t0) / 1e3;
+
+    t0 = now_ms();
+    STRATA_OK_G(g, strata_save(g, path));
+    double save_s = (now_ms() - t0) / 1e3;
+    struct stat st;
+    if (stat(path, &st) != 0)
+        fail("cannot stat %s", path);
+    double mb = (double)st.st_size / 1e6;
+
+    strata_graph *h = NULL;
+    char err[512];
+    t0 = now_ms();
+    if (strata_load_ex(path, &h, err, sizeof err) != STRATA_OK)
+        fail("load: %s", err);
+    double load_s = (now_ms() - t0) / 1e3;
+    strata_memstats ms;
+    STRATA_OK_G(h, strata_memory_stats(h, &ms));
+    if (ms.nodes != nodes || ms.relationships != rels)
+        fail("loaded %llu nodes, %llu relationships", (unsigned long long)ms.nodes,
+             (unsigned long long)ms.relationships);
+    unlink(path);
+    if (json)
+        printf("{\"nodes\": %llu, \"rels\": %llu, \"file_mb\": %.1f, \"build_s\": %.2f, "
+               "\"save_s\": %.3f, \"save_mb_s\": %.1f, \"load_s\": %.3f, \"load_mb_s\": %.1f}\n",
+               (unsigned long long)nodes, (unsigned long long)rels, mb, build_s, save_s,
+               mb / save_s, load_s, mb / load_s);
+    else
+        printf("%llu nodes, %llu relationships: file %.1f MB (built in %.2f s)\n"
+               "  save %.3f s  %.1f MB/s\n  load %.3f s  %.1f MB/s\n",
+               (unsigned long long)nodes, (unsigned long long)rels, mb, build_s, save_s,
+               mb / save_s, load_s, mb / load_s);
+    strata_graph_free(&h);
+    strata_graph_free(&g);
+    return 0;
+}
