@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli/batch.h"
+#include "cli/import.h"
 #include "cli/repl.h"
 #include "cli/session.h"
 #include "strata.h"
@@ -114,6 +115,8 @@ static int open_graph(const options *o, strata_graph **g)
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "import") == 0)
+        return import_main(argc - 1, argv + 1);
     bool tty = isatty(STDIN_FILENO);
     options o = { .fmt = FMT_JSONL };
     int parsed = parse_args(argc, argv, &o);

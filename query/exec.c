@@ -104,6 +104,8 @@ int scope_push(exec *x, scope *s, const binding *bd)
     return 0;
 }
 
+bool scope_name_hidden(const char *name, size_t len) { return len > 0 && name[0] == '\0'; }
+
 int scope_copy(exec *x, const scope *from, scope *to)
 {
     to->n = 0;

@@ -114,6 +114,9 @@ int scope_copy(exec *x, const scope *from, scope *to);
 /* Appends b as is (no new slot), shadowing an earlier binding of its name. */
 int scope_push(exec *x, scope *s, const binding *b);
 void scope_free(scope *s);
+/* Whether a binding is an operator's hidden slot (its name starts with a
+   NUL byte, which no query can spell): RETURN * and WITH * skip it. */
+bool scope_name_hidden(const char *name, size_t len);
 
 /* ---- row sets ---- */
 void rowset_init(rowset *r, size_t width);
@@ -192,6 +195,12 @@ int function_call(const evalctx *c, const cypher_ast_node *call, value *args, si
 bool function_known(const char *name, size_t len);
 
 /* ---- clauses (op_*.c) ---- */
+int op_load_csv(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in, rowset *out);
+/* linenumber() and file(): the line and file of the LOAD CSV row in scope
+   (op_load_csv.c), null outside one. */
+int load_csv_linenumber(const evalctx *c, const cypher_ast_node *at, value *a, size_t n,
+                        value *out);
+int load_csv_file(const evalctx *c, const cypher_ast_node *at, value *a, size_t n, value *out);
 /* WITH and RETURN; for RETURN *cols gets the column names (arena strings
    of the tree). */
 int op_project(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in, rowset *out,

@@ -791,6 +791,8 @@ static const fn_entry functions[] = {
     {"tan", 1, 1, true, fn_tan},
     {"nodes", 1, 1, true, fn_nodes},
     {"relationships", 1, 1, true, fn_relationships},
+    {"linenumber", 0, 0, false, load_csv_linenumber},
+    {"file", 0, 0, false, load_csv_file},
 };
 
 static const fn_entry *find(const char *name, size_t len)

@@ -574,6 +574,8 @@ static int project_items(exec *x, const cypher_ast_node *clause, const scope *sc
         memcpy(stars, sc->b, nstars * sizeof *stars);
         qsort(stars, nstars, sizeof *stars, name_cmp);
         for (size_t i = 0; i < nstars; i++) {
+            if (scope_name_hidden(stars[i].name, stars[i].len))
+                continue;
             /* skip shadowed duplicates: scope_add never duplicates names */
             items[nitems].name = stars[i].name;
             items[nitems].len = stars[i].len;

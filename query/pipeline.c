@@ -37,6 +37,7 @@ static int stage_open(exec *x, const cypher_ast_node *cl, scope *sc, stage *s, s
 int pipeline_run(exec *x, const cypher_ast_node *const *clauses, size_t n, scope *sc,
                  rowset *in, rowset *out, scope *result_cols)
 {
+    rowset_init(out, x->width);   /* empty whatever happens below */
     stage *st = mem_calloc(x->m, n * sizeof *st);
     if (!st)
         return exec_oom(x);

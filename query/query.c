@@ -67,6 +67,7 @@ static int run_query(exec *x, const cypher_ast_node *q, query_out *out)
         rowset_init(&next, cur.width);
         bool replaced = true;
         switch (cl->kind) {
+        case CYPHER_AST_LOAD_CSV: rc = op_load_csv(x, cl, &sc, &cur, &next); break;
         case CYPHER_AST_WITH: rc = op_project(x, cl, &sc, &cur, &next, NULL); break;
         case CYPHER_AST_RETURN:
             rc = op_project(x, cl, &sc, &cur, &next, &out->cols);
@@ -370,6 +371,11 @@ static strata_status query_run(strata_graph *g, strata_view *v, const char *text
     if (x.err.category) {
         for (size_t i = 0; i < r->nrows * r->ncols; i++)
             value_release(&r->cells[i]);
+        /* freed here with the size it has: strata_result_free would
+           compute it from nrows, which is about to be 0 */
+        if (r->cells)
+            mem_free(m, r->cells, r->nrows * (r->ncols ? r->ncols : 1) * sizeof(value));
+        r->cells = NULL;
         r->nrows = 0;
         return fail_result(g, r, x.err.category, x.err.detail, x.err.message, x.err.line,
                            x.err.column);

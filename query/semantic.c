@@ -3,7 +3,7 @@
  * every variable an expression reads is defined at that point (clause
  * order, WITH resetting the scope, comprehension and reduce variables
  * local to their expression), aggregates appear only in WITH / RETURN
- * items and ORDER BY, and UNWIND declares a new name.
+ * items and ORDER BY, and UNWIND and LOAD CSV declare a new name.
  *
  * The category is the one the openCypher TCK expects for compile-time
  * errors: SyntaxError, with the TCK detail (UndefinedVariable,
@@ -538,6 +538,17 @@ static int check_query(exec *x, const cypher_ast_node *q, const names *outer)
                                  "variable `%s` already declared",
                                  cl->u.unwind.alias->u.name.ptr);
             if (add(x, &sc, &cl->u.unwind.alias->u.name, cl) != 0)
+                return -1;
+            break;
+        case CYPHER_AST_LOAD_CSV:
+            if (check_expr(x, &sc, cl->u.load_csv.source) != 0 ||
+                no_aggregate(x, cl->u.load_csv.source) != 0)
+                return -1;
+            if (has(&sc, cl->u.load_csv.alias->u.name.ptr, cl->u.load_csv.alias->u.name.len))
+                return exec_fail(x, cl->u.load_csv.alias, COMPILE_ERROR, "VariableAlreadyBound",
+                                 "variable `%s` already declared",
+                                 cl->u.load_csv.alias->u.name.ptr);
+            if (add(x, &sc, &cl->u.load_csv.alias->u.name, cl) != 0)
                 return -1;
             break;
         case CYPHER_AST_CREATE:

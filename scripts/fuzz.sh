@@ -5,6 +5,9 @@
 #   loader   the saved-file loader, seeded from tests/corpus/loader; built
 #            with STRATA_FUZZING, which lets wrong checksums through so
 #            mutations reach the section parsers
+#   csv      the CSV reader, seeded from tests/corpus/csv; built with
+#            STRATA_TESTING, whose few-byte read buffer makes every state
+#            meet a refill
 # New inputs go to a temporary directory; a crash leaves its input in
 # build/fuzz/ and fails the script.
 #
@@ -23,7 +26,9 @@ clang $flags tests/fuzz_parser.c query/lexer.c query/ast.c query/parser.c storag
 # shellcheck disable=SC2086
 clang $flags -DSTRATA_FUZZING tests/fuzz_loader.c $engine -lm -lpthread \
     -o build/fuzz/fuzz_loader
-share=$((seconds / 2))
+# shellcheck disable=SC2086
+clang $flags -DSTRATA_TESTING tests/fuzz_csv.c query/csv.c storage/mem.c -o build/fuzz/fuzz_csv
+share=$((seconds / 3))
 [ "$share" -ge 1 ] || share=1
 run() {
     name=$1
@@ -37,3 +42,4 @@ run() {
 }
 run parser -max_len=4096
 run loader -max_len=65536
+run csv -max_len=4096

@@ -10,6 +10,8 @@
 
 #include <cmocka.h>
 
+#include "query/plan_cache.h"
+#include "storage/mem.h"
 #include "strata.h"
 
 static void run(strata_graph *g, const char *text)
@@ -277,6 +279,49 @@ static void test_pipeline_semantics(void **state)
     strata_graph_free(&g);
 }
 
+/* Every allocation of a pipelined query, of EXPLAIN and of PROFILE fails
+   in turn: each failure is OutOfMemory and frees what it took. */
+static void test_allocation_failures(void **state)
+{
+    (void)state;
+    strata_graph *g;
+    assert_int_equal(strata_graph_new(&g), STRATA_OK);
+    run(g, "UNWIND range(1, 50) AS i CREATE (:N {i: i})-[:R]->(:M {i: i})");
+    run(g, "CREATE INDEX FOR (n:N) ON (n.i)");
+    const char *queries[] = {
+        "MATCH (n:N)-[:R]->(m) WHERE n.i > 10 WITH n, m UNWIND [1, 2] AS k "
+        "MATCH (n)-->(x) RETURN n.i, m.i, k SKIP 3 LIMIT 5",
+        "EXPLAIN MATCH (n:N {i: 3})-->(m) RETURN m",
+        "PROFILE MATCH (n:N) WHERE n.i < 5 RETURN count(n)",
+        "CALL db.indexes() YIELD name RETURN name",
+    };
+    for (size_t q = 0; q < sizeof queries / sizeof *queries; q++) {
+        plan_cache_clear();
+        size_t base = mem_ctx_bytes(mem_scratch());
+        for (long k = 1;; k++) {
+            strata_result *r = NULL;
+            mem_fail_at(k);
+            strata_status st = strata_query(g, queries[q], NULL, &r);
+            bool failed = mem_fail_count() >= k;
+            mem_fail_clear();
+            strata_result_free(&r);
+            plan_cache_clear();
+            assert_int_equal(mem_ctx_bytes(mem_scratch()), base);
+            if (!failed) {
+                assert_int_equal(st, STRATA_OK);
+                break;
+            }
+            assert_int_equal(st, STRATA_ENOMEM);
+        }
+    }
+    strata_view *v;
+    assert_int_equal(strata_snapshot(g, &v), STRATA_OK);
+    assert_int_equal(strata_integrity_check(v), STRATA_OK);
+    assert_int_equal(strata_node_count(v), 100);
+    strata_view_release(&v);
+    strata_graph_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -286,6 +331,7 @@ int main(void)
         cmocka_unit_test(test_explain_and_profile),
         cmocka_unit_test(test_pipeline_stops_at_limit),
         cmocka_unit_test(test_pipeline_semantics),
+        cmocka_unit_test(test_allocation_failures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

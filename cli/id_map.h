@@ -1,0 +1,38 @@
+/*
+ * id_map — the importer's table from (id space, id string) to node id.
+ *
+ * Open addressing with linear probing over 32-byte slots {hash, key,
+ * node, space, length}.  Keys of up to 8 bytes (numeric ids, mostly) are
+ * kept in the slot; longer ones in one growable byte arena, so a million
+ * ids cost about 64 bytes of table each (at most 70% full) plus the long
+ * keys' bytes, not an allocation per id.
+ *
+ * Invariants: every (space, key) is in the table once; a slot is empty iff
+ * its space is UINT32_MAX (no id space has that number); the capacity is a
+ * power of two.
+ */
+#ifndef STRATA_CLI_ID_MAP_H
+#define STRATA_CLI_ID_MAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct id_map id_map;
+
+/* A new empty map, or NULL when out of memory. */
+id_map *id_map_new(void);
+void id_map_free(id_map **m);
+
+/* Adds key in id space `space` for node: 1 when added, 0 when the key was
+   already there (*node_out gets the node it maps to), -1 when out of
+   memory (the map is unchanged). */
+int id_map_add(id_map *m, uint32_t space, const char *key, size_t len, uint64_t node,
+               uint64_t *node_out);
+/* Whether key is in space; *node gets its node. */
+bool id_map_find(const id_map *m, uint32_t space, const char *key, size_t len, uint64_t *node);
+size_t id_map_count(const id_map *m);
+/* Bytes the map holds (table and arena). */
+size_t id_map_bytes(const id_map *m);
+
+#endif

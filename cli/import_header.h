@@ -1,0 +1,80 @@
+/*
+ * import_header — the header line of a `strata import` file, after the
+ * conventions of Neo4j's bulk importer, and the conversion of a field to
+ * the value its column's type says.
+ *
+ *   name            a string property
+ *   name:TYPE       a typed property: string, char, int, long, short, byte,
+ *                   float, double, boolean; TYPE[] an array of them, whose
+ *                   elements the array delimiter (';') separates
+ *   name:ID(Space)  the node's id in an id space (Space omitted: the global
+ *                   one); stored as string property `name` unless name is
+ *                   empty (`:ID`)
+ *   :LABEL          labels, separated by the array delimiter
+ *   :START_ID(Space), :END_ID(Space), :TYPE   a relationship's ends and type
+ *   name:IGNORE     a column that is read and dropped
+ *
+ * Keywords and types are case-insensitive.  Empty fields: an empty
+ * unquoted field is no value (the property is not set); a quoted empty
+ * field ("") is the empty string for string columns and no value for the
+ * others.  Numbers may have spaces around them; booleans are true or false.
+ */
+#ifndef STRATA_CLI_IMPORT_HEADER_H
+#define STRATA_CLI_IMPORT_HEADER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "query/csv.h"
+#include "strata.h"
+
+typedef enum column_kind {
+    COL_PROPERTY,
+    COL_ID,
+    COL_LABEL,
+    COL_START_ID,
+    COL_END_ID,
+    COL_TYPE,
+    COL_IGNORE,
+} column_kind;
+
+typedef enum column_type { TYPE_STRING, TYPE_INT, TYPE_FLOAT, TYPE_BOOL } column_type;
+
+typedef struct column {
+    column_kind kind;
+    column_type type;
+    bool array;
+    char *name;            /* the property name; "" for none */
+    strata_token key;      /* its token, when name is not empty */
+    uint32_t space;        /* ID, START_ID, END_ID: the id space */
+} column;
+
+/* Id space names; space 0 is the global one (""). */
+typedef struct id_spaces {
+    char **names;
+    size_t n;
+} id_spaces;
+
+typedef struct header {
+    column *cols;
+    size_t n;
+    long id, label, start, end, type;   /* column indices, -1 when absent */
+} header;
+
+/* Parses the header record the reader has just read, for a node file or a
+   relationship file, interning property keys in g.  -1 with a message
+   (what and which column; the caller adds file and line) in err. */
+int header_parse(header *h, const csv_reader *r, bool relationships, id_spaces *spaces,
+                 strata_graph *g, char *err, size_t errlen);
+void header_free(header *h);
+void id_spaces_free(id_spaces *s);
+/* The name of id space i, for messages ("global" for the global one). */
+const char *id_space_name(const id_spaces *s, uint32_t i);
+
+/* Field f of column c as a new value in *out, or NULL when it holds no
+   value (see the top).  0, or -1 with a message in err (bad input, or out
+   of memory). */
+int column_value(const column *c, csv_field f, char array_delim, strata_value **out, char *err,
+                 size_t errlen);
+
+#endif

@@ -1,0 +1,371 @@
+/*
+ * csv — the streaming RFC 4180 reader (csv.h states what it accepts and
+ * its invariants).
+ *
+ * One state machine over bytes:
+ *
+ *   FIELD_START  --'"'-->            QUOTED
+ *   FIELD_START  --other byte-->     UNQUOTED
+ *   UNQUOTED     --'"'-->            error: stray quote
+ *   QUOTED       --'"'-->            CLOSED     (a quote, or the end of the field)
+ *   CLOSED       --'"'-->            QUOTED     (it was "": one quote)
+ *   CLOSED       --other byte-->     error: text after the closing quote
+ *   FIELD_START, UNQUOTED, CLOSED --delimiter--> FIELD_START (field ends)
+ *   FIELD_START, UNQUOTED, CLOSED --CR/LF/EOF--> record ends
+ *   QUOTED       --EOF-->            error: unterminated quote
+ *
+ * Runs of ordinary bytes are copied with one memcpy (the tables `stop`
+ * mark the bytes that end a run), so a plain field costs a scan and a copy.
+ * Input comes through a buffer refilled with fread; test builds make it a
+ * few bytes long so that every state meets the buffer's end.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "query/csv.h"
+#include "storage/mem.h"
+
+#ifdef STRATA_TESTING
+#define CSV_BUFFER 7
+#else
+/* 1 MiB: fread calls become negligible next to the parse */
+#define CSV_BUFFER (1u << 20)
+#endif
+
+enum csv_state { FIELD_START, UNQUOTED, QUOTED, CLOSED };
+
+typedef struct field_pos {
+    size_t off, len;
+    bool quoted;
+} field_pos;
+
+struct csv_reader {
+    FILE *f;
+    char *name;
+    size_t name_size;
+    unsigned char delim;
+    unsigned char *in;          /* CSV_BUFFER bytes */
+    size_t in_len, in_pos;
+    bool eof;
+    char *rec;                  /* the record's fields, each NUL-terminated */
+    size_t rec_len, rec_cap;
+    field_pos *fields;
+    size_t nfields, cap_fields;
+    uint64_t line;              /* the line of the next byte */
+    uint64_t record_line;
+    bool skip_lf;               /* a CR ended the last line: a LF next is part of it */
+    bool started;               /* the BOM check has run */
+    unsigned char stop_plain[256];  /* ends a run in an unquoted field */
+    unsigned char stop_quoted[256]; /* ends a run in a quoted field */
+    csv_status failed;          /* CSV_RECORD while not failed */
+    uint64_t err_line;
+    char err[320];
+};
+
+csv_reader *csv_new(FILE *f, const char *name, char delimiter)
+{
+    mem_ctx *m = mem_scratch();
+    csv_reader *r = mem_calloc(m, sizeof *r);
+    if (!r)
+        return NULL;
+    r->name_size = strlen(name) + 1;
+    r->name = mem_alloc(m, r->name_size);
+    r->in = mem_alloc(m, CSV_BUFFER);
+    if (!r->name || !r->in) {
+        csv_free(&r);
+        return NULL;
+    }
+    memcpy(r->name, name, r->name_size);
+    r->f = f;
+    r->delim = (unsigned char)delimiter;
+    r->line = 1;
+    r->failed = CSV_RECORD;
+    r->stop_plain[r->delim] = r->stop_plain['"'] = r->stop_plain['\r'] = r->stop_plain['\n'] = 1;
+    r->stop_quoted['"'] = r->stop_quoted['\n'] = 1;
+    return r;
+}
+
+void csv_free(csv_reader **rp)
+{
+    if (!rp || !*rp)
+        return;
+    csv_reader *r = *rp;
+    mem_ctx *m = mem_scratch();
+    if (r->name)
+        mem_free(m, r->name, r->name_size);
+    if (r->in)
+        mem_free(m, r->in, CSV_BUFFER);
+    if (r->rec)
+        mem_free(m, r->rec, r->rec_cap);
+    if (r->fields)
+        mem_free(m, r->fields, r->cap_fields * sizeof *r->fields);
+    mem_free(m, r, sizeof *r);
+    *rp = NULL;
+}
+
+static csv_status fail(csv_reader *r, csv_status s, uint64_t line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static csv_status fail(csv_reader *r, csv_status s, uint64_t line, const char *fmt, ...)
+{
+    char what[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    snprintf(r->err, sizeof r->err, "%s:%llu: %s", r->name, (unsigned long long)line, what);
+    r->err_line = line;
+    r->failed = s;
+    return s;
+}
+
+/* Moves what is left of the buffer to its front and reads more.  0 when
+   bytes are available, 1 at end of file, -1 on a read error. */
+static int refill(csv_reader *r)
+{
+    if (r->in_pos < r->in_len)
+        return 0;
+    if (r->eof)
+        return 1;
+    r->in_len = fread(r->in, 1, CSV_BUFFER, r->f);
+    r->in_pos = 0;
+    if (r->in_len > 0)
+        return 0;
+    if (ferror(r->f))
+        return -1;
+    r->eof = true;
+    return 1;
+}
+
+/* Skips a UTF-8 byte order mark at the start of the file.  The buffer holds
+   at least 3 bytes unless the file is shorter. */
+static int skip_bom(csv_reader *r)
+{
+    while (r->in_len < 3 && !r->eof) {
+        size_t got = fread(r->in + r->in_len, 1, CSV_BUFFER - r->in_len, r->f);
+        if (got == 0) {
+            if (ferror(r->f))
+                return -1;
+            r->eof = true;
+        }
+        r->in_len += got;
+    }
+    if (r->in_len >= 3 && memcmp(r->in, "\xEF\xBB\xBF", 3) == 0)
+        r->in_pos = 3;
+    return 0;
+}
+
+static int rec_reserve(csv_reader *r, size_t more)
+{
+    if (r->rec_cap - r->rec_len >= more)
+        return 0;
+    size_t need = r->rec_len + more;
+    if (need < r->rec_len)
+        return -1;
+    size_t cap = r->rec_cap ? r->rec_cap : 256;
+    while (cap < need)
+        cap = cap > SIZE_MAX / 2 ? need : cap * 2;
+    char *p = mem_realloc(mem_scratch(), r->rec, r->rec_cap, cap);
+    if (!p)
+        return -1;
+    r->rec = p;
+    r->rec_cap = cap;
+    return 0;
+}
+
+static int rec_append(csv_reader *r, const void *p, size_t n)
+{
+    if (n == 0)
+        return 0;   /* an empty run before the record buffer exists */
+    if (rec_reserve(r, n) != 0)
+        return -1;
+    memcpy(r->rec + r->rec_len, p, n);
+    r->rec_len += n;
+    return 0;
+}
+
+/* The field being built starts at fields[nfields].off. */
+static int field_begin(csv_reader *r)
+{
+    if (r->nfields == r->cap_fields) {
+        size_t cap = r->cap_fields ? r->cap_fields * 2 : 16;
+        field_pos *p = mem_realloc(mem_scratch(), r->fields, r->cap_fields * sizeof *p,
+                                   mem_array_size(cap, sizeof *p));
+        if (!p)
+            return -1;
+        r->fields = p;
+        r->cap_fields = cap;
+    }
+    r->fields[r->nfields] = (field_pos){r->rec_len, 0, false};
+    return 0;
+}
+
+static int field_end(csv_reader *r)
+{
+    field_pos *fp = &r->fields[r->nfields];
+    fp->len = r->rec_len - fp->off;
+    if (rec_append(r, "", 1) != 0)
+        return -1;
+    r->nfields++;
+    return 0;
+}
+
+/* Copies the run of ordinary bytes at the read position (bytes for which
+   stop[] is 0) into the record. */
+static int copy_run(csv_reader *r, const unsigned char *stop)
+{
+    const unsigned char *p = r->in + r->in_pos, *end = r->in + r->in_len, *q = p;
+    while (q < end && !stop[*q])
+        q++;
+    r->in_pos += (size_t)(q - p);
+    return rec_append(r, p, (size_t)(q - p));
+}
+
+/* A line end outside quotes: CR, LF or CRLF (the LF is swallowed on the
+   next read, which may come after a refill). */
+static void line_end(csv_reader *r, int c)
+{
+    r->line++;
+    r->skip_lf = c == '\r';
+}
+
+/* Runs the state machine until the record ends.  The record's first byte
+   has not been consumed yet. */
+static csv_status read_record(csv_reader *r)
+{
+    enum csv_state st = FIELD_START;
+    uint64_t quote_line = 0;
+    if (field_begin(r) != 0)
+        goto nomem;
+    for (;;) {
+        int more = refill(r);
+        if (more < 0)
+            return fail(r, CSV_BAD, r->line, "read error: %s", strerror(errno));
+        if (more > 0) {   /* end of file ends the record */
+            if (st == QUOTED)
+                return fail(r, CSV_BAD, quote_line,
+                            "unterminated quoted field (the quote opened here is never "
+                            "closed)");
+            return field_end(r) == 0 ? CSV_RECORD : fail(r, CSV_NOMEM, r->line, "out of memory");
+        }
+        if (st == UNQUOTED || st == QUOTED) {
+            if (copy_run(r, st == QUOTED ? r->stop_quoted : r->stop_plain) != 0)
+                goto nomem;
+            if (r->in_pos == r->in_len)
+                continue;
+        }
+        int c = r->in[r->in_pos++];
+        switch (st) {
+        case QUOTED:
+            if (c == '"') {
+                st = CLOSED;
+                continue;
+            }
+            r->line++;   /* a LF inside quotes: part of the field */
+            if (rec_append(r, "\n", 1) != 0)
+                goto nomem;
+            continue;
+        case CLOSED:
+            if (c == '"') {   /* "" inside quotes */
+                st = QUOTED;
+                if (rec_append(r, "\"", 1) != 0)
+                    goto nomem;
+                continue;
+            }
+            if (c != r->delim && c != '\r' && c != '\n') {
+                char shown[16];
+                if (c >= ' ' && c < 127)
+                    snprintf(shown, sizeof shown, "'%c'", c);
+                else
+                    snprintf(shown, sizeof shown, "byte 0x%02x", c);
+                return fail(r, CSV_BAD, r->line,
+                            "unexpected %s after the closing quote of field %zu (a quote "
+                            "inside a quoted field is written \"\")",
+                            shown, r->nfields + 1);
+            }
+            break;
+        case UNQUOTED:
+            if (c == '"')
+                return fail(r, CSV_BAD, r->line,
+                            "stray quote in unquoted field %zu (quote the whole field and "
+                            "double the quote)",
+                            r->nfields + 1);
+            break;
+        case FIELD_START:
+            if (c == '"') {
+                st = QUOTED;
+                quote_line = r->line;
+                r->fields[r->nfields].quoted = true;
+                continue;
+            }
+            if (c != r->delim && c != '\r' && c != '\n') {
+                st = UNQUOTED;
+                char byte = (char)c;
+                if (rec_append(r, &byte, 1) != 0)
+                    goto nomem;
+                continue;
+            }
+            break;
+        }
+        /* c is a delimiter or a line end outside quotes */
+        if (field_end(r) != 0)
+            goto nomem;
+        if (c != r->delim) {
+            line_end(r, c);
+            return CSV_RECORD;
+        }
+        st = FIELD_START;
+        if (field_begin(r) != 0)
+            goto nomem;
+    }
+nomem:
+    return fail(r, CSV_NOMEM, r->line, "out of memory reading a record");
+}
+
+csv_status csv_next(csv_reader *r)
+{
+    if (r->failed != CSV_RECORD)
+        return r->failed;
+    r->nfields = 0;
+    r->rec_len = 0;
+    if (!r->started) {
+        r->started = true;
+        if (skip_bom(r) != 0)
+            return fail(r, CSV_BAD, 1, "read error: %s", strerror(errno));
+    }
+    /* skip blank lines (and the LF of a CRLF split from its CR) */
+    for (;;) {
+        int more = refill(r);
+        if (more < 0)
+            return fail(r, CSV_BAD, r->line, "read error: %s", strerror(errno));
+        if (more > 0)
+            return CSV_END;
+        int c = r->in[r->in_pos];
+        if (c == '\n' && r->skip_lf) {
+            r->skip_lf = false;
+            r->in_pos++;
+            continue;
+        }
+        r->skip_lf = false;
+        if (c != '\r' && c != '\n')
+            break;
+        r->in_pos++;
+        line_end(r, c);
+    }
+    r->record_line = r->line;
+    return read_record(r);
+}
+
+size_t csv_nfields(const csv_reader *r) { return r->nfields; }
+
+csv_field csv_get(const csv_reader *r, size_t i)
+{
+    const field_pos *fp = &r->fields[i];
+    return (csv_field){r->rec + fp->off, fp->len, fp->quoted};
+}
+
+uint64_t csv_record_line(const csv_reader *r) { return r->record_line; }
+const char *csv_error(const csv_reader *r) { return r->err; }
+uint64_t csv_error_line(const csv_reader *r) { return r->err_line; }
+const char *csv_name(const csv_reader *r) { return r->name; }

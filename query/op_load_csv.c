@@ -1,0 +1,371 @@
+/*
+ * op_load_csv — LOAD CSV [WITH HEADERS] FROM url AS row [FIELDTERMINATOR c]:
+ * for each incoming row, the records of a CSV file, one outgoing row each.
+ *
+ * Without headers a record is a list of strings; with headers the first
+ * record names the keys and every later record is a map from key to
+ * string (a record shorter than the header leaves the missing keys null;
+ * a longer one is an error).  An empty unquoted field is null, a quoted
+ * empty field ("") the empty string, as in Neo4j.  Fields must be UTF-8.
+ *
+ * Where the file is: `file:///abs/path` (or `file://localhost/...`, with
+ * %XX escapes decoded) names a local absolute path; `file:rel` and a plain
+ * string are paths, relative ones resolved against the process's current
+ * directory.  The file is read with the process's own rights: an
+ * embedding program that runs untrusted queries must filter LOAD CSV
+ * itself.  Other URL schemes are refused.
+ *
+ * linenumber() and file() read two hidden slots bound next to the row
+ * variable (names starting with a NUL byte, which no query can spell);
+ * RETURN * and WITH do not carry them, so after a WITH they are null.
+ *
+ * Errors: an unreadable file is IOError naming the path and the reason; a
+ * malformed file IOError naming file, line and what (csv.h).  Rows are
+ * materialised like every clause's (exec.h), so a bad record anywhere
+ * fails the statement before a later clause writes anything; and a write
+ * already made by an earlier clause is undone with the statement.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "query/csv.h"
+#include "query/exec.h"
+
+#define LINE_SLOT "\0linenumber"
+#define FILE_SLOT "\0file"
+
+typedef struct csv_source {
+    FILE *f;
+    csv_reader *r;
+    value path;      /* the file as opened, for file() and messages */
+    value *keys;     /* WITH HEADERS: the header's fields */
+    size_t nkeys;
+} csv_source;
+
+static int hex_digit(int c)
+{
+    return isdigit(c) ? c - '0' : isxdigit(c) ? tolower(c) - 'a' + 10 : -1;
+}
+
+/* Decodes %XX escapes of a file URL's path in place; -1 on a bad escape
+   or an escaped NUL. */
+static int percent_decode(char *s)
+{
+    char *w = s;
+    for (const char *p = s; *p; p++) {
+        if (*p != '%') {
+            *w++ = *p;
+            continue;
+        }
+        int hi = hex_digit((unsigned char)p[1]), lo = hi < 0 ? -1 : hex_digit((unsigned char)p[2]);
+        if (lo < 0 || (hi == 0 && lo == 0))
+            return -1;
+        *w++ = (char)(hi * 16 + lo);
+        p += 2;
+    }
+    *w = '\0';
+    return 0;
+}
+
+/* Whether s starts with a URL scheme ("name:" then "//"). */
+static bool has_scheme(const char *s)
+{
+    if (!isalpha((unsigned char)*s))
+        return false;
+    const char *p = s + 1;
+    while (isalnum((unsigned char)*p) || *p == '+' || *p == '-' || *p == '.')
+        p++;
+    return p[0] == ':' && p[1] == '/' && p[2] == '/';
+}
+
+/* The local path a LOAD CSV source names (see the top), in a new string
+   from malloc-free scratch memory: *path, *size to free it. */
+static int resolve_path(exec *x, const cypher_ast_node *at, const char *url, size_t len,
+                        char **path, size_t *size)
+{
+    const char *p = url;
+    bool is_url = strncasecmp(url, "file:", 5) == 0;
+    if (is_url) {
+        p += 5;
+        if (p[0] == '/' && p[1] == '/') {
+            p += 2;
+            if (strncasecmp(p, "localhost/", 10) == 0)
+                p += 9;
+            else if (*p != '/')
+                return exec_fail(x, at, "ArgumentError", NULL,
+                                 "LOAD CSV: only local files can be read: write file:///path "
+                                 "(got '%s')",
+                                 url);
+        }
+    } else if (has_scheme(url)) {
+        return exec_fail(x, at, "ArgumentError", NULL,
+                         "LOAD CSV: only file:/// URLs and paths are supported (got '%s')", url);
+    }
+    if (strlen(p) != len - (size_t)(p - url))
+        return exec_fail(x, at, "ArgumentError", NULL, "LOAD CSV: the path holds a NUL byte");
+    *size = strlen(p) + 1;
+    *path = mem_alloc(x->m, *size);
+    if (!*path)
+        return exec_oom(x);
+    memcpy(*path, p, *size);
+    if (is_url && percent_decode(*path) != 0) {
+        mem_free(x->m, *path, *size);
+        return exec_fail(x, at, "ArgumentError", NULL, "LOAD CSV: bad %% escape in '%s'", url);
+    }
+    if (!**path) {
+        mem_free(x->m, *path, *size);
+        return exec_fail(x, at, "ArgumentError", NULL, "LOAD CSV: empty path");
+    }
+    return 0;
+}
+
+static int csv_failure(exec *x, const cypher_ast_node *at, csv_source *src, csv_status s)
+{
+    if (s == CSV_NOMEM)
+        return exec_oom(x);
+    return exec_fail(x, at, "IOError", NULL, "LOAD CSV: %s", csv_error(src->r));
+}
+
+/* A field as a value: null for an empty unquoted field, else a string. */
+static int field_value(exec *x, const cypher_ast_node *at, csv_source *src, size_t i,
+                       value *out)
+{
+    csv_field fd = csv_get(src->r, i);
+    *out = value_null();
+    if (fd.len == 0 && !fd.quoted)
+        return 0;
+    if (!value_utf8_valid(fd.ptr, fd.len))
+        return exec_fail(x, at, "IOError", NULL, "LOAD CSV: %s:%llu: field %zu is not valid UTF-8",
+                         csv_name(src->r), (unsigned long long)csv_record_line(src->r), i + 1);
+    return make_string(x, fd.ptr, fd.len, out);
+}
+
+static void source_close(exec *x, csv_source *src)
+{
+    csv_free(&src->r);
+    if (src->f)
+        fclose(src->f);
+    for (size_t i = 0; i < src->nkeys; i++)
+        value_release(&src->keys[i]);
+    if (src->keys)
+        mem_free(x->m, src->keys, src->nkeys * sizeof *src->keys);
+    value_release(&src->path);
+    memset(src, 0, sizeof *src);
+}
+
+/* Opens the file the source value names; with headers, reads the header. */
+static int source_open(exec *x, const cypher_ast_node *clause, const value *url, char delim,
+                       csv_source *src)
+{
+    const cypher_ast_node *at = clause->u.load_csv.source;
+    size_t len;
+    const char *s = value_str(url, &len);
+    if (!s)
+        return exec_fail(x, at, "TypeError", "InvalidArgumentType",
+                         "LOAD CSV FROM expects a string (a file:/// URL or a path), got %s",
+                         value_type_name(url));
+    char *path = NULL;
+    size_t size = 0;
+    if (resolve_path(x, at, s, len, &path, &size) != 0)
+        return -1;
+    int rc = 0;
+    src->f = fopen(path, "rb");
+    if (!src->f)
+        rc = exec_fail(x, at, "IOError", NULL, "LOAD CSV: cannot read '%s': %s", path,
+                       strerror(errno));
+    if (rc == 0 && !(src->r = csv_new(src->f, path, delim)))
+        rc = exec_oom(x);
+    if (rc == 0) {
+        /* file() gives the absolute path when it can be had */
+        char *abs = realpath(path, NULL);
+        rc = make_string(x, abs ? abs : path, strlen(abs ? abs : path), &src->path);
+        free(abs);
+    }
+    mem_free(x->m, path, size);
+    if (rc != 0 || !clause->u.load_csv.with_headers)
+        return rc;
+    csv_status st = csv_next(src->r);
+    if (st == CSV_END)
+        return 0;   /* an empty file: no header, no rows */
+    if (st != CSV_RECORD)
+        return csv_failure(x, clause, src, st);
+    size_t n = csv_nfields(src->r);
+    src->keys = mem_calloc(x->m, n * sizeof *src->keys);
+    if (!src->keys)
+        return exec_oom(x);
+    src->nkeys = n;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        rc = field_value(x, clause, src, i, &src->keys[i]);
+        if (rc == 0 && value_is_null(&src->keys[i]))
+            rc = make_string(x, "", 0, &src->keys[i]);
+    }
+    return rc;
+}
+
+/* The record just read, as a list or (with headers) a map. */
+static int record_value(exec *x, const cypher_ast_node *clause, csv_source *src, value *out)
+{
+    size_t n = csv_nfields(src->r);
+    bool headers = clause->u.load_csv.with_headers;
+    if (headers && n > src->nkeys)
+        return exec_fail(x, clause, "IOError", NULL,
+                         "LOAD CSV: %s:%llu: %zu fields, but the header names %zu",
+                         csv_name(src->r), (unsigned long long)csv_record_line(src->r), n,
+                         src->nkeys);
+    size_t cnt = headers ? src->nkeys : n;
+    value *vals = mem_calloc(x->m, (cnt ? cnt : 1) * sizeof *vals);
+    value *keys = headers ? mem_calloc(x->m, (cnt ? cnt : 1) * sizeof *keys) : NULL;
+    int rc = vals && (keys || !headers) ? 0 : exec_oom(x);
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = field_value(x, clause, src, i, &vals[i]);
+    for (size_t i = 0; keys && i < cnt; i++)
+        keys[i] = value_retain(src->keys[i]);
+    if (rc == 0) {
+        int made = headers ? value_map_from(x->m, keys, vals, cnt, out)
+                           : value_list_from(x->m, vals, cnt, out);
+        if (made != 0)
+            rc = exec_oom(x);
+    } else {
+        for (size_t i = 0; i < cnt; i++) {
+            if (vals)
+                value_release(&vals[i]);
+            if (keys)
+                value_release(&keys[i]);
+        }
+    }
+    if (vals)
+        mem_free(x->m, vals, (cnt ? cnt : 1) * sizeof *vals);
+    if (keys)
+        mem_free(x->m, keys, (cnt ? cnt : 1) * sizeof *keys);
+    return rc;
+}
+
+/* The field terminator: one byte that cannot be confused with a quote or
+   a line end. */
+static int terminator(exec *x, const cypher_ast_node *clause, char *out)
+{
+    const cypher_ast_node *t = clause->u.load_csv.terminator;
+    *out = ',';
+    if (!t)
+        return 0;
+    if (t->u.name.len != 1 || t->u.name.ptr[0] == '"' || t->u.name.ptr[0] == '\n' ||
+        t->u.name.ptr[0] == '\r')
+        return exec_fail(x, t, "ArgumentError", NULL,
+                         "FIELDTERMINATOR must be one character (one byte), not a quote or a "
+                         "line end");
+    *out = t->u.name.ptr[0];
+    return 0;
+}
+
+typedef struct load_slots {
+    size_t row, line, file;
+} load_slots;
+
+/* Reads every record of one source, appending a row per record to out. */
+static int load_rows(exec *x, const cypher_ast_node *clause, csv_source *src, const value *in,
+                     size_t in_width, const load_slots *sl, value *row, rowset *out)
+{
+    csv_status st = CSV_END;
+    int rc = 0;
+    while (rc == 0 && (st = csv_next(src->r)) == CSV_RECORD) {
+        for (size_t k = 0; k < in_width; k++)
+            row[k] = value_retain(in[k]);
+        if ((rc = record_value(x, clause, src, &row[sl->row])) != 0) {
+            for (size_t k = 0; k < in_width; k++)
+                value_release(&row[k]);
+            break;
+        }
+        uint64_t line = csv_record_line(src->r);
+        row[sl->line] = value_int(line > INT64_MAX ? INT64_MAX : (int64_t)line);
+        row[sl->file] = value_retain(src->path);
+        rc = rowset_push(x, out, row);
+    }
+    if (rc == 0 && st != CSV_END)
+        rc = csv_failure(x, clause, src, st);
+    return rc;
+}
+
+/* Declares the row variable and the hidden slots. */
+static int bind_slots(exec *x, const cypher_ast_node *clause, scope *sc, size_t in_width,
+                      load_slots *sl)
+{
+    const cypher_ast_node *alias = clause->u.load_csv.alias;
+    if (scope_add(x, sc, alias->u.name.ptr, alias->u.name.len, &sl->row) != 0)
+        return -1;
+    if (sl->row < in_width)
+        return exec_fail(x, alias, "SyntaxError", "VariableAlreadyBound",
+                         "variable `%s` already declared", alias->u.name.ptr);
+    /* a second LOAD CSV in one query gets slots of its own */
+    binding line = {LINE_SLOT, sizeof LINE_SLOT - 1, x->width++};
+    binding file = {FILE_SLOT, sizeof FILE_SLOT - 1, x->width++};
+    sl->line = line.slot;
+    sl->file = file.slot;
+    if (scope_push(x, sc, &line) != 0 || scope_push(x, sc, &file) != 0)
+        return -1;
+    return 0;
+}
+
+int op_load_csv(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in, rowset *out)
+{
+    size_t in_width = in->width;
+    char delim;
+    if (terminator(x, clause, &delim) != 0)
+        return -1;
+    /* the source expression sees the scope before the new variables */
+    scope before = {0};
+    load_slots sl;
+    if (scope_copy(x, sc, &before) != 0)
+        return -1;
+    if (bind_slots(x, clause, sc, in_width, &sl) != 0) {
+        scope_free(&before);
+        return -1;
+    }
+    rowset_init(out, x->width);
+    size_t rowsz = (x->width ? x->width : 1) * sizeof(value);
+    value *row = mem_calloc(x->m, rowsz);
+    int rc = row ? 0 : exec_oom(x);
+    for (size_t r = 0; r < in->nrows && rc == 0; r++) {
+        const value *src_row = rowset_row(in, r);
+        evalctx c = {x, &before, src_row, NULL, NULL};
+        value url;
+        if ((rc = eval(&c, clause->u.load_csv.source, &url)) != 0)
+            break;
+        csv_source src = {0};
+        rc = source_open(x, clause, &url, delim, &src);
+        if (rc == 0 && src.r)
+            rc = load_rows(x, clause, &src, src_row, in_width, &sl, row, out);
+        source_close(x, &src);
+        value_release(&url);
+    }
+    if (row)
+        mem_free(x->m, row, rowsz);
+    scope_free(&before);
+    return rc;
+}
+
+/* linenumber() / file(): the hidden slots of the LOAD CSV in scope, or
+   null when there is none. */
+static int hidden_slot(const evalctx *c, const char *name, size_t len, value *out)
+{
+    long slot = scope_find(c->sc, name, len);
+    *out = slot < 0 || !c->row ? value_null() : value_retain(c->row[slot]);
+    return 0;
+}
+
+int load_csv_linenumber(const evalctx *c, const cypher_ast_node *at, value *a, size_t n,
+                        value *out)
+{
+    (void)at, (void)a, (void)n;
+    return hidden_slot(c, LINE_SLOT, sizeof LINE_SLOT - 1, out);
+}
+
+int load_csv_file(const evalctx *c, const cypher_ast_node *at, value *a, size_t n, value *out)
+{
+    (void)at, (void)a, (void)n;
+    return hidden_slot(c, FILE_SLOT, sizeof FILE_SLOT - 1, out);
+}
