@@ -606,7 +606,8 @@ typedef struct match_state {
     scope sc;                   /* the clause's own (later stages may
                                    replace the query's) */
     size_t in_width;
-    start_plan *plans;          /* one per part */
+    start_plan *plans;          /* one per part, in the order they run */
+    size_t *order;              /* the parts' positions, in that order */
     size_t nparts;
     value *row;                 /* x->width values, taken at the first row */
     size_t width;
@@ -636,9 +637,10 @@ static int next_part(exec *x, value *row, void *ctx)
         m->emitted++;
         return stage_emit(x, m->stage, row);
     }
-    const cypher_ast_node *part = parts->items[m->part++];
-    int rc = walk_part(x, part, &m->ms->plans[m->part - 1], &m->ms->sc, m->ms->in_width,
-                       clause->u.match.where, row, next_part, m);
+    const cypher_ast_node *part = parts->items[m->ms->order[m->part]];
+    const start_plan *plan = &m->ms->plans[m->part++];
+    int rc = walk_part(x, part, plan, &m->ms->sc, m->ms->in_width, clause->u.match.where, row,
+                       next_part, m);
     m->part--;
     return rc;
 }
@@ -660,18 +662,29 @@ static int declare_part(exec *x, scope *sc, const cypher_ast_node *part)
     return 0;
 }
 
-/* Bound before part `upto` of a MATCH runs, whatever the row: an input
-   column or a variable of an earlier part. */
+/* Bound before a part of a MATCH runs, whatever the row: an input column
+   or a variable of a part placed before it. */
 typedef struct clause_bound {
     const scope *sc;
     size_t in_width;
     const cypher_ast_node *clause;
-    size_t upto;
+    const bool *placed;
 } clause_bound;
 
 static bool same_name(const cypher_ast_node *var, const cypher_ast_str *name)
 {
     return var && var->u.name.len == name->len && memcmp(var->u.name.ptr, name->ptr, name->len) == 0;
+}
+
+static bool part_binds(const cypher_ast_node *part, const cypher_ast_str *name)
+{
+    const cypher_ast_list *el = &part->u.part.path->u.list;
+    for (size_t i = 0; i < el->count; i++) {
+        const cypher_ast_node *e = el->items[i];
+        if (same_name(e->kind == CYPHER_AST_NODE ? e->u.node.variable : e->u.rel.variable, name))
+            return true;
+    }
+    return same_name(part->u.part.variable, name);
 }
 
 static bool bound_before(const cypher_ast_str *name, void *ctx)
@@ -680,39 +693,50 @@ static bool bound_before(const cypher_ast_str *name, void *ctx)
     long slot = scope_find(cb->sc, name->ptr, name->len);
     if (slot >= 0 && (size_t)slot < cb->in_width)
         return true;
-    for (size_t p = 0; p < cb->upto; p++) {
-        const cypher_ast_node *part = cb->clause->u.match.parts.items[p];
-        const cypher_ast_list *el = &part->u.part.path->u.list;
-        for (size_t i = 0; i < el->count; i++) {
-            const cypher_ast_node *e = el->items[i];
-            if (same_name(e->kind == CYPHER_AST_NODE ? e->u.node.variable : e->u.rel.variable,
-                          name))
-                return true;
-        }
-        if (same_name(part->u.part.variable, name))
+    for (size_t p = 0; p < cb->clause->u.match.parts.count; p++)
+        if (cb->placed[p] && part_binds(cb->clause->u.match.parts.items[p], name))
             return true;
-    }
     return false;
 }
 
-/* The start of every part, planned once for the clause. */
-static start_plan *plan_parts(exec *x, const cypher_ast_node *clause, const scope *sc,
-                              size_t in_width)
+/* The order the parts run in and the start of each, planned once for the
+   clause: greedily, the part cheapest to start given what the parts
+   placed before it bind (a part sharing a variable with them starts from
+   it), the written order on ties.  Rows are the same in any order. */
+static int plan_parts(exec *x, match_state *ms, const scope *sc)
 {
-    size_t n = clause->u.match.parts.count;
-    start_plan *plans = mem_calloc(x->m, (n ? n : 1) * sizeof *plans);
-    if (!plans) {
-        exec_oom(x);
-        return NULL;
+    const cypher_ast_node *clause = ms->clause;
+    size_t n = ms->nparts, alloc = n ? n : 1;
+    ms->plans = mem_calloc(x->m, alloc * sizeof *ms->plans);
+    ms->order = mem_calloc(x->m, alloc * sizeof *ms->order);
+    bool *placed = mem_calloc(x->m, alloc * sizeof *placed);
+    if (!ms->plans || !ms->order || !placed) {
+        if (placed)
+            mem_free(x->m, placed, alloc * sizeof *placed);
+        return exec_oom(x);
     }
-    for (size_t i = 0; i < n; i++) {
-        clause_bound cb = {sc, in_width, clause, i};
-        plan_start(x, clause->u.match.parts.items[i], clause->u.match.where, bound_before, &cb,
-                   &plans[i]);
+    clause_bound cb = {sc, ms->in_width, clause, placed};
+    for (size_t k = 0; k < n; k++) {
+        size_t best = n;
+        start_plan plan, best_plan = {0};
+        for (size_t i = 0; i < n; i++) {
+            if (placed[i])
+                continue;
+            plan_start(x, clause->u.match.parts.items[i], clause->u.match.where, bound_before,
+                       &cb, &plan);
+            if (best == n || plan.estimate < best_plan.estimate) {
+                best = i;
+                best_plan = plan;
+            }
+        }
+        placed[best] = true;
+        ms->order[k] = best;
+        ms->plans[k] = best_plan;
         if (x->prof)
-            profile_note_start(x, &plans[i]);
+            profile_note_start(x, &ms->plans[k]);
     }
-    return plans;
+    mem_free(x->m, placed, alloc * sizeof *placed);
+    return 0;
 }
 
 /* One input row: every match of the parts, pushed on; for OPTIONAL
@@ -752,6 +776,8 @@ static void match_close(exec *x, stage *s)
         mem_free(x->m, ms->row, (ms->width ? ms->width : 1) * sizeof(value));
     if (ms->plans)
         mem_free(x->m, ms->plans, (ms->nparts ? ms->nparts : 1) * sizeof *ms->plans);
+    if (ms->order)
+        mem_free(x->m, ms->order, (ms->nparts ? ms->nparts : 1) * sizeof *ms->order);
     scope_free(&ms->sc);
     mem_free(x->m, ms, sizeof *ms);
     s->state = NULL;
@@ -773,6 +799,5 @@ int match_open(exec *x, const cypher_ast_node *clause, scope *sc, stage *s)
             return -1;
     if (scope_copy(x, sc, &ms->sc) != 0)
         return -1;
-    ms->plans = plan_parts(x, clause, sc, ms->in_width);
-    return ms->plans ? 0 : -1;
+    return plan_parts(x, ms, sc);
 }

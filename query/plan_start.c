@@ -245,14 +245,21 @@ void plan_start(exec *x, const cypher_ast_node *part, const cypher_ast_node *whe
     const cypher_ast_list *el = &part->u.part.path->u.list;
     const cypher_ast_node *first = el->items[0], *last = el->items[el->count - 1];
     operand_ctx oc = {bound, ctx};
+    /* a bound end: the walk starts from its one node (the first end when
+       both are bound, as match_walk does) */
+    if (var_bound(first, bound, ctx) || (el->count > 1 && var_bound(last, bound, ctx))) {
+        bool from_last = !var_bound(first, bound, ctx);
+        *out = (start_plan){.kind = START_BOUND, .node = from_last ? last : first,
+                            .reversed = from_last, .estimate = 1};
+        return;
+    }
     plan_node(x, first, where, oc, out);
-    /* shortest paths search from the first node; a bound end is found by
-       the walk itself */
-    if (el->count == 1 || part->u.part.kind != CYPHER_PATH_PLAIN || var_bound(first, bound, ctx))
+    /* shortest paths search from the first node */
+    if (el->count == 1 || part->u.part.kind != CYPHER_PATH_PLAIN)
         return;
     start_plan back;
     plan_node(x, last, where, oc, &back);
-    if (var_bound(last, bound, ctx) || back.estimate < out->estimate ||
+    if (back.estimate < out->estimate ||
         (back.kind == START_NOTHING && out->kind != START_NOTHING)) {
         *out = back;
         out->reversed = true;
@@ -370,6 +377,8 @@ int start_iter(exec *x, const start_plan *p, const scope *sc, const value *row,
     strata_status s = STRATA_OK;
     if (p->kind == START_NOTHING)
         return 0;
+    /* START_BOUND: the walk starts from the bound node and never asks;
+       should the variable be unbound after all, every node is a start */
     if (p->kind == START_INDEX_SEEK || p->kind == START_RANGE_SEEK) {
         value vals[START_MAX_KEYS];
         size_t nvals = 0;
@@ -406,10 +415,13 @@ static const char *var_name(const start_plan *p)
 void start_describe(exec *x, const start_plan *p, char *buf, size_t size)
 {
     const char *label = "";
-    if (p->kind != START_ALL_NODES && p->kind != START_NOTHING)
+    if (p->kind != START_ALL_NODES && p->kind != START_NOTHING && p->kind != START_BOUND)
         strata_token_name(exec_view(x), STRATA_LABEL, p->label, &label);
     const char *from = p->reversed ? ", from the last node" : "";
     switch (p->kind) {
+    case START_BOUND:
+        snprintf(buf, size, "Bound (%s)%s", var_name(p), from);
+        break;
     case START_ALL_NODES:
         snprintf(buf, size, "AllNodesScan (%s) ~%llu rows%s", var_name(p),
                  (unsigned long long)p->estimate, from);

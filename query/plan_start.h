@@ -25,6 +25,7 @@
 #include "query/exec.h"
 
 typedef enum start_kind {
+    START_BOUND,        /* an end node bound before the part runs */
     START_ALL_NODES,
     START_LABEL_SCAN,
     START_INDEX_SEEK,

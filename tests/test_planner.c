@@ -175,6 +175,16 @@ static void test_start_from_the_cheaper_end(void **state)
     assert_string_equal(a2, b2);
     assert_true(strlen(b1) > 0);
     free(a1), free(a2), free(b1), free(b2);
+    /* several parts: the cheapest first, then those it binds */
+    const char *q3 = "MATCH (p:Person)-[:LIKES]->(x), (x:Rare) RETURN id(p)";
+    plan = first_plan(g, q3);
+    assert_non_null(strstr(plan, "NodeByLabelScan (x:Rare) ~1 rows; Bound (x), from the last node"));
+    free(plan);
+    char *c3 = rows_of(g, q3);
+    char *d3 = rows_of(g, "MATCH (p:Person)-[:LIKES]->(x:Rare) RETURN id(p)");
+    assert_string_equal(c3, d3);
+    assert_true(strlen(c3) > 0);
+    free(c3), free(d3);
     strata_graph_free(&g);
 }
 
