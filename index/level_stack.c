@@ -282,10 +282,12 @@ lstack_cursor *lstack_seek(const level_stack *s, mem_ctx *m, const value *key)
 
 bool lstack_first(const level_stack *s, const value *key, uint64_t *id)
 {
-    /* A cursor on the stack, with room for the deepest stack: no heap. */
-    struct {
+    /* A cursor on the stack, with room for the deepest stack: no heap.
+       (A union may hold a struct with a flexible array member; a struct
+       may not.) */
+    union {
         lstack_cursor c;
-        pbtree_cursor room[LSTACK_CAP + 1];
+        unsigned char room[sizeof(lstack_cursor) + (LSTACK_CAP + 1) * sizeof(pbtree_cursor)];
     } local;
     cursor_start(&local.c, s, key);
     if (!local.c.valid || value_order(local.c.key, key) != 0)
