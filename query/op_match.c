@@ -28,6 +28,7 @@
  * Fresh variables are told apart from bound ones by slot: every slot at or
  * above the input's width was added by this clause.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "query/exec.h"
@@ -48,18 +49,20 @@ typedef struct walk {
     value *row;
     match_emit emit;
     void *ectx;
-    uint64_t ids[CYPHER_AST_MAX_DEPTH]; /* entity ids along the path, by element */
     /* Variable-length steps in progress: (rel, node) pairs in walk order;
        element i's expansion starts at seg_off[i] and has seg_len[i] steps. */
     uint64_t *stk;
     size_t nstk, capstk;                /* in pairs */
-    size_t seg_off[CYPHER_AST_MAX_DEPTH], seg_len[CYPHER_AST_MAX_DEPTH];
     /* shortest paths */
     cypher_ast_path_kind kind;
     int64_t exact;                      /* the length searched, or -1 */
     bool reached;                       /* some expansion reached exact */
     uint64_t *ends;                     /* (end node, length) pairs found */
     size_t nends, capends;              /* in pairs */
+    /* Last, and not cleared when a walk starts (12 KB): every entry is
+       written before it is read. */
+    uint64_t ids[CYPHER_AST_MAX_DEPTH]; /* entity ids along the path, by element */
+    size_t seg_off[CYPHER_AST_MAX_DEPTH], seg_len[CYPHER_AST_MAX_DEPTH];
 } walk;
 
 static const cypher_ast_node *elem(const walk *w, size_t i)
@@ -91,7 +94,27 @@ int pattern_entity_ok(exec *x, const cypher_ast_node *el, const scope *sc, const
         }
     }
     const cypher_ast_node *props = is_node ? el->u.node.properties : el->u.rel.properties;
-    if (props) {
+    if (props && props->kind == CYPHER_AST_MAP) {
+        /* a map written out: each entry evaluated and compared in turn, no
+           map built */
+        evalctx c = {x, sc, row, NULL, NULL};
+        value ent = is_node ? value_node(id) : value_rel(id);
+        for (size_t i = 0; i < props->u.list.count; i++) {
+            const cypher_ast_node *e = props->u.list.items[i];
+            value want, have;
+            if (eval(&c, e->u.entry.value, &want) != 0)
+                return -1;
+            if (entity_property(x, e, &ent, e->u.entry.key.ptr, e->u.entry.key.len, &have) != 0) {
+                value_release(&want);
+                return -1;
+            }
+            tri t = value_equals(&have, &want);
+            value_release(&have);
+            value_release(&want);
+            if (t != TRI_TRUE)
+                return 0;
+        }
+    } else if (props) {
         evalctx c = {x, sc, row, NULL, NULL};
         value map;
         if (eval(&c, props, &map) != 0)
@@ -499,10 +522,21 @@ static int walk_part(exec *x, const cypher_ast_node *part, const start_plan *pla
                      match_emit emit, void *ctx)
 {
     const cypher_ast_node *path = part->u.part.path;
-    walk w = {.x = x, .sc = sc, .in_width = in_width, .part = part,
-              .el = (const cypher_ast_node *const *)path->u.list.items,
-              .nel = path->u.list.count, .where = where, .plan = plan, .row = row,
-              .emit = emit, .ectx = ctx, .kind = part->u.part.kind, .exact = -1};
+    walk w;
+    memset(&w, 0, offsetof(walk, ids));
+    w.x = x;
+    w.sc = sc;
+    w.in_width = in_width;
+    w.part = part;
+    w.el = (const cypher_ast_node *const *)path->u.list.items;
+    w.nel = path->u.list.count;
+    w.where = where;
+    w.plan = plan;
+    w.row = row;
+    w.emit = emit;
+    w.ectx = ctx;
+    w.kind = part->u.part.kind;
+    w.exact = -1;
     if (w.nel > CYPHER_AST_MAX_DEPTH)
         return exec_fail(x, part, "SyntaxError", NULL, "pattern too long");
     if (w.kind != CYPHER_PATH_PLAIN && w.nel != 3)
