@@ -689,21 +689,106 @@ cleanup:
 }
 
 /* Adjacency at both ends and the type bitmap for relationship id. */
-static int link_rel(loader *ld, uint64_t id, uint32_t start, uint32_t end, uint32_t type)
+/* One end of a relationship, as its node's adjacency holds it. */
+typedef struct half_edge {
+    uint32_t rel, other, type;
+    uint32_t dir;
+} half_edge;
+
+static int cmp_segment_key(const void *a, const void *b)
+{
+    const half_edge *x = a, *y = b;
+    if (x->dir != y->dir)
+        return x->dir < y->dir ? -1 : 1;
+    return (x->type > y->type) - (x->type < y->type);
+}
+
+/* Whether a node's half edges fall in at most ADJ_MAX_SEGMENTS (direction,
+   type) segments (sorted copy: only for nodes of that many edges). */
+static int segments_fit(loader *ld, const half_edge *e, uint64_t n, bool *fit)
+{
+    half_edge *copy = mem_alloc(mem_scratch(), n * sizeof *copy);
+    if (!copy)
+        return pr_nomem(&ld->r, "checking a node's relationship types");
+    memcpy(copy, e, n * sizeof *copy);
+    qsort(copy, n, sizeof *copy, cmp_segment_key);
+    uint64_t segments = 1;
+    for (uint64_t i = 1; i < n; i++)
+        segments += cmp_segment_key(&copy[i - 1], &copy[i]) != 0;
+    mem_free(mem_scratch(), copy, n * sizeof *copy);
+    *fit = segments <= ADJ_MAX_SEGMENTS;
+    return 0;
+}
+
+/* The adjacency of every node, built once the relationships are in: the
+   half edges are bucketed by node (a counting sort, in relationship id
+   order) and each node's block is sized once and filled in node order.
+   Linking one relationship at a time would touch two random blocks per
+   relationship and grow them again and again.  The buckets are scratch
+   memory, 16 bytes per relationship end, freed before the load returns. */
+static int link_all(loader *ld, uint64_t slots, const unsigned char *holes)
 {
     store *st = &ld->v->st;
-    adj_block **sb = store_node_adj_mut(st, ld->m, start);
-    if (!sb || adj_reserve(ld->m, sb, start == end ? 2 : 1) != 0)
+    uint64_t nodes = store_node_slots(st), total = 0;
+    uint64_t *start = mem_calloc(mem_scratch(), (nodes + 1) * sizeof *start);
+    if (!start)
         return pr_nomem(&ld->r, "building adjacency");
-    adj_insert(*sb, ADJ_OUT, type, (uint32_t)id, end);
-    adj_block **eb = store_node_adj_mut(st, ld->m, end);
-    if (!eb || adj_reserve(ld->m, eb, 1) != 0)
-        return pr_nomem(&ld->r, "building adjacency");
-    adj_insert(*eb, ADJ_IN, type, (uint32_t)id, start);
-    if (labelidx_prepare(ld->m, &ld->v->rel_types, type, id) != 0)
-        return pr_nomem(&ld->r, "building the relationship type index");
-    labelidx_set(ld->m, ld->v->rel_types, type, id, true);
-    return 0;
+    for (uint64_t id = 0; id < slots; id++) {
+        if (holes[id / 8] & (1u << (id % 8)))
+            continue;
+        const rel_meta *r = store_rel(st, id);
+        start[r->start + 1]++;
+        start[r->end + 1]++;
+        total += 2;
+    }
+    for (uint64_t n = 0; n < nodes; n++)
+        start[n + 1] += start[n];
+    half_edge *e = mem_alloc(mem_scratch(), (total ? total : 1) * sizeof *e);
+    uint64_t *fill = mem_alloc(mem_scratch(), (nodes ? nodes : 1) * sizeof *fill);
+    int rc = 0;
+    if (!e || !fill) {
+        rc = pr_nomem(&ld->r, "building adjacency");
+        goto done;
+    }
+    memcpy(fill, start, nodes * sizeof *fill);
+    for (uint64_t id = 0; id < slots && rc == 0; id++) {
+        if (holes[id / 8] & (1u << (id % 8)))
+            continue;
+        const rel_meta *r = store_rel(st, id);
+        e[fill[r->start]++] = (half_edge){(uint32_t)id, r->end, r->type, ADJ_OUT};
+        e[fill[r->end]++] = (half_edge){(uint32_t)id, r->start, r->type, ADJ_IN};
+        if (labelidx_prepare(ld->m, &ld->v->rel_types, r->type, id) != 0)
+            rc = pr_nomem(&ld->r, "building the relationship type index");
+        else
+            labelidx_set(ld->m, ld->v->rel_types, r->type, id, true);
+    }
+    for (uint64_t n = 0; n < nodes && rc == 0; n++) {
+        uint64_t deg = start[n + 1] - start[n];
+        if (deg == 0)
+            continue;
+        bool fit = true;
+        if (deg > ADJ_MAX_SEGMENTS && (rc = segments_fit(ld, &e[start[n]], deg, &fit)) != 0)
+            break;
+        if (!fit || deg > UINT32_MAX) {
+            rc = pr_fail(&ld->r, "node %llu has relationships of too many types",
+                         (unsigned long long)n);
+            break;
+        }
+        adj_block **b = store_node_adj_mut(st, ld->m, n);
+        if (!b || adj_reserve(ld->m, b, (uint32_t)deg) != 0) {
+            rc = pr_nomem(&ld->r, "building adjacency");
+            break;
+        }
+        for (uint64_t i = start[n]; i < start[n + 1]; i++)
+            adj_insert(*b, (int)e[i].dir, e[i].type, e[i].rel, e[i].other);
+    }
+done:
+    if (e)
+        mem_free(mem_scratch(), e, (total ? total : 1) * sizeof *e);
+    if (fill)
+        mem_free(mem_scratch(), fill, (nodes ? nodes : 1) * sizeof *fill);
+    mem_free(mem_scratch(), start, (nodes + 1) * sizeof *start);
+    return rc;
 }
 
 static int load_rel(loader *ld, uint64_t slot, hole_scratch *h, uint64_t *live)
@@ -726,18 +811,13 @@ static int load_rel(loader *ld, uint64_t slot, hole_scratch *h, uint64_t *live)
             return pr_fail(r, "relationship %llu: its %s node %llu does not exist",
                            (unsigned long long)slot, i ? "end" : "start",
                            (unsigned long long)ends[i]);
-        /* Room for a segment of a new (direction, type) at both ends. */
-        if (adj_nsegments(store_node_adj(st, ends[i])) + 2 > ADJ_MAX_SEGMENTS)
-            return pr_fail(r, "relationship %llu: node %llu has relationships of too many "
-                              "types", (unsigned long long)slot, (unsigned long long)ends[i]);
     }
     if (store_rel_alloc(st, ld->m, (uint32_t)ends[0], (uint32_t)ends[1], (uint32_t)(type - 1),
                         &id) != 0)
         return pr_nomem(r, "allocating a relationship");
     (*live)++;
     prop_rec *rec;
-    if (link_rel(ld, id, (uint32_t)ends[0], (uint32_t)ends[1], (uint32_t)(type - 1)) ||
-        load_props(ld, "relationship", id, &rec))
+    if (load_props(ld, "relationship", id, &rec))
         return -1;
     if (rec) {
         prop_rec **p = store_rel_props_mut(st, ld->m, id);
@@ -767,6 +847,8 @@ static int load_rels(loader *ld)
                 (unsigned long long)seen, (unsigned long long)live);
         goto cleanup;
     }
+    if (link_all(ld, slots, h.bits))
+        goto cleanup;
     if (load_free_list(ld, slots, slots - live, h.bits, h.ids))
         goto cleanup;
     for (uint64_t i = slots - live; i-- > 0;) {
