@@ -67,6 +67,9 @@ static void catalog_release(catalog **cp)
     if (!c || atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) != 1)
         return;
     mem_ctx *m = c->m;
+    struct plan_cache *plans = atomic_load(&c->plans);
+    if (plans)
+        c->plans_free(plans);
     for (int k = 0; k < 3; k++)
         intern_free(&c->tokens[k]);
     intern_free(&c->labelsets);

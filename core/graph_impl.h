@@ -51,11 +51,18 @@
 #define MAX_LABELS_PER_NODE 1024
 
 /* The state every version of one graph shares: its memory and catalogs. */
+struct plan_cache;
+
 typedef struct catalog {
     atomic_uint refs;
     mem_ctx *m;
     interner *tokens[3];   /* by strata_token_kind */
     interner *labelsets;   /* sorted uint32 label arrays; id 0 is empty */
+    /* The query layer's checked statements (query/plan_cache.h), made on
+       first use and freed with the catalog: one cache per graph, shared by
+       its views. */
+    _Atomic(struct plan_cache *) plans;
+    void (*plans_free)(struct plan_cache *);
 } catalog;
 
 typedef struct version {

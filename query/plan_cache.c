@@ -1,6 +1,6 @@
 /* plan_cache — checked syntax trees by query text (see plan_cache.h).
-   One mutex guards a chained hash table and an LRU list; both are small,
-   and the lock is held only to find, link or unlink an entry. */
+   One mutex per cache guards a chained hash table and an LRU list; both
+   are small, and the lock is held only to find, link or unlink an entry. */
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -12,6 +12,7 @@
 #define BUCKETS 512   /* power of two, twice the entries */
 
 struct cached_plan {
+    plan_cache *cache;              /* NULL: never cached */
     cached_plan *chain;             /* next in the bucket */
     cached_plan *newer, *older;     /* LRU list */
     uint64_t hash;
@@ -21,10 +22,12 @@ struct cached_plan {
     size_t refs;                    /* the cache's own counts as one */
 };
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static cached_plan *buckets[BUCKETS];
-static cached_plan *newest, *oldest;
-static size_t count;
+struct plan_cache {
+    pthread_mutex_t lock;
+    cached_plan *buckets[BUCKETS];
+    cached_plan *newest, *oldest;
+    size_t count;
+};
 
 static uint64_t text_hash(const char *s, size_t len)
 {
@@ -43,67 +46,97 @@ static void plan_destroy(cached_plan *p)
     mem_free(m, p, sizeof *p);
 }
 
-static void lru_unlink(cached_plan *p)
+static void lru_unlink(plan_cache *c, cached_plan *p)
 {
     if (p->newer)
         p->newer->older = p->older;
     else
-        newest = p->older;
+        c->newest = p->older;
     if (p->older)
         p->older->newer = p->newer;
     else
-        oldest = p->newer;
+        c->oldest = p->newer;
     p->newer = p->older = NULL;
 }
 
-static void lru_push(cached_plan *p)
+static void lru_push(plan_cache *c, cached_plan *p)
 {
-    p->older = newest;
+    p->older = c->newest;
     p->newer = NULL;
-    if (newest)
-        newest->newer = p;
-    newest = p;
-    if (!oldest)
-        oldest = p;
+    if (c->newest)
+        c->newest->newer = p;
+    c->newest = p;
+    if (!c->oldest)
+        c->oldest = p;
 }
 
-static cached_plan **bucket_of(uint64_t hash) { return &buckets[hash & (BUCKETS - 1)]; }
-
-static cached_plan *find(uint64_t hash, const char *text, size_t len)
+static cached_plan **bucket_of(plan_cache *c, uint64_t hash)
 {
-    for (cached_plan *p = *bucket_of(hash); p; p = p->chain)
+    return &c->buckets[hash & (BUCKETS - 1)];
+}
+
+static cached_plan *find(plan_cache *c, uint64_t hash, const char *text, size_t len)
+{
+    for (cached_plan *p = *bucket_of(c, hash); p; p = p->chain)
         if (p->hash == hash && p->len == len && memcmp(p->text, text, len) == 0)
             return p;
     return NULL;
 }
 
-/* Unlinks p from the cache; returns true when nobody else holds it. */
-static bool evict(cached_plan *p)
+/* Unlinks p from its cache; returns true when nobody else holds it. */
+static bool evict(plan_cache *c, cached_plan *p)
 {
-    cached_plan **pp = bucket_of(p->hash);
+    cached_plan **pp = bucket_of(c, p->hash);
     while (*pp != p)
         pp = &(*pp)->chain;
     *pp = p->chain;
-    lru_unlink(p);
-    count--;
+    lru_unlink(c, p);
+    c->count--;
     return --p->refs == 0;
 }
 
-cached_plan *plan_cache_get(const char *text, size_t len)
+static void cache_free(plan_cache *c)
 {
+    plan_cache_clear(c);   /* every plan is released by the time the graph goes */
+    pthread_mutex_destroy(&c->lock);
+    mem_free(mem_scratch(), c, sizeof *c);
+}
+
+plan_cache *plan_cache_for(catalog *cat)
+{
+    plan_cache *c = atomic_load(&cat->plans);
+    if (c)
+        return c;
+    plan_cache *made = mem_calloc(mem_scratch(), sizeof *made);
+    if (!made)
+        return NULL;
+    pthread_mutex_init(&made->lock, NULL);
+    cat->plans_free = cache_free;   /* the same function whoever wins */
+    if (!atomic_compare_exchange_strong(&cat->plans, &c, made)) {
+        pthread_mutex_destroy(&made->lock);
+        mem_free(mem_scratch(), made, sizeof *made);
+        return c;
+    }
+    return made;
+}
+
+cached_plan *plan_cache_get(plan_cache *c, const char *text, size_t len)
+{
+    if (!c)
+        return NULL;
     uint64_t h = text_hash(text, len);
-    pthread_mutex_lock(&lock);
-    cached_plan *p = find(h, text, len);
+    pthread_mutex_lock(&c->lock);
+    cached_plan *p = find(c, h, text, len);
     if (p) {
         p->refs++;
-        lru_unlink(p);
-        lru_push(p);
+        lru_unlink(c, p);
+        lru_push(c, p);
     }
-    pthread_mutex_unlock(&lock);
+    pthread_mutex_unlock(&c->lock);
     return p;
 }
 
-cached_plan *plan_cache_put(const char *text, size_t len, cypher_ast *ast)
+cached_plan *plan_cache_put(plan_cache *c, const char *text, size_t len, cypher_ast *ast)
 {
     mem_ctx *m = mem_scratch();
     cached_plan *p = mem_calloc(m, sizeof *p);
@@ -115,26 +148,27 @@ cached_plan *plan_cache_put(const char *text, size_t len, cypher_ast *ast)
     p->refs = 1;
     p->hash = text_hash(text, len);
     p->len = len;
-    p->text = mem_alloc(m, len + 1);
+    p->text = c ? mem_alloc(m, len + 1) : NULL;
     if (!p->text)
         return p;   /* usable, just not cached */
     memcpy(p->text, text, len);
     p->text[len] = '\0';
     cached_plan *victim = NULL;
-    pthread_mutex_lock(&lock);
-    if (!find(p->hash, text, len)) {
-        if (count == PLAN_CACHE_ENTRIES) {
-            cached_plan *old = oldest;
-            if (evict(old))
+    pthread_mutex_lock(&c->lock);
+    if (!find(c, p->hash, text, len)) {
+        if (c->count == PLAN_CACHE_ENTRIES) {
+            cached_plan *old = c->oldest;
+            if (evict(c, old))
                 victim = old;
         }
-        p->chain = *bucket_of(p->hash);
-        *bucket_of(p->hash) = p;
-        lru_push(p);
+        p->chain = *bucket_of(c, p->hash);
+        *bucket_of(c, p->hash) = p;
+        lru_push(c, p);
+        p->cache = c;
         p->refs++;
-        count++;
+        c->count++;
     }
-    pthread_mutex_unlock(&lock);
+    pthread_mutex_unlock(&c->lock);
     if (victim)
         plan_destroy(victim);
     return p;
@@ -148,25 +182,32 @@ void plan_release(cached_plan **pp)
         return;
     cached_plan *p = *pp;
     *pp = NULL;
-    pthread_mutex_lock(&lock);
+    plan_cache *c = p->cache;
+    /* the cache pointer is set before the plan is handed out and never
+       changes, so reading it without the lock is safe */
+    if (c)
+        pthread_mutex_lock(&c->lock);
     bool last = --p->refs == 0;
-    pthread_mutex_unlock(&lock);
+    if (c)
+        pthread_mutex_unlock(&c->lock);
     if (last)
         plan_destroy(p);
 }
 
-void plan_cache_clear(void)
+void plan_cache_clear(plan_cache *c)
 {
+    if (!c)
+        return;
     cached_plan *dead = NULL;
-    pthread_mutex_lock(&lock);
-    for (cached_plan *p = oldest, *next; p; p = next) {
+    pthread_mutex_lock(&c->lock);
+    for (cached_plan *p = c->oldest, *next; p; p = next) {
         next = p->newer;
-        if (p->refs == 1 && evict(p)) {
+        if (p->refs == 1 && evict(c, p)) {
             p->chain = dead;
             dead = p;
         }
     }
-    pthread_mutex_unlock(&lock);
+    pthread_mutex_unlock(&c->lock);
     while (dead) {
         cached_plan *next = dead->chain;
         plan_destroy(dead);

@@ -182,6 +182,7 @@ static void best_index(exec *x, facts *f, strata_token label, const cypher_ast_n
             continue;
         start_plan p = {.node = f->node, .label = label, .index = buf[i],
                         .unique = info.kind == STRATA_INDEX_UNIQUE, .nkeys = info.nkeys};
+        memcpy(p.index_name, info.name, sizeof p.index_name);
         bool all_eq = true;
         for (size_t k = 0; k < info.nkeys && all_eq; k++) {
             if (strata_token_name(v, STRATA_KEY, info.keys[k], &p.keys[k]) != STRATA_OK)
@@ -436,18 +437,18 @@ void start_describe(exec *x, const start_plan *p, char *buf, size_t size)
         for (size_t k = 0; k < p->nkeys && used < sizeof keys; k++)
             used += (size_t)snprintf(keys + used, sizeof keys - used, "%s%s", k ? ", " : "",
                                      p->keys[k]);
-        snprintf(buf, size, "%s (%s:%s {%s}) ~%llu rows%s",
+        snprintf(buf, size, "%s (%s:%s {%s}) by %s ~%llu rows%s",
                  p->unique ? "NodeUniqueIndexSeek" : "NodeIndexSeek", var_name(p), label, keys,
-                 (unsigned long long)p->estimate, from);
+                 p->index_name, (unsigned long long)p->estimate, from);
         break;
     }
     case START_RANGE_SEEK:
-        snprintf(buf, size, "NodeIndexSeekByRange (%s:%s) %s%s%s%s ~%llu rows%s", var_name(p),
-                 label, p->keys[0],
+        snprintf(buf, size, "NodeIndexSeekByRange (%s:%s) %s%s%s%s by %s ~%llu rows%s",
+                 var_name(p), label, p->keys[0],
                  p->prefix ? " STARTS WITH" : p->lo ? (p->lo_inclusive ? " >=" : " >") : "",
                  !p->prefix && p->lo && p->hi ? " and" : "",
                  !p->prefix && p->hi ? (p->hi_inclusive ? " <=" : " <") : "",
-                 (unsigned long long)p->estimate, from);
+                 p->index_name, (unsigned long long)p->estimate, from);
         break;
     case START_NOTHING:
         snprintf(buf, size, "Empty (%s): a label no node carries", var_name(p));

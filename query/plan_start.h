@@ -41,6 +41,7 @@ typedef struct start_plan {
     const cypher_ast_node *node;    /* the node pattern it starts from */
     strata_token label;             /* label scans and seeks */
     strata_index index;             /* seeks */
+    char index_name[STRATA_INDEX_NAME_MAX];
     bool unique;
     size_t nkeys;
     const char *keys[START_MAX_KEYS];

@@ -260,7 +260,8 @@ static const cypher_ast_node *first_update(const cypher_ast_node *body)
 static cached_plan *checked_plan(exec *x, const char *text, cypher_error *perr)
 {
     size_t len = strlen(text);
-    cached_plan *plan = plan_cache_get(text, len);
+    plan_cache *cache = plan_cache_for(exec_view(x)->ver->cat);
+    cached_plan *plan = plan_cache_get(cache, text, len);
     if (plan)
         return plan;
     cypher_ast *ast = NULL;
@@ -271,7 +272,7 @@ static cached_plan *checked_plan(exec *x, const char *text, cypher_error *perr)
         cypher_ast_free(&ast);
         return NULL;
     }
-    plan = plan_cache_put(text, len, ast);
+    plan = plan_cache_put(cache, text, len, ast);
     if (!plan)
         exec_oom(x);
     return plan;

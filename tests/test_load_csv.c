@@ -323,7 +323,7 @@ static void test_allocation_failures(void **state)
     const char *q = expand("LOAD CSV WITH HEADERS FROM '$D/people.csv' AS r "
                            "RETURN r.name, r.city, linenumber(), file()");
     /* the plan cache keeps what it parsed: emptied before each count */
-    plan_cache_clear();
+    plan_cache_clear(plan_cache_for(g->current->cat));
     size_t base = mem_ctx_bytes(mem_scratch());
     for (long k = 1;; k++) {
         strata_result *r = NULL;
@@ -335,7 +335,7 @@ static void test_allocation_failures(void **state)
         while (strata_result_next(r, NULL))
             rows++;
         strata_result_free(&r);
-        plan_cache_clear();
+        plan_cache_clear(plan_cache_for(g->current->cat));
         assert_int_equal(mem_ctx_bytes(mem_scratch()), base);
         fingerprint(g, after, sizeof after);
         assert_string_equal(before, after);

@@ -306,7 +306,7 @@ static void test_allocation_failures(void **state)
         "CALL db.indexes() YIELD name RETURN name",
     };
     for (size_t q = 0; q < sizeof queries / sizeof *queries; q++) {
-        plan_cache_clear();
+        plan_cache_clear(plan_cache_for(g->current->cat));
         size_t base = mem_ctx_bytes(mem_scratch());
         for (long k = 1;; k++) {
             strata_result *r = NULL;
@@ -315,7 +315,7 @@ static void test_allocation_failures(void **state)
             bool failed = mem_fail_count() >= k;
             mem_fail_clear();
             strata_result_free(&r);
-            plan_cache_clear();
+            plan_cache_clear(plan_cache_for(g->current->cat));
             assert_int_equal(mem_ctx_bytes(mem_scratch()), base);
             if (!failed) {
                 assert_int_equal(st, STRATA_OK);
