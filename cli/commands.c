@@ -92,7 +92,7 @@ static void cmd_params(session *s, char *arg)
             /* print as `:param NAME => value` through the formatter */
             printf(":param %s => ", s->pnames[i]);
             fflush(stdout);
-            out_result(stdout, FMT_JSONL, r, 0);
+            out_result(stdout, FMT_JSONL, r, out_now_ms());
         }
         strata_result_free(&r);
         strata_value_free(&m);

@@ -218,8 +218,15 @@ static void text_cell(strbuf *b, strata_view *v, const value *val)
     }
 }
 
+double out_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
 /* csv: every cell rendered first, then written with RFC 4180 quoting. */
-static void print_csv(FILE *f, strata_result *r)
+static bool print_csv(FILE *f, strata_result *r)
 {
     const char *const *cols;
     size_t nc = strata_result_columns(r, &cols);
@@ -242,11 +249,12 @@ static void print_csv(FILE *f, strata_result *r)
         }
         nrows++;
     }
-    for (size_t i = 0; i < nc; i++)
+    bool ok = !strata_result_error(r);
+    for (size_t i = 0; i < nc && ok; i++)
         fprintf(f, "%s%s", i ? "," : "", cols[i]);
-    if (nc)
+    if (nc && ok)
         fprintf(f, "\n");
-    for (size_t rr = 0; rr < nrows; rr++) {
+    for (size_t rr = 0; rr < nrows && ok; rr++) {
         for (size_t i = 0; i < nc; i++) {
             const char *c = cells[rr * nc + i];
             if (strpbrk(c, ",\"\n")) {
@@ -263,10 +271,12 @@ static void print_csv(FILE *f, strata_result *r)
     for (size_t i = 0; i < nrows * nc; i++)
         free(cells[i]);
     free(cells);
+    return ok;
 }
 
-void out_result(FILE *f, out_format fmt, strata_result *r, double ms)
+bool out_result(FILE *f, out_format fmt, strata_result *r, double t0)
 {
+    bool ok = true;
     const char *const *cols;
     size_t nc = strata_result_columns(r, &cols);
     strata_view *v = strata_result_view(r);
@@ -293,6 +303,11 @@ void out_result(FILE *f, out_format fmt, strata_result *r, double ms)
             }
             strbuf_str(&b, "]");
         }
+        if (strata_result_error(r)) {
+            strbuf_free(&b);
+            return false;
+        }
+        double ms = out_now_ms() - t0;
         char tail[512];
         snprintf(tail, sizeof tail,
                  "], \"stats\": {\"nodes_created\": %llu, \"nodes_deleted\": %llu, "
@@ -315,12 +330,13 @@ void out_result(FILE *f, out_format fmt, strata_result *r, double ms)
         }
     } else if (fmt == FMT_TABLE) {
         table_opts o = { .width = 0, .max_rows = 0, .timing = true };
-        table_print(f, r, ms, &o);
+        ok = table_print(f, r, t0, &o);
     } else {
-        print_csv(f, r);
+        ok = print_csv(f, r);
     }
     strbuf_free(&b);
     fflush(f);
+    return ok;
 }
 
 void out_error(FILE *f, out_format fmt, const strata_query_error *e)

@@ -3,6 +3,7 @@
 #ifndef STRATA_CLI_OUTPUT_H
 #define STRATA_CLI_OUTPUT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "strata.h"
@@ -11,7 +12,11 @@ typedef enum out_format { FMT_JSONL, FMT_JSON, FMT_CSV, FMT_TABLE } out_format;
 
 /* Parses "jsonl" / "json" / "csv" / "table"; -1 when unknown. */
 int out_format_parse(const char *name, out_format *out);
-void out_result(FILE *f, out_format fmt, strata_result *r, double ms);
+/* Reads r whole and prints it, with the time since t0 (out_now_ms) — a
+   result is computed as it is read, so the time includes the reading.
+   false when reading it failed (strata_result_error): nothing printed. */
+bool out_result(FILE *f, out_format fmt, strata_result *r, double t0);
+double out_now_ms(void);
 void out_error(FILE *f, out_format fmt, const strata_query_error *e);
 /* The same, for an error in the statement text: for a person (table, csv)
    the offending line of text comes first with a '^' under the column. */

@@ -31,13 +31,6 @@ void session_free(session *s)
     strata_graph_free(&s->g);
 }
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 strata_value *session_params(session *s)
 {
     return strata_value_map((const char *const *)s->pnames,
@@ -88,16 +81,19 @@ void session_fail(session *s, const char *code, const char *message)
     s->failed = true;
 }
 
-static void print_result(session *s, strata_result *r, double ms)
+/* false when reading the result failed: the caller prints the error. */
+static bool print_result(session *s, strata_result *r, double t0)
 {
-    if (s->quiet)
-        return;
+    if (s->quiet) {
+        while (strata_result_next(r, NULL))
+            ;
+        return !strata_result_error(r);
+    }
     if (s->fmt == FMT_TABLE) {
         table_opts o = { .width = s->width, .max_rows = s->max_rows, .timing = s->timing };
-        table_print(stdout, r, ms, &o);
-    } else {
-        out_result(stdout, s->fmt, r, ms);
+        return table_print(stdout, r, t0, &o);
     }
+    return out_result(stdout, s->fmt, r, t0);
 }
 
 void session_run(session *s, const char *text)
@@ -107,13 +103,15 @@ void session_run(session *s, const char *text)
         text++;
     strata_value *params = session_params(s);
     strata_result *r = NULL;
-    double t0 = now_ms();
+    double t0 = out_now_ms();
+    /* the statement runs in strata_query and, when it only reads, on as
+       its result is read: a Ctrl-C stops either */
     interrupt_watch(s->g);
     strata_status st = strata_query(s->g, text, params, &r);
+    bool printed = st == STRATA_OK && print_result(s, r, t0);
     interrupt_unwatch();
-    double ms = now_ms() - t0;
-    if (st == STRATA_OK) {
-        print_result(s, r, ms);
+    if (printed) {
+        /* done */
     } else if (r && strata_result_error(r)) {
         out_error_in(stdout, s->fmt, strata_result_error(r), text);
         s->failed = true;

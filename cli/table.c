@@ -15,6 +15,7 @@
 
 #include "cli/cypher_text.h"
 #include "cli/strbuf.h"
+#include "cli/output.h"
 #include "cli/table.h"
 
 /* 6: narrower than this a cut cell shows too little to recognise. */
@@ -241,14 +242,20 @@ static void print_footer(FILE *f, const grid *g, const strata_query_stats *st, d
     fputc('\n', f);
 }
 
-void table_print(FILE *f, strata_result *r, double ms, const table_opts *o)
+bool table_print(FILE *f, strata_result *r, double t0, const table_opts *o)
 {
     const char *const *names;
     grid g = { 0 };
     g.ncols = strata_result_columns(r, &names);
     strata_query_stats st;
     strata_result_stats(r, &st);
-    if (grid_fill(&g, r, o->max_rows) != 0 || grid_widths(&g, names, o->width) != 0) {
+    int filled = grid_fill(&g, r, o->max_rows);
+    double ms = out_now_ms() - t0;
+    if (strata_result_error(r)) {
+        grid_free(&g);
+        return false;
+    }
+    if (filled != 0 || grid_widths(&g, names, o->width) != 0) {
         fprintf(f, "OutOfMemory: out of memory rendering the result\n");
     } else {
         if (g.ncols)
@@ -258,4 +265,5 @@ void table_print(FILE *f, strata_result *r, double ms, const table_opts *o)
     }
     grid_free(&g);
     fflush(f);
+    return true;
 }

@@ -18,7 +18,9 @@ typedef struct table_opts {
 /* Prints r's rows (consuming them) as a table, then a footer: the row
    count, the time, rows not shown, and the update counters that are not
    zero.  Cells wider than the terminal allows end in an ellipsis. */
-void table_print(FILE *f, strata_result *r, double ms, const table_opts *o);
+/* Reads r whole and prints it as a table, timed from t0 (out_now_ms);
+   false when reading it failed (strata_result_error): nothing printed. */
+bool table_print(FILE *f, strata_result *r, double t0, const table_opts *o);
 
 /* The terminal width of fd (ioctl TIOCGWINSZ), or 0 when it is not a
    terminal. */

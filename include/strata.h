@@ -386,29 +386,37 @@ typedef struct strata_query_error {
 } strata_query_error;
 
 /* Runs one Cypher statement (a trailing ';' is allowed).  params is a map
-   value (borrowed) or NULL.  The statement is atomic: it runs inside
-   strata_statement_begin/end, and a statement that fails part way leaves
-   the graph exactly as before (inside a transaction, only the statement is
-   undone).  *out always gets a new result (NULL only when out of memory
-   before anything ran), to be freed with strata_result_free: on success
-   with its rows, on failure with its error (strata_result_error); the
-   status is then STRATA_EINVAL (a query, type or argument error),
-   STRATA_ECONSTRAINT or STRATA_ENOMEM, and strata_errmsg(g) holds the
-   message too.
-   The rows are computed before it returns (reading clauses stream into
-   one another, so a LIMIT stops the scan early; see docs/QUERY.md), and
-   the result holds a view of the state right after the statement (its own
-   writes included) until freed, so holding a result across later writes
-   makes them fork, as any view does.  Statements run on the writer: call from the thread
-   that drives the graph's writes. */
+   value (borrowed for the call) or NULL.  *out always gets a new result
+   (NULL only when out of memory before anything ran), to be freed with
+   strata_result_free: on success with its rows, on failure with its error
+   (strata_result_error); the status is then STRATA_EINVAL (a query, type
+   or argument error), STRATA_ECONSTRAINT or STRATA_ENOMEM, and
+   strata_errmsg(g) holds the message too.
+   A statement that writes is atomic: it runs whole before strata_query
+   returns, inside strata_statement_begin/end, and one that fails part way
+   leaves the graph exactly as before (inside a transaction, only the
+   statement is undone).
+   A statement that only reads is computed as its result is read (a lazy
+   cursor): strata_query runs it up to its first rows, and
+   strata_result_next pulls the rest in batches, so a large result never
+   sits in memory whole.  An error met later (a division by zero in row
+   3000, an interrupt) ends the reading: strata_result_next returns false
+   and strata_result_error tells why — check it after the last row.
+   Either way the result holds a view of the state the statement read (or
+   left), its own writes included, until freed: reading continues from
+   that state however the graph changes, and holding a result across
+   later writes makes them fork, as any view does.  Statements run on the
+   writer: call from the thread that drives the graph's writes; a result
+   is read by one thread at a time. */
 STRATA_API strata_status strata_query(strata_graph *g, const char *text,
                                       const strata_value *params, strata_result **out);
 /* Runs a read-only Cypher statement on a view, from any thread, while the
-   writer goes on: the query sees exactly the view's state.  A statement
-   that would write (CREATE, MERGE, SET, REMOVE, DELETE, schema commands)
-   fails with SemanticError before reading anything.  The result holds a
-   view of the same state.  Errors are reported through the result only
-   (a view has no message buffer for them). */
+   writer goes on: the query sees exactly the view's state, and its result
+   is read lazily as above.  A statement that would write (CREATE, MERGE,
+   SET, REMOVE, DELETE, schema commands) fails with SemanticError before
+   reading anything.  The result holds a view of the same state.  Errors
+   are reported through the result only (a view has no message buffer for
+   them). */
 STRATA_API strata_status strata_view_query(strata_view *v, const char *text,
                                            const strata_value *params, strata_result **out);
 /* The column names (owned by the result) and their count. */

@@ -132,7 +132,7 @@ void rowset_init(rowset *r, size_t width)
 
 int exec_check_interrupt(exec *x)
 {
-    if (!x->g || !atomic_load_explicit(&x->g->interrupt, memory_order_relaxed))
+    if (!x->interrupt || !atomic_load_explicit(x->interrupt, memory_order_relaxed))
         return 0;
     return exec_fail(x, NULL, "Interrupted", NULL, "the query was interrupted");
 }

@@ -278,8 +278,11 @@ static int drain(walk *w, const cypher_ast_node *r, size_t t, uint64_t from, uin
             STRATA_OK)
         return 0;
     strata_edge_iter *it;
-    if (strata_neighbours(v, from, rel_dir(w, r), type, &it) != STRATA_OK)
-        return 0;
+    strata_status st = strata_neighbours(v, from, rel_dir(w, r), type, &it);
+    if (st == STRATA_ENOTFOUND)
+        return 0;   /* the node is gone (deleted earlier in the statement) */
+    if (st != STRATA_OK)
+        return exec_status(w->x, r, st);
     size_t c = 16, k = 0;
     uint64_t *p = mem_alloc(w->x->m, c * 2 * sizeof *p);
     strata_id rid, other;
@@ -517,36 +520,52 @@ static bool bound_in_row(const cypher_ast_str *name, void *ctx)
     return slot >= 0 && ((size_t)slot < rb->in_width || !value_is_null(&rb->row[slot]));
 }
 
-static int walk_part(exec *x, const cypher_ast_node *part, const start_plan *plan,
+static int walk_init(walk *w, exec *x, const cypher_ast_node *part, const start_plan *plan,
                      const scope *sc, size_t in_width, const cypher_ast_node *where, value *row,
                      match_emit emit, void *ctx)
 {
     const cypher_ast_node *path = part->u.part.path;
-    walk w;
-    memset(&w, 0, offsetof(walk, ids));
-    w.x = x;
-    w.sc = sc;
-    w.in_width = in_width;
-    w.part = part;
-    w.el = (const cypher_ast_node *const *)path->u.list.items;
-    w.nel = path->u.list.count;
-    w.where = where;
-    w.plan = plan;
-    w.row = row;
-    w.emit = emit;
-    w.ectx = ctx;
-    w.kind = part->u.part.kind;
-    w.exact = -1;
-    if (w.nel > CYPHER_AST_MAX_DEPTH)
+    memset(w, 0, offsetof(walk, ids));
+    w->x = x;
+    w->sc = sc;
+    w->in_width = in_width;
+    w->part = part;
+    w->el = (const cypher_ast_node *const *)path->u.list.items;
+    w->nel = path->u.list.count;
+    w->where = where;
+    w->plan = plan;
+    w->row = row;
+    w->emit = emit;
+    w->ectx = ctx;
+    w->kind = part->u.part.kind;
+    w->exact = -1;
+    if (w->nel > CYPHER_AST_MAX_DEPTH)
         return exec_fail(x, part, "SyntaxError", NULL, "pattern too long");
-    if (w.kind != CYPHER_PATH_PLAIN && w.nel != 3)
+    if (w->kind != CYPHER_PATH_PLAIN && w->nel != 3)
         return exec_fail(x, part, "SyntaxError", NULL,
                          "shortestPath needs a pattern of one relationship");
-    int rc = match_walk(&w);
-    if (w.stk)
-        mem_free(x->m, w.stk, w.capstk * 2 * sizeof *w.stk);
-    if (w.ends)
-        mem_free(x->m, w.ends, w.capends * 2 * sizeof *w.ends);
+    return 0;
+}
+
+static void walk_fini(walk *w)
+{
+    if (w->stk)
+        mem_free(w->x->m, w->stk, w->capstk * 2 * sizeof *w->stk);
+    if (w->ends)
+        mem_free(w->x->m, w->ends, w->capends * 2 * sizeof *w->ends);
+    w->stk = NULL;
+    w->ends = NULL;
+}
+
+static int walk_part(exec *x, const cypher_ast_node *part, const start_plan *plan,
+                     const scope *sc, size_t in_width, const cypher_ast_node *where, value *row,
+                     match_emit emit, void *ctx)
+{
+    walk w;
+    int rc = walk_init(&w, x, part, plan, sc, in_width, where, row, emit, ctx);
+    if (rc == 0)
+        rc = match_walk(&w);
+    walk_fini(&w);
     return rc;
 }
 
@@ -592,12 +611,16 @@ static int walk_from(walk *w, uint64_t id)
     return 0;
 }
 
-static int match_walk(walk *w)
+/* Where the walk starts for this row: a bound end (the first node when
+   both are) — *single with its id, or no id at all when it is null or
+   gone — else the plan's candidates through *it.  Candidates are read as
+   the walk goes, so a LIMIT downstream stops the scan; nothing writes
+   while the iterator lives (updating clauses run after the whole
+   pipeline, and MERGE writes after its match). */
+static int walk_start(walk *w, bool *single, bool *none, uint64_t *id, strata_node_iter **it)
 {
-    exec *x = w->x;
     value *row = w->row;
     size_t in_width = w->in_width;
-    /* A bound end first (the first node when both are); else the plan. */
     long first = var_slot(w, w->el[0], true), last = var_slot(w, w->el[w->nel - 1], true);
     bool first_bound = first >= 0 && ((size_t)first < in_width || !value_is_null(&row[first]));
     bool last_bound = last >= 0 && ((size_t)last < in_width || !value_is_null(&row[last]));
@@ -605,29 +628,36 @@ static int match_walk(walk *w)
         w->reversed = w->nel > 1 && !first_bound;
     else
         w->reversed = w->plan->reversed;
-    const cypher_ast_node *start = elem(w, 0);
-    long slot = var_slot(w, start, true);
+    *it = NULL;
+    *single = *none = false;
+    long slot = var_slot(w, elem(w, 0), true);
     if (slot >= 0 && ((size_t)slot < in_width || !value_is_null(&row[slot]))) {
-        if (value_kind(&row[slot]) != VAL_NODE)
-            return 0;   /* null (from OPTIONAL MATCH): nothing matches */
-        if (!strata_node_exists(exec_view(x), row[slot].u.id))
-            return 0;
-        return walk_from(w, row[slot].u.id);
+        *single = true;
+        /* null (from OPTIONAL MATCH) or deleted: nothing matches */
+        *none = value_kind(&row[slot]) != VAL_NODE ||
+                !strata_node_exists(exec_view(w->x), row[slot].u.id);
+        *id = *none ? 0 : row[slot].u.id;
+        return 0;
     }
-    /* Candidates are read as the walk goes, so a LIMIT downstream stops
-       the scan.  Nothing writes while the iterator lives: updating
-       clauses run after the whole pipeline, and MERGE writes after its
-       match. */
+    return start_iter(w->x, w->plan, w->sc, row, it);
+}
+
+static int match_walk(walk *w)
+{
+    bool single, none;
+    uint64_t id;
     strata_node_iter *it;
-    if (start_iter(x, w->plan, w->sc, row, &it) != 0)
+    if (walk_start(w, &single, &none, &id, &it) != 0)
         return -1;
+    if (single)
+        return none ? 0 : walk_from(w, id);
     int rc = 0;
-    strata_id id;
-    for (size_t i = 0; rc == 0 && it && strata_node_iter_next(it, &id); i++) {
-        if ((i & 1023) == 1023 && exec_check_interrupt(x) != 0)
+    strata_id cand;
+    for (size_t i = 0; rc == 0 && it && strata_node_iter_next(it, &cand); i++) {
+        if ((i & 1023) == 1023 && exec_check_interrupt(w->x) != 0)
             rc = -1;
         else
-            rc = walk_from(w, id);
+            rc = walk_from(w, cand);
     }
     strata_node_iter_free(&it);
     return rc;
@@ -635,7 +665,16 @@ static int match_walk(walk *w)
 
 /* ---- the clause ---- */
 
-typedef struct match_state {
+typedef struct match_state match_state;
+
+typedef struct mclause {
+    match_state *ms;
+    stage *stage;
+    size_t part;
+    size_t emitted;
+} mclause;
+
+struct match_state {
     const cypher_ast_node *clause;
     scope sc;                   /* the clause's own (later stages may
                                    replace the query's) */
@@ -645,14 +684,17 @@ typedef struct match_state {
     size_t nparts;
     value *row;                 /* x->width values, taken at the first row */
     size_t width;
-} match_state;
-
-typedef struct mclause {
-    match_state *ms;
-    stage *stage;
-    size_t part;
-    size_t emitted;
-} mclause;
+    /* The input row in progress (match_begin .. match_end): the walk of
+       the first part, where it starts, and the rest of the parts. */
+    bool row_open;
+    mclause m;
+    walk w;
+    strata_node_iter *it;       /* candidates, or NULL */
+    bool single;                /* one start node (bound), not yet walked */
+    uint64_t single_id;
+    size_t steps;
+    size_t saved_base, saved_used;   /* relationship uniqueness outside */
+};
 
 static int next_part(exec *x, value *row, void *ctx)
 {
@@ -775,7 +817,28 @@ static int plan_parts(exec *x, match_state *ms, const scope *sc)
 
 /* One input row: every match of the parts, pushed on; for OPTIONAL
    MATCH with none, the row itself with the new variables null. */
-static int match_row(exec *x, stage *s, const value *in)
+/* Ends the input row in progress: what it holds is released, and a
+   finished OPTIONAL MATCH that matched nothing passes the row on with its
+   new variables null. */
+static int match_end(exec *x, stage *s, bool finished)
+{
+    match_state *ms = s->state;
+    int rc = 0;
+    strata_node_iter_free(&ms->it);
+    walk_fini(&ms->w);
+    x->nused = ms->saved_used;
+    x->used_base = ms->saved_base;
+    ms->row_open = false;
+    for (size_t i = ms->in_width; i < ms->width; i++)
+        value_release(&ms->row[i]);
+    if (finished && ms->m.emitted == 0 && ms->clause->u.match.optional)
+        rc = stage_emit(x, s, ms->row);
+    return rc;
+}
+
+/* Takes an input row: the walk of the first part is set up, and stepped
+   one start node at a time by match_step. */
+static int match_begin(exec *x, stage *s, const value *in)
 {
     match_state *ms = s->state;
     if (!ms->row) {
@@ -784,20 +847,56 @@ static int match_row(exec *x, stage *s, const value *in)
         if (!ms->row)
             return exec_oom(x);
     }
-    value *row = ms->row;
     for (size_t i = 0; i < ms->width; i++)
-        row[i] = i < ms->in_width ? in[i] : value_null();   /* borrowed */
-    mclause m = {ms, s, 0, 0};
+        ms->row[i] = i < ms->in_width ? in[i] : value_null();   /* borrowed */
     /* relationship uniqueness covers this clause's parts only */
-    size_t base = x->used_base, used = x->nused;
+    ms->saved_base = x->used_base;
+    ms->saved_used = x->nused;
     x->used_base = x->nused;
-    int rc = next_part(x, row, &m);
-    x->nused = used;
-    x->used_base = base;
-    for (size_t i = ms->in_width; i < ms->width; i++)
-        value_release(&row[i]);
-    if (rc == 0 && m.emitted == 0 && ms->clause->u.match.optional)
-        rc = stage_emit(x, s, row);
+    ms->row_open = true;
+    ms->m = (mclause){ms, s, 1, 0};   /* the first part is walked here */
+    ms->steps = 0;
+    const cypher_ast_node *part = ms->clause->u.match.parts.items[ms->order[0]];
+    bool none = false;
+    int rc = walk_init(&ms->w, x, part, &ms->plans[0], &ms->sc, ms->in_width,
+                       ms->clause->u.match.where, ms->row, next_part, &ms->m);
+    if (rc == 0)
+        rc = walk_start(&ms->w, &ms->single, &none, &ms->single_id, &ms->it);
+    if (rc == 0 && none)
+        ms->single = false;   /* nothing to walk: the row ends at the first step */
+    if (rc != 0)
+        match_end(x, s, false);
+    return rc;
+}
+
+/* Walks the first part from one start node; *done once there is none. */
+static int match_step(exec *x, stage *s, bool *done)
+{
+    match_state *ms = s->state;
+    strata_id id;
+    int rc;
+    *done = false;
+    if (ms->single) {
+        ms->single = false;
+        rc = walk_from(&ms->w, ms->single_id);
+    } else if (ms->it && strata_node_iter_next(ms->it, &id)) {
+        rc = ++ms->steps % 1024 == 0 && exec_check_interrupt(x) != 0 ? -1 : walk_from(&ms->w, id);
+    } else {
+        *done = true;
+        return match_end(x, s, true);
+    }
+    if (rc != 0)
+        match_end(x, s, false);
+    return rc;
+}
+
+/* A whole input row at once (a MATCH after the first stage). */
+static int match_row(exec *x, stage *s, const value *in)
+{
+    bool done = false;
+    int rc = match_begin(x, s, in);
+    while (rc == 0 && !done)
+        rc = match_step(x, s, &done);
     return rc;
 }
 
@@ -806,6 +905,8 @@ static void match_close(exec *x, stage *s)
     match_state *ms = s->state;
     if (!ms)
         return;
+    if (ms->row_open)
+        match_end(x, s, false);   /* stopped inside a row (LIMIT, error) */
     if (ms->row)
         mem_free(x->m, ms->row, (ms->width ? ms->width : 1) * sizeof(value));
     if (ms->plans)
@@ -824,6 +925,8 @@ int match_open(exec *x, const cypher_ast_node *clause, scope *sc, stage *s)
         return exec_oom(x);
     s->state = ms;
     s->row = match_row;
+    s->begin = match_begin;
+    s->step = match_step;
     s->close = match_close;
     ms->clause = clause;
     ms->in_width = x->width;

@@ -1,6 +1,21 @@
-/* pipeline — running a run of streaming clauses as one pass (pipeline.h). */
+/* pipeline — running a run of streaming clauses as one pass, at once or in
+   steps (pipeline.h). */
 #include "query/pipeline.h"
 #include "query/profile.h"
+
+struct pipeline {
+    stage *st;
+    size_t n, opened;
+    rowset in;              /* the first stage's input, owned */
+    size_t next_in;         /* the next input row to take */
+    value *wide;            /* an input row widened to x->width (borrowed
+                               cells), valid until the next row is taken */
+    size_t width;           /* x->width once every stage is open */
+    bool row_open;          /* a stepping first stage is inside an input row */
+    bool finished;
+    size_t first_step;      /* PROFILE: this pipeline's first step */
+    double started;
+};
 
 int stage_emit(exec *x, stage *s, const value *row)
 {
@@ -34,48 +49,116 @@ static int stage_open(exec *x, const cypher_ast_node *cl, scope *sc, stage *s, s
     }
 }
 
+void pipeline_close(exec *x, pipeline **pp)
+{
+    pipeline *p = *pp;
+    if (!p)
+        return;
+    *pp = NULL;
+    for (size_t i = 0; i < p->opened; i++)
+        if (p->st[i].close)
+            p->st[i].close(x, &p->st[i]);
+    if (p->st)
+        mem_free(x->m, p->st, p->n * sizeof *p->st);
+    if (p->wide)
+        mem_free(x->m, p->wide, (p->width ? p->width : 1) * sizeof *p->wide);
+    rowset_free(&p->in);
+    mem_free(x->m, p, sizeof *p);
+}
+
+pipeline *pipeline_open(exec *x, const cypher_ast_node *const *clauses, size_t n, scope *sc,
+                        rowset *in, scope *result_cols)
+{
+    pipeline *p = mem_calloc(x->m, sizeof *p);
+    if (!p) {
+        exec_oom(x);
+        return NULL;
+    }
+    p->in = *in;            /* taken over */
+    rowset_init(in, in->width);
+    p->n = n;
+    p->st = mem_calloc(x->m, n * sizeof *p->st);
+    if (!p->st) {
+        exec_oom(x);
+        pipeline_close(x, &p);
+        return NULL;
+    }
+    p->first_step = x->prof ? x->prof->n : 0;
+    p->started = profile_now();
+    int rc = 0;
+    for (; p->opened < n && rc == 0; p->opened++) {
+        bool last = p->opened + 1 == n;
+        if (x->prof)
+            profile_clause_begin(x);
+        rc = stage_open(x, clauses[p->opened], sc, &p->st[p->opened],
+                        last ? result_cols : NULL);
+        if (x->prof && rc == 0)
+            rc = profile_clause_end(x, clauses[p->opened], 0);   /* rows once run */
+    }
+    for (size_t i = 0; i < n; i++) {
+        p->st[i].next = i + 1 < n ? &p->st[i + 1] : NULL;
+        p->finished |= p->st[i].wants_none;   /* LIMIT 0 */
+    }
+    p->width = x->width;
+    if (rc != 0)
+        pipeline_close(x, &p);
+    return p;
+}
+
+/* One unit of work: an input row, or a step of one. */
+static int pipeline_unit(exec *x, pipeline *p)
+{
+    stage *first = &p->st[0];
+    if (first->step && p->row_open) {
+        bool done = false;
+        int rc = first->step(x, first, &done);
+        p->row_open = !done;
+        return rc;
+    }
+    if (p->next_in == p->in.nrows) {
+        p->finished = true;
+        return 0;
+    }
+    /* every stage's rows are x->width wide: the width once all are open */
+    const value *src = rowset_row(&p->in, p->next_in++);
+    if (!p->wide && !(p->wide = mem_calloc(x->m, (p->width ? p->width : 1) * sizeof *p->wide)))
+        return exec_oom(x);
+    for (size_t i = 0; i < p->width; i++)
+        p->wide[i] = i < p->in.width ? src[i] : value_null();   /* borrowed */
+    if (!first->step)
+        return first->row(x, first, p->wide);
+    int rc = first->begin(x, first, p->wide);
+    p->row_open = rc == 0;
+    return rc;
+}
+
+int pipeline_pull(exec *x, pipeline *p, rowset *out, size_t want)
+{
+    for (size_t i = 0; i < p->n; i++)
+        p->st[i].out = out;
+    size_t goal = out->nrows + want < out->nrows ? SIZE_MAX : out->nrows + want;
+    int rc = exec_check_interrupt(x);
+    for (size_t units = 1; rc == 0 && !p->finished && out->nrows < goal; units++)
+        rc = units % 1024 == 0 && exec_check_interrupt(x) != 0 ? -1 : pipeline_unit(x, p);
+    if (rc == EXEC_STOP) {
+        p->finished = true;
+        rc = 0;
+    }
+    if (rc == 0 && p->finished && x->prof)
+        for (size_t i = 0; i < p->n; i++)
+            profile_pipelined(x, p->first_step + i, p->st[i].rows, i == 0 ? p->started : -1);
+    return rc != 0 ? -1 : p->finished ? 1 : 0;
+}
+
 int pipeline_run(exec *x, const cypher_ast_node *const *clauses, size_t n, scope *sc,
                  rowset *in, rowset *out, scope *result_cols)
 {
     rowset_init(out, x->width);   /* empty whatever happens below */
-    stage *st = mem_calloc(x->m, n * sizeof *st);
-    if (!st)
-        return exec_oom(x);
-    int rc = 0;
-    size_t opened = 0, first_step = x->prof ? x->prof->n : 0;
-    double started = profile_now();
-    for (; opened < n && rc == 0; opened++) {
-        bool last = opened + 1 == n;
-        if (x->prof)
-            profile_clause_begin(x);
-        rc = stage_open(x, clauses[opened], sc, &st[opened], last ? result_cols : NULL);
-        if (x->prof && rc == 0)
-            rc = profile_clause_end(x, clauses[opened], 0);   /* rows once run */
-    }
-    /* every stage's rows are x->width wide: the width once all are open */
+    pipeline *p = pipeline_open(x, clauses, n, sc, in, result_cols);
+    if (!p)
+        return -1;
     rowset_init(out, x->width);
-    for (size_t i = 0; i < n; i++) {
-        st[i].next = i + 1 < n ? &st[i + 1] : NULL;
-        st[i].out = out;
-    }
-    bool wants_none = false;
-    for (size_t i = 0; i < n && rc == 0; i++)
-        wants_none |= st[i].wants_none;
-    for (size_t r = 0; r < in->nrows && rc == 0 && !wants_none; r++) {
-        const value *row = rowset_row(in, r);
-        value wide[x->width ? x->width : 1];
-        for (size_t i = 0; i < x->width; i++)
-            wide[i] = i < in->width ? row[i] : value_null();   /* borrowed */
-        rc = st[0].row(x, &st[0], wide);
-    }
-    if (rc == EXEC_STOP)
-        rc = 0;
-    if (x->prof && rc == 0)
-        for (size_t i = 0; i < n; i++)
-            profile_pipelined(x, first_step + i, st[i].rows, i == 0 ? started : -1);
-    for (size_t i = 0; i < opened; i++)
-        if (st[i].close)
-            st[i].close(x, &st[i]);
-    mem_free(x->m, st, n * sizeof *st);
-    return rc;
+    int rc = pipeline_pull(x, p, out, SIZE_MAX);
+    pipeline_close(x, &p);
+    return rc < 0 ? -1 : 0;
 }

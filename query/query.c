@@ -30,12 +30,27 @@ struct strata_result {
     strata_query_error err;
     char code[40], detail[48], message[256];
     strata_view *view;
+    /* A read-only statement computed as it is read (pipeline.h): its
+       executor, the final pipeline, the rows pulled and not yet read, the
+       slot of each column in them, and what the executor borrows. */
+    exec *x;
+    pipeline *pipe;
+    bool pipe_done;
+    rowset buf;
+    size_t buf_next;
+    size_t *slots;
+    cached_plan *plan;
+    value params;
 };
+
+/* Rows pulled at a time by a result read as it goes. */
+#define LAZY_BATCH 256
 
 typedef struct query_out {
     scope cols;
     rowset rows;
     bool has_return;
+    pipeline *pipe;     /* x->lazy: the final pipeline, opened, not run */
 } query_out;
 
 static int run_query(exec *x, const cypher_ast_node *q, query_out *out)
@@ -54,8 +69,15 @@ static int run_query(exec *x, const cypher_ast_node *q, query_out *out)
             while (j < q->u.list.count && stage_streams(q->u.list.items[j]))
                 j++;
             bool ends = q->u.list.items[j - 1]->kind == CYPHER_AST_RETURN;
-            rc = pipeline_run(x, (const cypher_ast_node *const *)&q->u.list.items[i], j - i, &sc,
-                              &cur, &next, ends ? &out->cols : NULL);
+            const cypher_ast_node *const *run = (const cypher_ast_node *const *)&q->u.list.items[i];
+            if (ends && x->lazy) {
+                /* the rows are produced as the result is read */
+                out->pipe = pipeline_open(x, run, j - i, &sc, &cur, &out->cols);
+                out->has_return = true;
+                rc = out->pipe ? 0 : -1;
+                break;
+            }
+            rc = pipeline_run(x, run, j - i, &sc, &cur, &next, ends ? &out->cols : NULL);
             out->has_return |= ends;
             rowset_free(&cur);
             cur = next;
@@ -164,6 +186,48 @@ static int set_columns(exec *x, strata_result *r, const scope *cols)
     return 0;
 }
 
+static void exec_free(exec **xp)
+{
+    exec *x = *xp;
+    if (!x)
+        return;
+    if (x->used_rels)
+        mem_free(x->m, x->used_rels, x->capused * sizeof *x->used_rels);
+    mem_free(x->m, x, sizeof *x);
+    *xp = NULL;
+}
+
+/* What a result read as it goes holds besides its rows and view. */
+static void lazy_free(strata_result *r)
+{
+    if (r->pipe)
+        pipeline_close(r->x, &r->pipe);
+    rowset_free(&r->buf);
+    if (r->slots)
+        mem_free(mem_scratch(), r->slots, (r->ncols ? r->ncols : 1) * sizeof *r->slots);
+    r->slots = NULL;
+    exec_free(&r->x);
+    plan_release(&r->plan);
+    value_release(&r->params);
+}
+
+/* The result takes the opened final pipeline and pulls its first rows,
+   so most statements' errors still come from strata_query itself. */
+static int lazy_start(exec *x, strata_result *r, query_out *out)
+{
+    r->slots = mem_alloc(x->m, (out->cols.n ? out->cols.n : 1) * sizeof *r->slots);
+    if (!r->slots)
+        return exec_oom(x);
+    for (size_t c = 0; c < out->cols.n; c++)
+        r->slots[c] = out->cols.b[c].slot;
+    r->pipe = out->pipe;
+    out->pipe = NULL;
+    rowset_init(&r->buf, x->width);
+    int rc = pipeline_pull(x, r->pipe, &r->buf, LAZY_BATCH);
+    r->pipe_done = rc == 1;
+    return rc < 0 ? -1 : 0;
+}
+
 static int run_body(exec *x, const cypher_ast_node *body, strata_result *r)
 {
     if (body->kind == CYPHER_AST_QUERY) {
@@ -171,8 +235,11 @@ static int run_body(exec *x, const cypher_ast_node *body, strata_result *r)
         int rc = run_query(x, body, &out);
         if (rc == 0)
             rc = set_columns(x, r, &out.cols);
-        if (rc == 0)
+        if (rc == 0 && out.pipe)
+            rc = lazy_start(x, r, &out);
+        else if (rc == 0)
             rc = take_rows(x, r, &out, false);
+        pipeline_close(x, &out.pipe);   /* unless the result took it */
         scope_free(&out.cols);
         rowset_free(&out.rows);
         return rc;
@@ -339,6 +406,37 @@ static void run_profiled(exec *x, const cypher_ast_node *root, const char *text,
     x->prof = NULL;
 }
 
+/* Whether root is computed as its result is read: a query that only reads
+   (no update, no schema command, no UNION, not EXPLAIN or PROFILE). */
+static bool reads_lazily(const cypher_ast_node *root)
+{
+    const cypher_ast_node *body = root->u.statement.body;
+    return root->u.statement.mode == CYPHER_MODE_RUN && body->kind == CYPHER_AST_QUERY &&
+           !first_update(body);
+}
+
+/* A lazy statement reads a view the result holds: a graph's own state (its
+   open transaction's writes included) or the view queried.  The executor
+   then borrows nothing from the writer and may run after strata_query has
+   returned.  Inside an open statement a graph has no view to give: the
+   statement then runs at once. */
+static bool go_lazy(strata_graph *g, strata_view *v, exec *x, strata_result *r,
+                    const strata_value *params)
+{
+    strata_status st = g ? strata_snapshot_own(g, &r->view) : strata_view_clone(v, &r->view);
+    if (st != STRATA_OK)
+        return false;
+    x->g = NULL;
+    x->view.ver = r->view->ver;
+    x->lazy = true;
+    /* the caller may free its parameters once strata_query returns */
+    if (params) {
+        r->params = value_retain(params->v);
+        x->params = &r->params;
+    }
+    return true;
+}
+
 /* strata_query and strata_view_query: exactly one of g and v is set. */
 static strata_status query_run(strata_graph *g, strata_view *v, const char *text,
                                const strata_value *params, strata_result **out)
@@ -351,25 +449,30 @@ static strata_status query_run(strata_graph *g, strata_view *v, const char *text
     *out = r;
     if (params && value_kind(&params->v) != VAL_MAP)
         return fail_result(g, r, "ArgumentError", NULL, "parameters must be a map", 1, 1);
-
-    exec x = {.g = g, .m = m, .params = params ? &params->v : NULL};
+    exec *x = mem_calloc(m, sizeof *x);
+    if (!x)
+        return fail_result(g, r, "OutOfMemory", NULL, "out of memory starting a query", 1, 1);
+    *x = (exec){.g = g, .m = m, .params = params ? &params->v : NULL,
+                .interrupt = g ? &g->interrupt : NULL};
     if (v)
-        x.view.ver = v->ver;
+        x->view.ver = v->ver;
     else
         atomic_store(&g->interrupt, false);
     cypher_error perr;
-    cached_plan *plan = checked_plan(&x, text, &perr);
-    if (!plan && !x.err.category)
+    cached_plan *plan = checked_plan(x, text, &perr);
+    if (!plan && !x->err.category) {
+        exec_free(&x);
         return fail_result(g, r, perr.category, perr.detail, perr.message, perr.line,
                            perr.column);
-    if (plan && cypher_ast_root(plan_ast(plan))->u.statement.mode != CYPHER_MODE_RUN)
-        run_profiled(&x, cypher_ast_root(plan_ast(plan)), text, r);
-    else if (plan)
-        run_statement(&x, cypher_ast_root(plan_ast(plan)), r);
-    plan_release(&plan);
-    if (x.used_rels)
-        mem_free(m, x.used_rels, x.capused * sizeof *x.used_rels);
-    if (x.err.category) {
+    }
+    const cypher_ast_node *root = plan ? cypher_ast_root(plan_ast(plan)) : NULL;
+    if (root && root->u.statement.mode != CYPHER_MODE_RUN)
+        run_profiled(x, root, text, r);
+    else if (root && reads_lazily(root) && go_lazy(g, v, x, r, params))
+        run_statement(x, root, r);
+    else if (root)
+        run_statement(x, root, r);
+    if (x->err.category) {
         for (size_t i = 0; i < r->nrows * r->ncols; i++)
             value_release(&r->cells[i]);
         /* freed here with the size it has: strata_result_free would
@@ -378,13 +481,27 @@ static strata_status query_run(strata_graph *g, strata_view *v, const char *text
             mem_free(m, r->cells, r->nrows * (r->ncols ? r->ncols : 1) * sizeof(value));
         r->cells = NULL;
         r->nrows = 0;
-        return fail_result(g, r, x.err.category, x.err.detail, x.err.message, x.err.line,
-                           x.err.column);
+        strata_status st = fail_result(g, r, x->err.category, x->err.detail, x->err.message,
+                                       x->err.line, x->err.column);
+        r->x = x;           /* lazy_free releases them with the pipeline */
+        r->plan = plan;
+        lazy_free(r);
+        return st;
     }
-    r->stats = (strata_query_stats){x.stats.nodes_created, x.stats.nodes_deleted,
-                                    x.stats.rels_created, x.stats.rels_deleted,
-                                    x.stats.props_set, x.stats.labels_added,
-                                    x.stats.labels_removed};
+    r->stats = (strata_query_stats){x->stats.nodes_created, x->stats.nodes_deleted,
+                                    x->stats.rels_created, x->stats.rels_deleted,
+                                    x->stats.props_set, x->stats.labels_added,
+                                    x->stats.labels_removed};
+    if (r->pipe) {
+        /* the rows come as they are read: the executor and the plan stay */
+        r->x = x;
+        r->plan = plan;
+        return STRATA_OK;
+    }
+    plan_release(&plan);
+    exec_free(&x);
+    if (r->view)
+        return STRATA_OK;   /* taken for a lazy statement that finished at once */
     strata_status st = g ? strata_snapshot_own(g, &r->view) : strata_view_clone(v, &r->view);
     if (st != STRATA_OK)
         return fail_result(g, r, "OutOfMemory", NULL, "out of memory taking a view", 1, 1);
@@ -422,8 +539,37 @@ size_t strata_result_columns(const strata_result *r, const char *const **names)
     return r->ncols;
 }
 
+/* The next row of a result read as it goes: pulled in batches. */
+static bool lazy_next(strata_result *r, const strata_value *const **row)
+{
+    if (r->buf_next == r->buf.nrows) {
+        if (r->pipe_done || r->failed)
+            return false;
+        exec *x = r->x;
+        rowset_free(&r->buf);
+        rowset_init(&r->buf, x->width);
+        r->buf_next = 0;
+        int rc = pipeline_pull(x, r->pipe, &r->buf, LAZY_BATCH);
+        r->pipe_done = rc != 0;
+        /* the rows made before the error are still read, then it shows */
+        if (rc < 0)
+            fail_result(NULL, r, x->err.category, x->err.detail, x->err.message, x->err.line,
+                        x->err.column);
+        if (r->buf.nrows == 0)
+            return false;
+    }
+    const value *cells = rowset_row(&r->buf, r->buf_next++);
+    for (size_t c = 0; c < r->ncols; c++)
+        r->handles[c].v = cells[r->slots[c]];   /* borrowed */
+    if (row)
+        *row = (const strata_value *const *)r->row;
+    return true;
+}
+
 bool strata_result_next(strata_result *r, const strata_value *const **row)
 {
+    if (r && r->pipe)
+        return lazy_next(r, row);
     if (!r || r->next >= r->nrows)
         return false;
     for (size_t c = 0; c < r->ncols; c++)
@@ -453,6 +599,7 @@ void strata_result_free(strata_result **rp)
         return;
     strata_result *r = *rp;
     mem_ctx *m = mem_scratch();
+    lazy_free(r);
     for (size_t i = 0; i < r->nrows * r->ncols; i++)
         value_release(&r->cells[i]);
     if (r->cells)

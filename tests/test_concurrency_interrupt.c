@@ -47,7 +47,11 @@ static void run_interrupted(strata_graph *g, const char *query)
     pthread_t t;
     assert_int_equal(pthread_create(&t, NULL, keep_interrupting, &it), 0);
     strata_result *r = NULL;
-    assert_int_not_equal(strata_query(g, query, NULL, &r), STRATA_OK);
+    /* a statement that only reads is computed as its result is read: the
+       interrupt then ends the reading */
+    if (strata_query(g, query, NULL, &r) == STRATA_OK)
+        while (strata_result_next(r, NULL))
+            ;
     atomic_store(&it.done, true);
     pthread_join(t, NULL);
     const strata_query_error *e = strata_result_error(r);
