@@ -4,6 +4,7 @@
    once, and writes made while the cursor is open do not show in it. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -144,6 +145,43 @@ static void test_writes_run_at_once(void **state)
     strata_graph_free(&g);
 }
 
+/* Every allocation made while reading fails in turn: the reading ends
+   with OutOfMemory and freeing the result gives everything back. */
+static void test_allocation_failures_while_reading(void **state)
+{
+    (void)state;
+    strata_graph *g;
+    assert_int_equal(strata_graph_new(&g), STRATA_OK);
+    run(g, "UNWIND range(1, 1500) AS i CREATE (:N {i: i})-[:R]->(:M {i: i})");
+    const char *q = "MATCH (n:N)-[:R]->(m) WITH n, m WHERE n.i % 2 = 0 "
+                    "UNWIND [1, 2] AS k RETURN n.i, m.i, k";
+    run(g, q);   /* its plan cached beforehand */
+    size_t base = mem_ctx_bytes(mem_scratch());
+    for (long k = 1;; k++) {
+        strata_result *r = NULL;
+        assert_int_equal(strata_query(g, q, NULL, &r), STRATA_OK);
+        mem_fail_at(k);
+        int64_t n = 0;
+        while (strata_result_next(r, NULL))
+            n++;
+        bool failed = mem_fail_count() >= k;
+        mem_fail_clear();
+        const strata_query_error *e = strata_result_error(r);
+        if (!failed) {
+            assert_null(e);
+            assert_int_equal(n, 1500);
+            strata_result_free(&r);
+            break;
+        }
+        assert_non_null(e);
+        assert_string_equal(e->code, "OutOfMemory");
+        strata_result_free(&r);
+        assert_int_equal(mem_ctx_bytes(mem_scratch()), base);
+    }
+    assert_int_equal(mem_ctx_bytes(mem_scratch()), base);
+    strata_graph_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -151,6 +189,7 @@ int main(void)
         cmocka_unit_test(test_late_error_ends_the_reading),
         cmocka_unit_test(test_cursor_reads_its_view),
         cmocka_unit_test(test_writes_run_at_once),
+        cmocka_unit_test(test_allocation_failures_while_reading),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
