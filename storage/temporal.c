@@ -1675,13 +1675,10 @@ int temporal_component(mem_ctx *m, const temporal *t, const char *k, size_t n, v
 
 int duration_component(const duration *d, const char *k, size_t n, value *out)
 {
-    /* Neo4j's rule: seconds-based components are computed from the total
-       of seconds and nanos truncated toward zero. */
+    /* Components read the stored form as Neo4j does: seconds rounded down
+       and a non-negative fraction, so PT-0.1S has seconds -1 and
+       nanosecondsOfSecond 900000000 (only the ISO text shows -0.1). */
     int64_t s = d->seconds, ns = d->nanos;
-    if (s < 0 && ns > 0) {
-        s += 1;
-        ns -= NS_SEC;
-    }
     *out = value_null();
     if (keq(k, n, "years"))
         return *out = value_int(d->months / 12), 0;

@@ -560,6 +560,33 @@ static void test_between(void **state)
     between_is("localtime", "12:44:54.7", "localtime", "12:34:55.3", TM_BETWEEN, "PT-9M-59.4S");
 }
 
+/* A negative difference with a fraction is stored as Neo4j stores it:
+   seconds rounded down and a non-negative fraction, and the components
+   read that form (TCK Temporal10 [1]). */
+static void test_between_negative_fraction(void **state)
+{
+    (void)state;
+    temporal a = P("localdatetime", "2018-01-02T10:00:00.1");
+    temporal b = P("localdatetime", "2018-01-01T10:00:00.2");
+    duration d;
+    temporal_err e;
+    assert_int_equal(duration_between(&a, &b, TM_BETWEEN, &d, &e), 0);
+    dfmt_is(&d, "PT-23H-59M-59.9S");
+    assert_int_equal(dcomp(&d, "days"), 0);
+    assert_int_equal(dcomp(&d, "seconds"), -86400);
+    assert_int_equal(dcomp(&d, "nanosecondsOfSecond"), 100000000);
+    assert_int_equal(dcomp(&d, "milliseconds"), -86399900);
+    assert_int_equal(dcomp(&d, "nanoseconds"), -86399900000000);
+    assert_int_equal(duration_between(&a, &b, TM_IN_SECONDS, &d, &e), 0);
+    assert_int_equal(dcomp(&d, "seconds"), -86400);
+    assert_int_equal(dcomp(&d, "nanosecondsOfSecond"), 100000000);
+    duration p = D("PT-0.1S");
+    assert_int_equal(dcomp(&p, "seconds"), -1);
+    assert_int_equal(dcomp(&p, "secondsOfMinute"), -1);
+    assert_int_equal(dcomp(&p, "millisecondsOfSecond"), 900);
+    assert_int_equal(dcomp(&p, "milliseconds"), -100);
+}
+
 static void trunc_is(const char *kind, const char *unit, const char *tkind, const char *in,
                      const char *want)
 {
@@ -698,6 +725,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_accessors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_arithmetic, setup, teardown),
         cmocka_unit_test_setup_teardown(test_between, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_between_negative_fraction, setup, teardown),
         cmocka_unit_test_setup_teardown(test_truncate, setup, teardown),
         cmocka_unit_test_setup_teardown(test_values, setup, teardown),
         cmocka_unit_test_setup_teardown(test_zones, setup, teardown),
