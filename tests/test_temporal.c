@@ -587,6 +587,46 @@ static void test_between_negative_fraction(void **state)
     assert_int_equal(dcomp(&p, "milliseconds"), -100);
 }
 
+/* A value without a date is placed on the other's date, keeping its own
+   offset (TCK Temporal10 [2], [5]). */
+static void test_between_time_on_date(void **state)
+{
+    (void)state;
+    const char *dt = "2014-07-21T21:40:36.143+0200";
+    between_is("datetime", dt, "time", "16:30+0100", TM_BETWEEN, "PT-4H-10M-36.143S");
+    between_is("datetime", dt, "time", "16:30+0100", TM_IN_SECONDS, "PT-4H-10M-36.143S");
+    between_is("time", "16:30+0100", "datetime", dt, TM_IN_SECONDS, "PT4H10M36.143S");
+    between_is("datetime", dt, "localtime", "16:30", TM_BETWEEN, "PT-5H-10M-36.143S");
+    between_is("time", "14:30", "datetime", "2015-07-21T21:40:32.142+0100", TM_BETWEEN,
+               "PT6H10M32.142S");
+    between_is("datetime", dt, "time", "16:30+0100", TM_IN_DAYS, "PT0S");
+    between_is("datetime", dt, "datetime", "2015-07-21T21:40:32.142+0100", TM_BETWEEN,
+               "P1YT59M55.999S");
+    between_is("datetime", dt, "date", "2015-06-24", TM_BETWEEN, "P11M2DT2H19M23.857S");
+}
+
+/* A local value beside a value in a named zone takes that zone at its own
+   local time, so on a daylight-saving day it lands on its side of the
+   change (Europe/Stockholm: 2017-10-29 03:00 +02:00 -> 02:00 +01:00,
+   2017-03-26 02:00 +01:00 -> 03:00 +02:00; TCK Temporal10 [8]). */
+static void test_between_dst(void **state)
+{
+    (void)state;
+    const char *four = "2017-10-29T04:00[Europe/Stockholm]";
+    between_is("localtime", "00:00", "datetime", four, TM_IN_SECONDS, "PT5H");
+    between_is("localdatetime", "2017-10-29T00:00", "datetime", four, TM_IN_SECONDS, "PT5H");
+    between_is("date", "2017-10-29", "datetime", four, TM_IN_SECONDS, "PT5H");
+    between_is("date", "2017-10-29", "datetime", four, TM_BETWEEN, "PT5H");
+    between_is("datetime", "2017-10-29T00:00[Europe/Stockholm]", "localtime", "04:00",
+               TM_IN_SECONDS, "PT5H");
+    between_is("datetime", "2017-10-29T00:00[Europe/Stockholm]", "date", "2017-10-30",
+               TM_IN_SECONDS, "PT25H");
+    between_is("date", "2017-03-26", "datetime", "2017-03-26T04:00[Europe/Stockholm]",
+               TM_IN_SECONDS, "PT3H");
+    between_is("localtime", "04:00", "datetime", "2017-03-26T00:00[Europe/Stockholm]",
+               TM_IN_SECONDS, "PT-3H");
+}
+
 static void trunc_is(const char *kind, const char *unit, const char *tkind, const char *in,
                      const char *want)
 {
@@ -726,6 +766,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_arithmetic, setup, teardown),
         cmocka_unit_test_setup_teardown(test_between, setup, teardown),
         cmocka_unit_test_setup_teardown(test_between_negative_fraction, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_between_time_on_date, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_between_dst, setup, teardown),
         cmocka_unit_test_setup_teardown(test_truncate, setup, teardown),
         cmocka_unit_test_setup_teardown(test_values, setup, teardown),
         cmocka_unit_test_setup_teardown(test_zones, setup, teardown),
