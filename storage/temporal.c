@@ -1281,6 +1281,24 @@ static int zone_value(const value *map, temporal *t, bool *has, temporal_err *e)
     return set_zone(t, s, n, e);
 }
 
+/* datetime({time: t, timezone: z, ...}) with a zoned t: the fields are
+   read in t's zone on the date being built, then the instant moves to z
+   (Neo4j: ZonedDateTime.of(date, time, t's zone), fields assigned, then
+   withZoneSameInstant(z)).  A named t zone thus takes its offset on that
+   date, which may be on the other side of a daylight-saving change from
+   t's own date. */
+static int move_to_zone(temporal *out, const temporal *t, const temporal *z, temporal_err *e)
+{
+    out->offset = t->offset;
+    memcpy(out->zone, t->zone, sizeof out->zone);
+    if (out->zone[0] && temporal_resolve_zone(out, e) != 0)
+        return -1;
+    int64_t utc = utc_secs_of(out), sub = out->nanos % NS_SEC;
+    out->offset = z->offset;
+    memcpy(out->zone, z->zone, sizeof out->zone);
+    return rezone_instant(out, utc, sub, e);
+}
+
 int temporal_from_map(value_type kind, const value *map, temporal *out, temporal_err *e)
 {
     memset(out, 0, sizeof *out);
@@ -1342,7 +1360,7 @@ int temporal_from_map(value_type kind, const value *map, temporal *out, temporal
         return -1;
     if (kind_has_time(kind)) {
         temporal tb = has_t ? t : (temporal){0};
-        if (has_t && has_tz && base_zone) {
+        if (kind == VAL_TIME && has_t && has_tz && base_zone) {
             /* Same instant, new zone: convert the base time first. */
             temporal conv = zt;
             conv.kind = kind;
@@ -1356,12 +1374,12 @@ int temporal_from_map(value_type kind, const value *map, temporal *out, temporal
             else if (kind == VAL_TIME)
                 conv.zone[0] = '\0';
             tb.nanos = conv.nanos;
-            if (kind == VAL_DATETIME && !has_d && kind_has_date(t.kind))
-                out->days = conv.days;
         }
         if (time_from_map(map, &tb, has_t, &out->nanos, e) != 0)
             return -1;
     }
+    if (kind == VAL_DATETIME && has_tz && base_zone)
+        return move_to_zone(out, &t, &zt, e);
     if (kind_has_zone(kind)) {
         if (has_tz) {
             out->offset = zt.offset;

@@ -627,6 +627,40 @@ static void test_between_dst(void **state)
                TM_IN_SECONDS, "PT-3H");
 }
 
+/* datetime({date: d, time: t, day: 28, second: 42, timezone: zone}) with t
+   a datetime in a named zone. */
+static void select_into_zone_is(const char *dkind, const char *d, const char *t,
+                                const char *zone, const char *want)
+{
+    static const char *const names[] = {"date", "time", "day", "second", "timezone"};
+    value keys[5], vals[5];
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(value_string(M, names[i], strlen(names[i]), &keys[i]), 0);
+    temporal td = P(dkind, d), tt = P("datetime", t);
+    assert_int_equal(temporal_to_value(M, &td, &vals[0]), 0);
+    assert_int_equal(temporal_to_value(M, &tt, &vals[1]), 0);
+    vals[2] = value_int(28);
+    vals[3] = value_int(42);
+    assert_int_equal(value_string(M, zone, strlen(zone), &vals[4]), 0);
+    value map;
+    assert_int_equal(value_map_from(M, keys, vals, 5, &map), 0);
+    map_is("datetime", map, want);
+}
+
+/* The selected time is read in its own zone on the date being built, not
+   on its own date: 12:00 in Stockholm is +01:00 on 1984-10-11 but +02:00
+   on 1984-03-28 (summer time from 1984-03-25; TCK Temporal3 [10]). */
+static void test_select_time_into_zone(void **state)
+{
+    (void)state;
+    const char *noon = "1984-10-11T12:00[Europe/Stockholm]";
+    select_into_zone_is("localdatetime", "1984-03-07T12:31:14.645", noon, "Pacific/Honolulu",
+                        "1984-03-28T00:00:42-10:00[Pacific/Honolulu]");
+    select_into_zone_is("date", "1984-10-11", noon, "Pacific/Honolulu",
+                        "1984-10-28T01:00:42-10:00[Pacific/Honolulu]");
+    select_into_zone_is("date", "1984-03-07", noon, "+00:00", "1984-03-28T10:00:42Z");
+}
+
 static void trunc_is(const char *kind, const char *unit, const char *tkind, const char *in,
                      const char *want)
 {
@@ -768,6 +802,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_between_negative_fraction, setup, teardown),
         cmocka_unit_test_setup_teardown(test_between_time_on_date, setup, teardown),
         cmocka_unit_test_setup_teardown(test_between_dst, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_select_time_into_zone, setup, teardown),
         cmocka_unit_test_setup_teardown(test_truncate, setup, teardown),
         cmocka_unit_test_setup_teardown(test_values, setup, teardown),
         cmocka_unit_test_setup_teardown(test_zones, setup, teardown),
