@@ -1363,16 +1363,13 @@ int temporal_from_map(value_type kind, const value *map, temporal *out, temporal
         if (kind == VAL_TIME && has_t && has_tz && base_zone) {
             /* Same instant, new zone: convert the base time first. */
             temporal conv = zt;
-            conv.kind = kind;
             int64_t base_days = kind_has_date(t.kind) ? t.days : out->days;
             int64_t utc = base_days * 86400 + t.nanos / NS_SEC - t.offset;
-            if (kind == VAL_TIME && !conv.zone[0]) {
+            if (!conv.zone[0])
                 conv.nanos = floormod(t.nanos / NS_SEC - t.offset + conv.offset, 86400) * NS_SEC +
                              t.nanos % NS_SEC;
-            } else if (rezone_instant(&conv, utc, t.nanos % NS_SEC, e) != 0)
+            else if (rezone_instant(&conv, utc, t.nanos % NS_SEC, e) != 0)
                 return -1;
-            else if (kind == VAL_TIME)
-                conv.zone[0] = '\0';
             tb.nanos = conv.nanos;
         }
         if (time_from_map(map, &tb, has_t, &out->nanos, e) != 0)
