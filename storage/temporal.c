@@ -495,6 +495,18 @@ static int64_t utc_secs_of(const temporal *t)
     return t->days * 86400 + t->nanos / NS_SEC - t->offset;
 }
 
+/* In a named zone an offset still valid at t's local time is kept: an
+   overlap has two, and an explicit offset or java.time's ZonedDateTime.plus
+   picks one. */
+static void prefer_offset(temporal *t, int32_t off)
+{
+    if (!t->zone[0] || t->offset == off)
+        return;
+    const tz_zone *z = tz_find(t->zone);
+    if (z && tz_offset_at(z, utc_secs_of(t) + t->offset - off) == off)
+        t->offset = off;
+}
+
 /* ---- values ---------------------------------------------------------------- */
 
 struct tm_datetime_blob {
@@ -866,13 +878,8 @@ int temporal_parse(value_type kind, const char *s, size_t len, temporal *out, te
         int32_t given = out->offset;
         if (temporal_resolve_zone(out, e) != 0)
             return -1;
-        /* An explicit offset picks the side of an overlap. */
-        if (given != INT32_MIN && given != out->offset) {
-            const tz_zone *z = tz_find(out->zone);
-            int64_t utc = out->days * 86400 + out->nanos / NS_SEC - given;
-            if (z && tz_offset_at(z, utc) == given)
-                out->offset = given;
-        }
+        if (given != INT32_MIN)
+            prefer_offset(out, given);
     }
     return 0;
 bad:
@@ -1274,6 +1281,24 @@ static int zone_value(const value *map, temporal *t, bool *has, temporal_err *e)
     return set_zone(t, s, n, e);
 }
 
+/* datetime({time: t, timezone: z, ...}) with a zoned t: the fields are
+   read in t's zone on the date being built, then the instant moves to z
+   (Neo4j: ZonedDateTime.of(date, time, t's zone), fields assigned, then
+   withZoneSameInstant(z)).  A named t zone thus takes its offset on that
+   date, which may be on the other side of a daylight-saving change from
+   t's own date. */
+static int move_to_zone(temporal *out, const temporal *t, const temporal *z, temporal_err *e)
+{
+    out->offset = t->offset;
+    memcpy(out->zone, t->zone, sizeof out->zone);
+    if (out->zone[0] && temporal_resolve_zone(out, e) != 0)
+        return -1;
+    int64_t utc = utc_secs_of(out), sub = out->nanos % NS_SEC;
+    out->offset = z->offset;
+    memcpy(out->zone, z->zone, sizeof out->zone);
+    return rezone_instant(out, utc, sub, e);
+}
+
 int temporal_from_map(value_type kind, const value *map, temporal *out, temporal_err *e)
 {
     memset(out, 0, sizeof *out);
@@ -1335,26 +1360,23 @@ int temporal_from_map(value_type kind, const value *map, temporal *out, temporal
         return -1;
     if (kind_has_time(kind)) {
         temporal tb = has_t ? t : (temporal){0};
-        if (has_t && has_tz && base_zone) {
+        if (kind == VAL_TIME && has_t && has_tz && base_zone) {
             /* Same instant, new zone: convert the base time first. */
             temporal conv = zt;
-            conv.kind = kind;
             int64_t base_days = kind_has_date(t.kind) ? t.days : out->days;
             int64_t utc = base_days * 86400 + t.nanos / NS_SEC - t.offset;
-            if (kind == VAL_TIME && !conv.zone[0]) {
+            if (!conv.zone[0])
                 conv.nanos = floormod(t.nanos / NS_SEC - t.offset + conv.offset, 86400) * NS_SEC +
                              t.nanos % NS_SEC;
-            } else if (rezone_instant(&conv, utc, t.nanos % NS_SEC, e) != 0)
+            else if (rezone_instant(&conv, utc, t.nanos % NS_SEC, e) != 0)
                 return -1;
-            else if (kind == VAL_TIME)
-                conv.zone[0] = '\0';
             tb.nanos = conv.nanos;
-            if (kind == VAL_DATETIME && !has_d && kind_has_date(t.kind))
-                out->days = conv.days;
         }
         if (time_from_map(map, &tb, has_t, &out->nanos, e) != 0)
             return -1;
     }
+    if (kind == VAL_DATETIME && has_tz && base_zone)
+        return move_to_zone(out, &t, &zt, e);
     if (kind_has_zone(kind)) {
         if (has_tz) {
             out->offset = zt.offset;
@@ -1675,13 +1697,10 @@ int temporal_component(mem_ctx *m, const temporal *t, const char *k, size_t n, v
 
 int duration_component(const duration *d, const char *k, size_t n, value *out)
 {
-    /* Neo4j's rule: seconds-based components are computed from the total
-       of seconds and nanos truncated toward zero. */
+    /* Components read the stored form as Neo4j does: seconds rounded down
+       and a non-negative fraction, so PT-0.1S has seconds -1 and
+       nanosecondsOfSecond 900000000 (only the ISO text shows -0.1). */
     int64_t s = d->seconds, ns = d->nanos;
-    if (s < 0 && ns > 0) {
-        s += 1;
-        ns -= NS_SEC;
-    }
     *out = value_null();
     if (keq(k, n, "years"))
         return *out = value_int(d->months / 12), 0;
@@ -1871,123 +1890,144 @@ int duration_scale(const duration *a, double f, bool divide, duration *out, temp
                                (double)a->seconds * f, (double)a->nanos * f, out, e);
 }
 
-/* Instant in UTC nanoseconds-ish (days, nanos) of a zoned temporal, or
-   local for local ones. */
+/* ---- duration.between ------------------------------------------------------------ */
+
+/*
+ * duration.between and its in* forms follow Neo4j (TemporalValue.until and
+ * DurationValue.durationBetween), which are java.time's rules:
+ *   1. align: a date gets midnight; a value without a date takes the
+ *      other's date (a time keeps its offset); a value without a zone takes
+ *      the other's, a named zone resolved at the local date-time, so that a
+ *      local value on a daylight-saving day lands on the right side of the
+ *      change (align);
+ *   2. whole months and days are counted on the calendar in a's zone, the
+ *      end's date moving one day toward a when its time of day would
+ *      overshoot (calendar_until);
+ *   3. between steps a forward by the months, counts the days again, steps
+ *      by the days, and what is left is the exact difference (exact_diff).
+ * Two values without a date have no calendar: inMonths and inDays give
+ * zero for them (Neo4j raises an error).
+ */
+
+static void attach_date(temporal *t, int64_t days)
+{
+    t->kind = t->kind == VAL_TIME ? VAL_DATETIME : VAL_LOCALDATETIME;
+    t->days = days;   /* a time's offset stays, as a fixed offset */
+}
+
+/* A value without a zone takes z's zone; its local fields stay. */
+static int attach_zone(temporal *t, const temporal *z, temporal_err *e)
+{
+    t->kind = kind_has_date(t->kind) ? VAL_DATETIME : VAL_TIME;
+    t->offset = z->offset;
+    memcpy(t->zone, z->zone, sizeof t->zone);
+    if (t->kind == VAL_TIME) {
+        t->zone[0] = '\0';   /* only a value with a date carries a named zone */
+        return 0;
+    }
+    return temporal_resolve_zone(t, e);
+}
+
+static int align(temporal *a, temporal *b, temporal_err *e)
+{
+    if (a->kind == VAL_DATE)
+        a->kind = VAL_LOCALDATETIME;
+    if (b->kind == VAL_DATE)
+        b->kind = VAL_LOCALDATETIME;
+    if (kind_has_date(a->kind) && !kind_has_date(b->kind))
+        attach_date(b, a->days);
+    else if (kind_has_date(b->kind) && !kind_has_date(a->kind))
+        attach_date(a, b->days);
+    if (kind_has_zone(a->kind) && !kind_has_zone(b->kind))
+        return attach_zone(b, a, e);
+    if (kind_has_zone(b->kind) && !kind_has_zone(a->kind))
+        return attach_zone(a, b, e);
+    return 0;
+}
+
+/* b - a of two aligned values: instants when zoned, local fields when not. */
+static void exact_diff(const temporal *a, const temporal *b, int64_t *secs, int64_t *nanos)
+{
+    *secs = utc_secs_of(b) - utc_secs_of(a);
+    *nanos = b->nanos % NS_SEC - a->nanos % NS_SEC;
+}
+
+/* Whole months and days from a to b, both aligned and with a date. */
+static int calendar_until(const temporal *a, const temporal *b0, int64_t *months, int64_t *days,
+                          temporal_err *e)
+{
+    temporal b = *b0;
+    if (b.kind == VAL_DATETIME) {   /* b as seen in a's zone */
+        int64_t utc = utc_secs_of(&b), sub = b.nanos % NS_SEC;
+        b.offset = a->offset;
+        memcpy(b.zone, a->zone, sizeof b.zone);
+        if (rezone_instant(&b, utc, sub, e) != 0)
+            return -1;
+    }
+    int64_t end = b.days;
+    if (end > a->days && b.nanos < a->nanos)
+        end--;
+    else if (end < a->days && b.nanos > a->nanos)
+        end++;
+    /* Months as java.time counts them: (year, month, day) packed with 32
+       days a month, so a day of month not yet reached takes one off. */
+    int64_t ay, by;
+    int am, ad, bm, bd;
+    tm_civil_from_days(a->days, &ay, &am, &ad);
+    tm_civil_from_days(end, &by, &bm, &bd);
+    int64_t pa = (ay * 12 + am - 1) * 32 + ad, pb = (by * 12 + bm - 1) * 32 + bd;
+    *months = (pb - pa) / 32;
+    *days = end - a->days;
+    return 0;
+}
+
+/* The calendar count (zero without dates) and the exact difference. */
+static int until(const temporal *a0, const temporal *b0, int64_t *months, int64_t *days,
+                 int64_t *secs, int64_t *nanos, temporal_err *e)
+{
+    temporal a = *a0, b = *b0;
+    if (align(&a, &b, e) != 0)
+        return -1;
+    *months = *days = 0;
+    if (kind_has_date(a.kind) && calendar_until(&a, &b, months, days, e) != 0)
+        return -1;
+    exact_diff(&a, &b, secs, nanos);
+    return 0;
+}
+
+static int calendar_step(temporal *a, int64_t months, int64_t days, temporal_err *e)
+{
+    duration d = {months, days, 0, 0};
+    temporal r;
+    if (temporal_add(a, &d, 1, &r, e) != 0)
+        return -1;
+    if (r.kind == VAL_DATETIME)
+        prefer_offset(&r, a->offset);
+    *a = r;
+    return 0;
+}
+
 int duration_between(const temporal *a0, const temporal *b0, tm_between mode, duration *out,
                      temporal_err *e)
 {
-    temporal a = *a0, b = *b0;
-    /* Both sides need the fields the other lacks: a missing date takes the
-       other's date, a missing time is midnight; zones: when both have one,
-       b is moved to a's offset. */
-    bool ad = kind_has_date(a.kind), bd = kind_has_date(b.kind);
-    bool at = kind_has_time(a.kind), bt = kind_has_time(b.kind);
-    bool az = kind_has_zone(a.kind), bz = kind_has_zone(b.kind);
-    if (!ad && bd)
-        b.days = 0, bd = false;
-    if (ad && !bd)
-        b.days = a.days;
-    if (!at)
-        a.nanos = 0;
-    if (!bt)
-        b.nanos = 0;
-    if (az && bz) {
-        int64_t secs = b.days * 86400 + b.nanos / NS_SEC - b.offset + a.offset;
-        int64_t sub = b.nanos % NS_SEC;
-        b.days = floordiv(secs, 86400);
-        b.nanos = floormod(secs, 86400) * NS_SEC + sub;
-        if (!ad || !kind_has_date(b0->kind)) {
-            /* times only: keep b on a's day */
-            if (!kind_has_date(b0->kind) && ad)
-                b.days = a.days + (b.days - b0->days);
-        }
-    } else if (az && !bz && a.zone[0] && bd && !ad) {
-        (void)0;
-    } else if (!az && bz && b.zone[0] && ad) {
-        (void)0;
-    }
-    if (!ad && !bd) {
-        a.days = 0;
-        if (!(az && bz))
-            b.days = 0;
-    }
-    if (az && !bz && a.zone[0] && kind_has_date(a.kind)) {
-        /* Local b interpreted in a's zone (DST-aware between). */
-        temporal bl = b;
-        bl.kind = VAL_DATETIME;
-        memcpy(bl.zone, a.zone, sizeof bl.zone);
-        if (temporal_resolve_zone(&bl, e) != 0)
-            return -1;
-        b.offset = bl.offset;
-        int64_t secs = bl.days * 86400 + bl.nanos / NS_SEC - bl.offset + a.offset;
-        int64_t sub = bl.nanos % NS_SEC;
-        b.days = floordiv(secs, 86400);
-        b.nanos = floormod(secs, 86400) * NS_SEC + sub;
-    } else if (!az && bz && b.zone[0] && kind_has_date(b.kind)) {
-        temporal al = a;
-        al.kind = VAL_DATETIME;
-        memcpy(al.zone, b.zone, sizeof al.zone);
-        if (temporal_resolve_zone(&al, e) != 0)
-            return -1;
-        int64_t secs = b.days * 86400 + b.nanos / NS_SEC - b.offset + al.offset;
-        int64_t sub = b.nanos % NS_SEC;
-        b.days = floordiv(secs, 86400);
-        b.nanos = floormod(secs, 86400) * NS_SEC + sub;
-        a = al;
-    }
-    bool dates = kind_has_date(a0->kind) && kind_has_date(b0->kind);
-    /* Total time difference in (seconds, nanos). */
-    int64_t dsec = (b.days - a.days) * 86400 + (b.nanos / NS_SEC - a.nanos / NS_SEC);
-    int64_t dns = b.nanos % NS_SEC - a.nanos % NS_SEC;
-    if (mode == TM_IN_SECONDS || !dates) {
-        if (mode == TM_IN_MONTHS || (mode == TM_IN_DAYS && !dates))
-            return normalize_duration(0, 0, 0, 0, out);
-        if (mode == TM_IN_DAYS) {
-            int64_t tot = dsec + (dsec < 0 && dns > 0 ? 1 : 0);
-            (void)tot;
-        }
-        return normalize_duration(0, 0, dsec, dns, out);
-    }
-    /* Months: whole months from a to b not overshooting, by calendar. */
-    int64_t ay, by;
-    int am, ad2, bm, bd2;
-    tm_civil_from_days(a.days, &ay, &am, &ad2);
-    tm_civil_from_days(b.days, &by, &bm, &bd2);
-    int64_t months = (by * 12 + bm) - (ay * 12 + am);
-    /* Adjust so that a + months does not pass b (comparing day and time). */
-    int64_t a_key = (int64_t)ad2 * NS_DAY + a.nanos, b_key = (int64_t)bd2 * NS_DAY + b.nanos;
-    if (months > 0 && b_key < a_key)
-        months--;
-    else if (months < 0 && b_key > a_key)
-        months++;
-    if (mode == TM_IN_MONTHS)
-        return normalize_duration(months, 0, 0, 0, out);
-    int64_t mid;
-    if (plus_months(a.days, months, &mid, e) != 0)
+    int64_t months, days, secs, nanos, unused;
+    if (until(a0, b0, &months, &days, &secs, &nanos, e) != 0)
         return -1;
-    /* Remaining days and time from mid (with a's time) to b. */
-    int64_t rs = (b.days - mid) * 86400 + (b.nanos / NS_SEC - a.nanos / NS_SEC);
-    int64_t rns = dns;
-    int64_t total_ns_sign = rs != 0 ? (rs > 0 ? 1 : -1) : (rns > 0) - (rns < 0);
-    (void)total_ns_sign;
-    /* Split into days + seconds with the same sign (truncation toward 0). */
-    int64_t tsec = rs, tns = rns;
-    if (tsec > 0 && tns < 0) {
-        tsec -= 1;
-        tns += NS_SEC;
-    } else if (tsec < 0 && tns > 0) {
-        tsec += 1;
-        tns -= NS_SEC;
+    switch (mode) {
+    case TM_IN_MONTHS: return normalize_duration(months, 0, 0, 0, out);
+    case TM_IN_DAYS: return normalize_duration(0, days, 0, 0, out);
+    case TM_IN_SECONDS: return normalize_duration(0, 0, secs, nanos, out);
+    case TM_BETWEEN: break;
     }
-    int64_t days = tsec / 86400;
-    tsec -= days * 86400;
-    if (mode == TM_IN_DAYS)
-        return normalize_duration(0, (b.days - a.days) -
-                                          ((b.days > a.days && b.nanos < a.nanos)   ? 1
-                                           : (b.days < a.days && b.nanos > a.nanos) ? -1
-                                                                                    : 0),
-                                  0, 0, out);
-    return normalize_duration(months, days, tsec, tns, out);
+    if (!kind_has_date(a0->kind) || !kind_has_date(b0->kind))
+        return normalize_duration(0, 0, secs, nanos, out);
+    temporal a = *a0;
+    if (calendar_step(&a, months, 0, e) != 0 ||
+        until(&a, b0, &unused, &days, &secs, &nanos, e) != 0 ||
+        calendar_step(&a, 0, days, e) != 0 ||
+        until(&a, b0, &unused, &unused, &secs, &nanos, e) != 0)
+        return -1;
+    return normalize_duration(months, days, secs, nanos, out);
 }
 
 /* ---- truncate ------------------------------------------------------------------------ */

@@ -138,7 +138,9 @@ int duration_order(const duration *a, const duration *b);
 int temporal_add(const temporal *t, const duration *d, int sign, temporal *out, temporal_err *e);
 int duration_add(const duration *a, const duration *b, int sign, duration *out, temporal_err *e);
 int duration_scale(const duration *a, double factor, bool divide, duration *out, temporal_err *e);
-/* duration.between / inMonths / inDays / inSeconds. */
+/* duration.between / inMonths / inDays / inSeconds, with Neo4j's rules:
+   a side without a date takes the other's date, a side without a zone the
+   other's zone (see temporal.c). */
 int duration_between(const temporal *a, const temporal *b, tm_between mode, duration *out,
                      temporal_err *e);
 /* Fractional components cascade down (Neo4j's approximation: a month is

@@ -560,6 +560,107 @@ static void test_between(void **state)
     between_is("localtime", "12:44:54.7", "localtime", "12:34:55.3", TM_BETWEEN, "PT-9M-59.4S");
 }
 
+/* A negative difference with a fraction is stored as Neo4j stores it:
+   seconds rounded down and a non-negative fraction, and the components
+   read that form (TCK Temporal10 [1]). */
+static void test_between_negative_fraction(void **state)
+{
+    (void)state;
+    temporal a = P("localdatetime", "2018-01-02T10:00:00.1");
+    temporal b = P("localdatetime", "2018-01-01T10:00:00.2");
+    duration d;
+    temporal_err e;
+    assert_int_equal(duration_between(&a, &b, TM_BETWEEN, &d, &e), 0);
+    dfmt_is(&d, "PT-23H-59M-59.9S");
+    assert_int_equal(dcomp(&d, "days"), 0);
+    assert_int_equal(dcomp(&d, "seconds"), -86400);
+    assert_int_equal(dcomp(&d, "nanosecondsOfSecond"), 100000000);
+    assert_int_equal(dcomp(&d, "milliseconds"), -86399900);
+    assert_int_equal(dcomp(&d, "nanoseconds"), -86399900000000);
+    assert_int_equal(duration_between(&a, &b, TM_IN_SECONDS, &d, &e), 0);
+    assert_int_equal(dcomp(&d, "seconds"), -86400);
+    assert_int_equal(dcomp(&d, "nanosecondsOfSecond"), 100000000);
+    duration p = D("PT-0.1S");
+    assert_int_equal(dcomp(&p, "seconds"), -1);
+    assert_int_equal(dcomp(&p, "secondsOfMinute"), -1);
+    assert_int_equal(dcomp(&p, "millisecondsOfSecond"), 900);
+    assert_int_equal(dcomp(&p, "milliseconds"), -100);
+}
+
+/* A value without a date is placed on the other's date, keeping its own
+   offset (TCK Temporal10 [2], [5]). */
+static void test_between_time_on_date(void **state)
+{
+    (void)state;
+    const char *dt = "2014-07-21T21:40:36.143+0200";
+    between_is("datetime", dt, "time", "16:30+0100", TM_BETWEEN, "PT-4H-10M-36.143S");
+    between_is("datetime", dt, "time", "16:30+0100", TM_IN_SECONDS, "PT-4H-10M-36.143S");
+    between_is("time", "16:30+0100", "datetime", dt, TM_IN_SECONDS, "PT4H10M36.143S");
+    between_is("datetime", dt, "localtime", "16:30", TM_BETWEEN, "PT-5H-10M-36.143S");
+    between_is("time", "14:30", "datetime", "2015-07-21T21:40:32.142+0100", TM_BETWEEN,
+               "PT6H10M32.142S");
+    between_is("datetime", dt, "time", "16:30+0100", TM_IN_DAYS, "PT0S");
+    between_is("datetime", dt, "datetime", "2015-07-21T21:40:32.142+0100", TM_BETWEEN,
+               "P1YT59M55.999S");
+    between_is("datetime", dt, "date", "2015-06-24", TM_BETWEEN, "P11M2DT2H19M23.857S");
+}
+
+/* A local value beside a value in a named zone takes that zone at its own
+   local time, so on a daylight-saving day it lands on its side of the
+   change (Europe/Stockholm: 2017-10-29 03:00 +02:00 -> 02:00 +01:00,
+   2017-03-26 02:00 +01:00 -> 03:00 +02:00; TCK Temporal10 [8]). */
+static void test_between_dst(void **state)
+{
+    (void)state;
+    const char *four = "2017-10-29T04:00[Europe/Stockholm]";
+    between_is("localtime", "00:00", "datetime", four, TM_IN_SECONDS, "PT5H");
+    between_is("localdatetime", "2017-10-29T00:00", "datetime", four, TM_IN_SECONDS, "PT5H");
+    between_is("date", "2017-10-29", "datetime", four, TM_IN_SECONDS, "PT5H");
+    between_is("date", "2017-10-29", "datetime", four, TM_BETWEEN, "PT5H");
+    between_is("datetime", "2017-10-29T00:00[Europe/Stockholm]", "localtime", "04:00",
+               TM_IN_SECONDS, "PT5H");
+    between_is("datetime", "2017-10-29T00:00[Europe/Stockholm]", "date", "2017-10-30",
+               TM_IN_SECONDS, "PT25H");
+    between_is("date", "2017-03-26", "datetime", "2017-03-26T04:00[Europe/Stockholm]",
+               TM_IN_SECONDS, "PT3H");
+    between_is("localtime", "04:00", "datetime", "2017-03-26T00:00[Europe/Stockholm]",
+               TM_IN_SECONDS, "PT-3H");
+}
+
+/* datetime({date: d, time: t, day: 28, second: 42, timezone: zone}) with t
+   a datetime in a named zone. */
+static void select_into_zone_is(const char *dkind, const char *d, const char *t,
+                                const char *zone, const char *want)
+{
+    static const char *const names[] = {"date", "time", "day", "second", "timezone"};
+    value keys[5], vals[5];
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(value_string(M, names[i], strlen(names[i]), &keys[i]), 0);
+    temporal td = P(dkind, d), tt = P("datetime", t);
+    assert_int_equal(temporal_to_value(M, &td, &vals[0]), 0);
+    assert_int_equal(temporal_to_value(M, &tt, &vals[1]), 0);
+    vals[2] = value_int(28);
+    vals[3] = value_int(42);
+    assert_int_equal(value_string(M, zone, strlen(zone), &vals[4]), 0);
+    value map;
+    assert_int_equal(value_map_from(M, keys, vals, 5, &map), 0);
+    map_is("datetime", map, want);
+}
+
+/* The selected time is read in its own zone on the date being built, not
+   on its own date: 12:00 in Stockholm is +01:00 on 1984-10-11 but +02:00
+   on 1984-03-28 (summer time from 1984-03-25; TCK Temporal3 [10]). */
+static void test_select_time_into_zone(void **state)
+{
+    (void)state;
+    const char *noon = "1984-10-11T12:00[Europe/Stockholm]";
+    select_into_zone_is("localdatetime", "1984-03-07T12:31:14.645", noon, "Pacific/Honolulu",
+                        "1984-03-28T00:00:42-10:00[Pacific/Honolulu]");
+    select_into_zone_is("date", "1984-10-11", noon, "Pacific/Honolulu",
+                        "1984-10-28T01:00:42-10:00[Pacific/Honolulu]");
+    select_into_zone_is("date", "1984-03-07", noon, "+00:00", "1984-03-28T10:00:42Z");
+}
+
 static void trunc_is(const char *kind, const char *unit, const char *tkind, const char *in,
                      const char *want)
 {
@@ -698,6 +799,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_accessors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_arithmetic, setup, teardown),
         cmocka_unit_test_setup_teardown(test_between, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_between_negative_fraction, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_between_time_on_date, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_between_dst, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_select_time_into_zone, setup, teardown),
         cmocka_unit_test_setup_teardown(test_truncate, setup, teardown),
         cmocka_unit_test_setup_teardown(test_values, setup, teardown),
         cmocka_unit_test_setup_teardown(test_zones, setup, teardown),
