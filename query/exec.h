@@ -2,12 +2,12 @@
  * exec — the executor's shared state: rows, scopes, errors, the graph.
  *
  * A query runs clause by clause.  Each clause is one operator (a file of
- * its own: op_match.c, op_project.c, ...) that reads a materialised row
- * set and writes the next one.  Materialising between clauses is the
- * simplest route to openCypher's clause semantics for updates (a clause
- * sees every effect of the clauses before it, none of its own) and is
- * honest about its cost: memory proportional to the rows between two
- * clauses.  A streaming pipeline is later work.
+ * its own: op_match.c, op_project.c, ...).  Runs of reading clauses
+ * (MATCH, UNWIND, plain projections) stream as one pipeline
+ * (pipeline.h); the others read a materialised row set and write the
+ * next one, which is the simplest route to openCypher's clause semantics
+ * for updates (a clause sees every effect of the clauses before it, none
+ * of its own): memory proportional to the rows between two clauses.
  *
  * Rows.  Every variable the planner binds gets a slot for the whole query
  * (WITH gives its aliases new slots); a row is `width` values.  A scope
