@@ -688,12 +688,12 @@ struct match_state {
        the first part, where it starts, and the rest of the parts. */
     bool row_open;
     mclause m;
-    walk w;
     strata_node_iter *it;       /* candidates, or NULL */
     bool single;                /* one start node (bound), not yet walked */
     uint64_t single_id;
     size_t steps;
     size_t saved_base, saved_used;   /* relationship uniqueness outside */
+    walk w;                     /* last: walk_init clears what it needs */
 };
 
 static int next_part(exec *x, value *row, void *ctx)
@@ -920,9 +920,13 @@ static void match_close(exec *x, stage *s)
 
 int match_open(exec *x, const cypher_ast_node *clause, scope *sc, stage *s)
 {
-    match_state *ms = mem_calloc(x->m, sizeof *ms);
+    /* not cleared whole: the walk's path arrays are 12 KB */
+    match_state *ms = mem_alloc(x->m, sizeof *ms);
     if (!ms)
         return exec_oom(x);
+    memset(ms, 0, offsetof(match_state, w));
+    ms->w.stk = NULL;
+    ms->w.ends = NULL;
     s->state = ms;
     s->row = match_row;
     s->begin = match_begin;
