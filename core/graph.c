@@ -305,7 +305,7 @@ bool strata_is_forked(strata_graph *g)
 void strata_interrupt(strata_graph *g)
 {
     if (g)
-        atomic_store(&g->interrupt, true);
+        atomic_store(&g->cat->interrupt, true);
 }
 
 strata_status strata_snapshot(strata_graph *g, strata_view **out)

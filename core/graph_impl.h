@@ -63,6 +63,9 @@ typedef struct catalog {
        its views. */
     _Atomic(struct plan_cache *) plans;
     void (*plans_free)(struct plan_cache *);
+    /* strata_interrupt: the running query stops.  Here rather than in the
+       graph because a result read lazily may outlive the graph. */
+    atomic_bool interrupt;
 } catalog;
 
 typedef struct version {
@@ -93,7 +96,6 @@ struct strata_graph {
     uint64_t stmt_counts[4];/* live nodes, relationships, node and
                                relationship slots when it began */
     journal j;              /* undo entries of the open statement/transaction */
-    atomic_bool interrupt;  /* strata_interrupt: the running query stops */
     char err[ERRMSG_MAX];
 };
 

@@ -453,11 +453,11 @@ static strata_status query_run(strata_graph *g, strata_view *v, const char *text
     if (!x)
         return fail_result(g, r, "OutOfMemory", NULL, "out of memory starting a query", 1, 1);
     *x = (exec){.g = g, .m = m, .params = params ? &params->v : NULL,
-                .interrupt = g ? &g->interrupt : NULL};
+                .interrupt = g ? &g->cat->interrupt : NULL};
     if (v)
         x->view.ver = v->ver;
     else
-        atomic_store(&g->interrupt, false);
+        atomic_store(&g->cat->interrupt, false);
     cypher_error perr;
     cached_plan *plan = checked_plan(x, text, &perr);
     if (!plan && !x->err.category) {

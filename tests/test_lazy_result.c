@@ -120,6 +120,29 @@ static void test_cursor_reads_its_view(void **state)
     strata_graph_free(&g);
 }
 
+/* A result holds its view, and the view outlives the graph: the rest of
+   the result is still read after strata_graph_free. */
+static void test_result_outlives_graph(void **state)
+{
+    (void)state;
+    strata_graph *g;
+    assert_int_equal(strata_graph_new(&g), STRATA_OK);
+    run(g, "UNWIND range(1, 3000) AS i CREATE (:N {i: i})");
+    strata_result *r = NULL;
+    assert_int_equal(strata_query(g, "MATCH (n:N) RETURN n.i", NULL, &r), STRATA_OK);
+    strata_graph_free(&g);
+    int64_t n = 0, sum = 0;
+    const strata_value *const *row;
+    while (strata_result_next(r, &row)) {
+        n++;
+        sum += int_of(row[0]);
+    }
+    assert_null(strata_result_error(r));
+    assert_int_equal(n, 3000);
+    assert_int_equal(sum, (int64_t)3000 * 3001 / 2);
+    strata_result_free(&r);
+}
+
 /* A write returns with everything done: its statement cannot wait on a
    reader. */
 static void test_writes_run_at_once(void **state)
@@ -189,6 +212,7 @@ int main(void)
         cmocka_unit_test(test_late_error_ends_the_reading),
         cmocka_unit_test(test_cursor_reads_its_view),
         cmocka_unit_test(test_writes_run_at_once),
+        cmocka_unit_test(test_result_outlives_graph),
         cmocka_unit_test(test_allocation_failures_while_reading),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
