@@ -120,6 +120,38 @@ static void test_cursor_reads_its_view(void **state)
     strata_graph_free(&g);
 }
 
+/* Inside a transaction the cursor reads the transaction's state as it was
+   when the statement ran, whatever the transaction writes next. */
+static void test_cursor_inside_transaction(void **state)
+{
+    (void)state;
+    strata_graph *g;
+    assert_int_equal(strata_graph_new(&g), STRATA_OK);
+    assert_int_equal(strata_begin(g), STRATA_OK);
+    run(g, "UNWIND range(1, 1000) AS i CREATE (:N {i: i})");
+    strata_result *r = NULL;
+    assert_int_equal(strata_query(g, "MATCH (n:N) RETURN n.i", NULL, &r), STRATA_OK);
+    const strata_value *const *row;
+    int64_t n = 0, sum = 0;
+    for (; n < 10 && strata_result_next(r, &row); n++)
+        sum += int_of(row[0]);
+    run(g, "MATCH (n:N) SET n.i = -n.i");
+    run(g, "CREATE (:N {i: 5000})");
+    while (strata_result_next(r, &row)) {
+        n++;
+        sum += int_of(row[0]);
+    }
+    assert_int_equal(n, 1000);
+    assert_int_equal(sum, (int64_t)1000 * 1001 / 2);
+    strata_result_free(&r);
+    assert_int_equal(strata_rollback(g), STRATA_OK);
+    strata_view *v;
+    assert_int_equal(strata_snapshot(g, &v), STRATA_OK);
+    assert_int_equal(strata_node_count(v), 0);
+    strata_view_release(&v);
+    strata_graph_free(&g);
+}
+
 /* A result holds its view, and the view outlives the graph: the rest of
    the result is still read after strata_graph_free. */
 static void test_result_outlives_graph(void **state)
@@ -213,6 +245,7 @@ int main(void)
         cmocka_unit_test(test_cursor_reads_its_view),
         cmocka_unit_test(test_writes_run_at_once),
         cmocka_unit_test(test_result_outlives_graph),
+        cmocka_unit_test(test_cursor_inside_transaction),
         cmocka_unit_test(test_allocation_failures_while_reading),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
