@@ -680,7 +680,8 @@ struct match_state {
                                    replace the query's) */
     size_t in_width;
     start_plan *plans;          /* one per part, in the order they run */
-    size_t *order;              /* the parts' positions, in that order */
+    size_t *order;              /* the parts' positions, in that order
+                                   (in the plans' block) */
     size_t nparts;
     value *row;                 /* x->width values, taken at the first row */
     size_t width;
@@ -775,6 +776,11 @@ static bool bound_before(const cypher_ast_str *name, void *ctx)
     return false;
 }
 
+static size_t plan_block_size(size_t n)
+{
+    return n * (sizeof(start_plan) + sizeof(size_t) + sizeof(bool));
+}
+
 /* The order the parts run in and the start of each, planned once for the
    clause: greedily, the part cheapest to start given what the parts
    placed before it bind (a part sharing a variable with them starts from
@@ -783,14 +789,13 @@ static int plan_parts(exec *x, match_state *ms, const scope *sc)
 {
     const cypher_ast_node *clause = ms->clause;
     size_t n = ms->nparts, alloc = n ? n : 1;
-    ms->plans = mem_calloc(x->m, alloc * sizeof *ms->plans);
-    ms->order = mem_calloc(x->m, alloc * sizeof *ms->order);
-    bool *placed = mem_calloc(x->m, alloc * sizeof *placed);
-    if (!ms->plans || !ms->order || !placed) {
-        if (placed)
-            mem_free(x->m, placed, alloc * sizeof *placed);
+    /* one block: the plans, the order, and the parts placed so far */
+    ms->plans = mem_alloc(x->m, plan_block_size(alloc));
+    if (!ms->plans)
         return exec_oom(x);
-    }
+    ms->order = (size_t *)(ms->plans + alloc);
+    bool *placed = (bool *)(ms->order + alloc);
+    memset(placed, 0, alloc * sizeof *placed);
     clause_bound cb = {sc, ms->in_width, clause, placed};
     for (size_t k = 0; k < n; k++) {
         size_t best = n;
@@ -811,7 +816,6 @@ static int plan_parts(exec *x, match_state *ms, const scope *sc)
         if (x->prof)
             profile_note_start(x, &ms->plans[k]);
     }
-    mem_free(x->m, placed, alloc * sizeof *placed);
     return 0;
 }
 
@@ -910,9 +914,7 @@ static void match_close(exec *x, stage *s)
     if (ms->row)
         mem_free(x->m, ms->row, (ms->width ? ms->width : 1) * sizeof(value));
     if (ms->plans)
-        mem_free(x->m, ms->plans, (ms->nparts ? ms->nparts : 1) * sizeof *ms->plans);
-    if (ms->order)
-        mem_free(x->m, ms->order, (ms->nparts ? ms->nparts : 1) * sizeof *ms->order);
+        mem_free(x->m, ms->plans, plan_block_size(ms->nparts ? ms->nparts : 1));
     scope_free(&ms->sc);
     mem_free(x->m, ms, sizeof *ms);
     s->state = NULL;

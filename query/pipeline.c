@@ -4,7 +4,6 @@
 #include "query/profile.h"
 
 struct pipeline {
-    stage *st;
     size_t n, opened;
     rowset in;              /* the first stage's input, owned */
     size_t next_in;         /* the next input row to take */
@@ -15,7 +14,10 @@ struct pipeline {
     bool finished;
     size_t first_step;      /* PROFILE: this pipeline's first step */
     double started;
+    stage st[];             /* n stages */
 };
+
+static size_t pipeline_size(size_t n) { return sizeof(pipeline) + n * sizeof(stage); }
 
 int stage_emit(exec *x, stage *s, const value *row)
 {
@@ -58,18 +60,16 @@ void pipeline_close(exec *x, pipeline **pp)
     for (size_t i = 0; i < p->opened; i++)
         if (p->st[i].close)
             p->st[i].close(x, &p->st[i]);
-    if (p->st)
-        mem_free(x->m, p->st, p->n * sizeof *p->st);
     if (p->wide)
         mem_free(x->m, p->wide, (p->width ? p->width : 1) * sizeof *p->wide);
     rowset_free(&p->in);
-    mem_free(x->m, p, sizeof *p);
+    mem_free(x->m, p, pipeline_size(p->n));
 }
 
 pipeline *pipeline_open(exec *x, const cypher_ast_node *const *clauses, size_t n, scope *sc,
                         rowset *in, scope *result_cols)
 {
-    pipeline *p = mem_calloc(x->m, sizeof *p);
+    pipeline *p = mem_calloc(x->m, pipeline_size(n));
     if (!p) {
         exec_oom(x);
         return NULL;
@@ -77,12 +77,6 @@ pipeline *pipeline_open(exec *x, const cypher_ast_node *const *clauses, size_t n
     p->in = *in;            /* taken over */
     rowset_init(in, in->width);
     p->n = n;
-    p->st = mem_calloc(x->m, n * sizeof *p->st);
-    if (!p->st) {
-        exec_oom(x);
-        pipeline_close(x, &p);
-        return NULL;
-    }
     p->first_step = x->prof ? x->prof->n : 0;
     p->started = profile_now();
     int rc = 0;

@@ -20,6 +20,8 @@
 
 struct strata_result {
     size_t ncols;
+    char *colblock;             /* cols, handles and row in one block */
+    size_t colblock_size;
     char **cols;
     size_t nrows, next;
     value *cells;               /* nrows * ncols, owned */
@@ -33,7 +35,7 @@ struct strata_result {
     /* A read-only statement computed as it is read (pipeline.h): its
        executor, the final pipeline, the rows pulled and not yet read, the
        slot of each column in them, and what the executor borrows. */
-    exec *x;
+    exec xs;                    /* the statement's executor (no allocation) */
     pipeline *pipe;
     bool pipe_done;
     rowset buf;
@@ -167,46 +169,53 @@ static int take_rows(exec *x, strata_result *r, query_out *out, bool distinct)
     return 0;
 }
 
+/* The column names and the row handles, in one block: handles, the row's
+   pointers to them, the name pointers, then the names. */
 static int set_columns(exec *x, strata_result *r, const scope *cols)
 {
-    r->ncols = cols->n;
-    r->cols = mem_calloc(x->m, (cols->n ? cols->n : 1) * sizeof *r->cols);
-    r->handles = mem_calloc(x->m, (cols->n ? cols->n : 1) * sizeof *r->handles);
-    r->row = mem_calloc(x->m, (cols->n ? cols->n : 1) * sizeof *r->row);
-    if (!r->cols || !r->handles || !r->row)
+    size_t n = cols->n, names = 0;
+    for (size_t i = 0; i < n; i++)
+        names += cols->b[i].len + 1;
+    size_t size = n * (sizeof *r->handles + sizeof *r->row + sizeof *r->cols) + names;
+    char *block = mem_alloc(x->m, size ? size : 1);
+    if (!block)
         return exec_oom(x);
-    for (size_t i = 0; i < cols->n; i++) {
-        r->cols[i] = mem_alloc(x->m, cols->b[i].len + 1);
-        if (!r->cols[i])
-            return exec_oom(x);
-        memcpy(r->cols[i], cols->b[i].name, cols->b[i].len);
-        r->cols[i][cols->b[i].len] = '\0';
+    r->ncols = n;
+    r->colblock = block;
+    r->colblock_size = size ? size : 1;
+    r->handles = (strata_value *)block;
+    r->row = (const strata_value **)(r->handles + n);
+    r->cols = (char **)(r->row + n);
+    char *text = (char *)(r->cols + n);
+    for (size_t i = 0; i < n; i++) {
+        r->handles[i].v = value_null();
         r->row[i] = &r->handles[i];
+        r->cols[i] = text;
+        memcpy(text, cols->b[i].name, cols->b[i].len);
+        text[cols->b[i].len] = '\0';
+        text += cols->b[i].len + 1;
     }
     return 0;
 }
 
-static void exec_free(exec **xp)
+static void exec_release(exec *x)
 {
-    exec *x = *xp;
-    if (!x)
-        return;
     if (x->used_rels)
         mem_free(x->m, x->used_rels, x->capused * sizeof *x->used_rels);
-    mem_free(x->m, x, sizeof *x);
-    *xp = NULL;
+    x->used_rels = NULL;
+    x->capused = x->nused = 0;
 }
 
 /* What a result read as it goes holds besides its rows and view. */
 static void lazy_free(strata_result *r)
 {
     if (r->pipe)
-        pipeline_close(r->x, &r->pipe);
+        pipeline_close(&r->xs, &r->pipe);
     rowset_free(&r->buf);
     if (r->slots)
         mem_free(mem_scratch(), r->slots, (r->ncols ? r->ncols : 1) * sizeof *r->slots);
     r->slots = NULL;
-    exec_free(&r->x);
+    exec_release(&r->xs);
     plan_release(&r->plan);
     value_release(&r->params);
 }
@@ -449,9 +458,7 @@ static strata_status query_run(strata_graph *g, strata_view *v, const char *text
     *out = r;
     if (params && value_kind(&params->v) != VAL_MAP)
         return fail_result(g, r, "ArgumentError", NULL, "parameters must be a map", 1, 1);
-    exec *x = mem_calloc(m, sizeof *x);
-    if (!x)
-        return fail_result(g, r, "OutOfMemory", NULL, "out of memory starting a query", 1, 1);
+    exec *x = &r->xs;
     *x = (exec){.g = g, .m = m, .params = params ? &params->v : NULL,
                 .interrupt = g ? &g->cat->interrupt : NULL};
     if (v)
@@ -461,7 +468,7 @@ static strata_status query_run(strata_graph *g, strata_view *v, const char *text
     cypher_error perr;
     cached_plan *plan = checked_plan(x, text, &perr);
     if (!plan && !x->err.category) {
-        exec_free(&x);
+        exec_release(x);
         return fail_result(g, r, perr.category, perr.detail, perr.message, perr.line,
                            perr.column);
     }
@@ -483,8 +490,7 @@ static strata_status query_run(strata_graph *g, strata_view *v, const char *text
         r->nrows = 0;
         strata_status st = fail_result(g, r, x->err.category, x->err.detail, x->err.message,
                                        x->err.line, x->err.column);
-        r->x = x;           /* lazy_free releases them with the pipeline */
-        r->plan = plan;
+        r->plan = plan;     /* lazy_free releases it with the pipeline */
         lazy_free(r);
         return st;
     }
@@ -494,12 +500,11 @@ static strata_status query_run(strata_graph *g, strata_view *v, const char *text
                                     x->stats.labels_removed};
     if (r->pipe) {
         /* the rows come as they are read: the executor and the plan stay */
-        r->x = x;
         r->plan = plan;
         return STRATA_OK;
     }
     plan_release(&plan);
-    exec_free(&x);
+    exec_release(x);
     if (r->view)
         return STRATA_OK;   /* taken for a lazy statement that finished at once */
     strata_status st = g ? strata_snapshot_own(g, &r->view) : strata_view_clone(v, &r->view);
@@ -545,7 +550,7 @@ static bool lazy_next(strata_result *r, const strata_value *const **row)
     if (r->buf_next == r->buf.nrows) {
         if (r->pipe_done || r->failed)
             return false;
-        exec *x = r->x;
+        exec *x = &r->xs;
         rowset_free(&r->buf);
         rowset_init(&r->buf, x->width);
         r->buf_next = 0;
@@ -604,16 +609,8 @@ void strata_result_free(strata_result **rp)
         value_release(&r->cells[i]);
     if (r->cells)
         mem_free(m, r->cells, r->nrows * (r->ncols ? r->ncols : 1) * sizeof(value));
-    for (size_t i = 0; i < r->ncols && r->cols; i++)
-        if (r->cols[i])
-            mem_free(m, r->cols[i], strlen(r->cols[i]) + 1);
-    size_t n = r->ncols ? r->ncols : 1;
-    if (r->cols)
-        mem_free(m, r->cols, n * sizeof *r->cols);
-    if (r->handles)
-        mem_free(m, r->handles, n * sizeof *r->handles);
-    if (r->row)
-        mem_free(m, r->row, n * sizeof *r->row);
+    if (r->colblock)
+        mem_free(m, r->colblock, r->colblock_size);
     strata_view_release(&r->view);
     mem_free(m, r, sizeof *r);
     *rp = NULL;
