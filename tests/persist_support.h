@@ -24,33 +24,7 @@
 #include "strata.h"
 #include "core/graph_impl.h"
 #include "storage/temporal.h"
-
-typedef struct sbuf {
-    char *s;
-    size_t len, cap;
-} sbuf;
-
-static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(sbuf *b, const char *fmt, ...)
-{
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int k = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
-        va_end(ap);
-        if (b->s && (size_t)k < b->cap - b->len) {
-            b->len += (size_t)k;
-            return;
-        }
-        /* Plain realloc: the dump stays out of the library's accounting. */
-        size_t cap = (b->cap + (size_t)k + 1) * 2;
-        char *n = realloc(b->s, cap);
-        if (!n)
-            abort();
-        b->s = n;
-        b->cap = cap;
-    }
-}
+#include "support/sbuf.h"
 
 static void dump_raw(sbuf *b, const value *v)
 {
@@ -279,7 +253,7 @@ static char *dump_view(strata_view *v)
          id = store_rel_link(st, id))
         sb_printf(&b, " %u", id);
     sb_printf(&b, "\n");
-    return b.s;
+    return b.p;
 }
 
 #endif

@@ -32,6 +32,7 @@
 #include "strata.h"
 #include "storage/mem.h"
 #include "storage/pvec.h"
+#include "support/api_dump.h"
 
 #define ERRBUF 512
 
@@ -305,137 +306,8 @@ static void assert_ids(const strata_id *got, size_t ngot, const strata_id *want,
 
 /* ---- canonical dump ----------------------------------------------------- */
 
-typedef struct sbuf {
-    char *p;
-    size_t len, cap;
-} sbuf;
-
-static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void sb_printf(sbuf *b, const char *fmt, ...)
-{
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        size_t room = b->cap - b->len;
-        int n = vsnprintf(b->p ? b->p + b->len : NULL, room, fmt, ap);
-        va_end(ap);
-        assert_true(n >= 0);
-        if ((size_t)n < room) {
-            b->len += (size_t)n;
-            return;
-        }
-        /* Plain realloc: the dump must not count against the library's
-           allocation wrapper (nor fail under injection). */
-        size_t cap = (b->cap ? b->cap * 2 : 256) + (size_t)n;
-        char *p = realloc(b->p, cap);
-        assert_non_null(p);
-        b->p = p;
-        b->cap = cap;
-    }
-}
-
-static void dump_value(sbuf *b, const strata_value *v)
-{
-    switch (strata_value_type(v)) {
-    case STRATA_NULL:
-        sb_printf(b, "null");
-        break;
-    case STRATA_BOOL: {
-        bool x;
-        assert_int_equal(strata_value_get_bool(v, &x), STRATA_OK);
-        sb_printf(b, "%s", x ? "true" : "false");
-        break;
-    }
-    case STRATA_INT: {
-        int64_t x;
-        assert_int_equal(strata_value_get_int(v, &x), STRATA_OK);
-        sb_printf(b, "%" PRId64, x);
-        break;
-    }
-    case STRATA_FLOAT: {
-        double x;
-        assert_int_equal(strata_value_get_float(v, &x), STRATA_OK);
-        sb_printf(b, "%.17gf", x);
-        break;
-    }
-    case STRATA_STRING: {
-        const char *s;
-        size_t n;
-        assert_int_equal(strata_value_get_string(v, &s, &n), STRATA_OK);
-        sb_printf(b, "s%zu\"", n);
-        for (size_t i = 0; i < n; i++) {
-            unsigned char c = (unsigned char)s[i];
-            if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\')
-                sb_printf(b, "%c", c);
-            else
-                sb_printf(b, "\\x%02x", c);
-        }
-        sb_printf(b, "\"");
-        break;
-    }
-    case STRATA_LIST: {
-        sb_printf(b, "[");
-        for (size_t i = 0; i < strata_value_list_len(v); i++) {
-            strata_value *item = NULL;
-            assert_int_equal(strata_value_list_get(v, i, &item), STRATA_OK);
-            sb_printf(b, "%s", i ? "," : "");
-            dump_value(b, item);
-            strata_value_free(&item);
-        }
-        sb_printf(b, "]");
-        break;
-    }
-    default:
-        sb_printf(b, "?type%d", (int)strata_value_type(v));
-        break;
-    }
-}
-
-#define DUMP_MAX_KEYS 512
 #define DUMP_MAX_LABELS 2048
 #define DUMP_MAX_HOPS 256
-
-static void dump_props(sbuf *b, strata_view *v, bool is_rel, strata_id id)
-{
-    strata_token keys[DUMP_MAX_KEYS];
-    size_t n = 0;
-    assert_int_equal(is_rel ? strata_rel_keys(v, id, keys, DUMP_MAX_KEYS, &n)
-                            : strata_node_keys(v, id, keys, DUMP_MAX_KEYS, &n),
-                     STRATA_OK);
-    assert_true(n <= DUMP_MAX_KEYS);
-    sb_printf(b, " {");
-    for (size_t i = 0; i < n; i++) {
-        if (i)
-            assert_true(keys[i - 1] < keys[i]);   /* sorted, no repeats */
-        strata_value *val = is_rel ? get_rel(v, id, keys[i]) : get_node(v, id, keys[i]);
-        /* A listed key never holds null: absence is null. */
-        assert_int_not_equal(strata_value_type(val), STRATA_NULL);
-        sb_printf(b, "%s%u:", i ? " " : "", keys[i]);
-        dump_value(b, val);
-        strata_value_free(&val);
-    }
-    sb_printf(b, "}");
-}
-
-/* Adjacency in iteration order (a failed write must not even reorder it);
-   returns the largest relationship id seen plus one. */
-static strata_id dump_hops(sbuf *b, strata_view *v, strata_id n, strata_direction dir,
-                           const char *what)
-{
-    hop h[DUMP_MAX_HOPS];
-    size_t k = hops(v, n, dir, STRATA_ANY_TYPE, h, DUMP_MAX_HOPS);
-    assert_int_equal(degree(v, n, dir, STRATA_ANY_TYPE), k);
-    strata_id limit = 0;
-    sb_printf(b, " %s[", what);
-    for (size_t i = 0; i < k; i++) {
-        sb_printf(b, "%sr%" PRIu64 ":n%" PRIu64, i ? " " : "", h[i].rel, h[i].other);
-        if (h[i].rel + 1 > limit)
-            limit = h[i].rel + 1;
-    }
-    sb_printf(b, "]");
-    return limit;
-}
 
 /* The whole of a view as text, in id order.  Relationships are found by
    probing ids up to past the largest one any adjacency lists, so a live

@@ -49,6 +49,7 @@
 
 #include "strata.h"
 #include "storage/mem.h"
+#include "support/api_dump.h"
 
 /* ---- small helpers --------------------------------------------------------- */
 
@@ -118,138 +119,6 @@ static void check_graph(strata_graph *g)
 }
 
 /* ---- canonical dump ------------------------------------------------------------ */
-
-typedef struct sbuf {
-    char *p;
-    size_t len, cap;
-} sbuf;
-
-static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(sbuf *b, const char *fmt, ...)
-{
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        size_t room = b->cap - b->len;
-        int n = vsnprintf(b->p ? b->p + b->len : NULL, room, fmt, ap);
-        va_end(ap);
-        assert_true(n >= 0);
-        if ((size_t)n < room) {
-            b->len += (size_t)n;
-            return;
-        }
-        /* Plain realloc: the dump stays out of the library's allocation
-           wrapper and its failure injection. */
-        size_t cap = (b->cap ? b->cap * 2 : 512) + (size_t)n;
-        char *p = realloc(b->p, cap);
-        assert_non_null(p);
-        b->p = p;
-        b->cap = cap;
-    }
-}
-
-static void dump_value(sbuf *b, const strata_value *v)
-{
-    int64_t i;
-    bool t;
-    double f;
-    const char *s;
-    size_t n;
-    switch (strata_value_type(v)) {
-    case STRATA_NULL:
-        sb_printf(b, "null");
-        break;
-    case STRATA_BOOL:
-        assert_int_equal(strata_value_get_bool(v, &t), STRATA_OK);
-        sb_printf(b, "%s", t ? "true" : "false");
-        break;
-    case STRATA_INT:
-        assert_int_equal(strata_value_get_int(v, &i), STRATA_OK);
-        sb_printf(b, "%" PRId64, i);
-        break;
-    case STRATA_FLOAT:
-        assert_int_equal(strata_value_get_float(v, &f), STRATA_OK);
-        sb_printf(b, "%.17gf", f);
-        break;
-    case STRATA_STRING:
-        assert_int_equal(strata_value_get_string(v, &s, &n), STRATA_OK);
-        sb_printf(b, "\"%.*s\"", (int)n, s);
-        break;
-    case STRATA_LIST:
-        sb_printf(b, "[");
-        for (size_t k = 0; k < strata_value_list_len(v); k++) {
-            strata_value *item = NULL;
-            assert_int_equal(strata_value_list_get(v, k, &item), STRATA_OK);
-            sb_printf(b, "%s", k ? "," : "");
-            dump_value(b, item);
-            strata_value_free(&item);
-        }
-        sb_printf(b, "]");
-        break;
-    default:
-        sb_printf(b, "?type%d", (int)strata_value_type(v));
-    }
-}
-
-#define DUMP_CAP 256
-
-static void dump_props(sbuf *b, strata_view *v, bool is_rel, strata_id id)
-{
-    strata_token keys[DUMP_CAP];
-    size_t n = 0;
-    assert_int_equal(is_rel ? strata_rel_keys(v, id, keys, DUMP_CAP, &n)
-                            : strata_node_keys(v, id, keys, DUMP_CAP, &n),
-                     STRATA_OK);
-    assert_true(n <= DUMP_CAP);
-    sb_printf(b, " {");
-    for (size_t i = 0; i < n; i++) {
-        strata_value *val = NULL;
-        assert_int_equal(is_rel ? strata_rel_get(v, id, keys[i], &val)
-                                : strata_node_get(v, id, keys[i], &val),
-                         STRATA_OK);
-        assert_int_not_equal(strata_value_type(val), STRATA_NULL);
-        sb_printf(b, "%s%u:", i ? " " : "", keys[i]);
-        dump_value(b, val);
-        strata_value_free(&val);
-    }
-    sb_printf(b, "}");
-}
-
-/* Neighbours in iteration order: segments by (type, direction), entries in
-   segment order.  Returns one past the largest relationship id seen. */
-static strata_id dump_hops(sbuf *b, strata_view *v, strata_id n, strata_direction dir,
-                           const char *what)
-{
-    strata_edge_iter *it = NULL;
-    assert_int_equal(strata_neighbours(v, n, dir, STRATA_ANY_TYPE, &it), STRATA_OK);
-    strata_id rel, other, limit = 0;
-    uint64_t k = 0;
-    sb_printf(b, " %s[", what);
-    while (strata_edge_iter_next(it, &rel, &other)) {
-        strata_token type = 0;
-        assert_int_equal(strata_rel_info(v, rel, NULL, NULL, &type), STRATA_OK);
-        sb_printf(b, "%sr%" PRIu64 ":t%u:n%" PRIu64, k++ ? " " : "", rel, type, other);
-        if (rel + 1 > limit)
-            limit = rel + 1;
-    }
-    strata_edge_iter_free(&it);
-    uint64_t deg = 0;
-    assert_int_equal(strata_node_degree(v, n, dir, STRATA_ANY_TYPE, &deg), STRATA_OK);
-    assert_int_equal(deg, k);
-    sb_printf(b, "]");
-    return limit;
-}
-
-static void dump_iter(sbuf *b, strata_node_iter *it)
-{
-    strata_id id;
-    size_t k = 0;
-    sb_printf(b, "[");
-    while (strata_node_iter_next(it, &id))
-        sb_printf(b, "%s%" PRIu64, k++ ? " " : "", id);
-    sb_printf(b, "]");
-    strata_node_iter_free(&it);
-}
 
 /* Every label and type scan, for each token the catalog knows. */
 static void dump_scans(sbuf *b, strata_view *v)
@@ -366,9 +235,9 @@ static char *dump_view(strata_view *v)
     uint64_t seen = 0;
     while (strata_node_iter_next(it, &n)) {
         seen++;
-        strata_token labels[DUMP_CAP];
+        strata_token labels[DUMP_MAX_KEYS];
         size_t nl = 0;
-        assert_int_equal(strata_node_labels(v, n, labels, DUMP_CAP, &nl), STRATA_OK);
+        assert_int_equal(strata_node_labels(v, n, labels, DUMP_MAX_KEYS, &nl), STRATA_OK);
         sb_printf(&b, "n%" PRIu64 " :", n);
         for (size_t i = 0; i < nl; i++)
             sb_printf(&b, "%s%u", i ? "," : "", labels[i]);

@@ -422,9 +422,9 @@ static void test_codec_every_value(void **state)
         sbuf a = { 0 }, b = { 0 };
         dump_raw(&a, &v[i]);
         dump_raw(&b, &got);
-        assert_string_equal(a.s, b.s);
-        free(a.s);
-        free(b.s);
+        assert_string_equal(a.p, b.p);
+        free(a.p);
+        free(b.p);
         value_release(&got);
         value_release(&v[i]);
     }
