@@ -654,41 +654,6 @@ static int load_node(loader *ld, uint64_t slot, hole_scratch *h, uint64_t *live)
     return 0;
 }
 
-static int load_nodes(loader *ld)
-{
-    preader *r = open_section(ld, SEC_NODE);
-    store *st = &ld->v->st;
-    uint64_t slots, live, seen = 0;
-    hole_scratch h = { 0 };
-    int rc = -1;
-    if (load_slot_counts(ld, 1, &slots, &live) || holes_new(ld, slots, slots - live, &h))
-        goto cleanup;
-    for (uint64_t id = 0; id < slots; id++)
-        if (load_node(ld, id, &h, &seen))
-            goto cleanup;
-    if (seen != live) {
-        pr_fail(r, "%llu nodes are live; the section said %llu", (unsigned long long)seen,
-                (unsigned long long)live);
-        goto cleanup;
-    }
-    if (load_free_list(ld, slots, slots - live, h.bits, h.ids))
-        goto cleanup;
-    /* Freed last to first, so the last freed (the list's head) is reused
-       first, as in the saved graph. */
-    for (uint64_t i = slots - live; i-- > 0;) {
-        if (store_node_own(st, ld->m, h.ids[i]) != 0) {
-            pr_nomem(r, "freeing a deleted slot");
-            goto cleanup;
-        }
-        store_node_free(st, ld->m, h.ids[i], NULL, NULL);
-    }
-    rc = close_section(ld);
-cleanup:
-    holes_free(&h);
-    return rc;
-}
-
-/* Adjacency at both ends and the type bitmap for relationship id. */
 /* One end of a relationship, as its node's adjacency holds it. */
 typedef struct half_edge {
     uint32_t rel, other, type;
@@ -830,9 +795,30 @@ static int load_rel(loader *ld, uint64_t slot, hole_scratch *h, uint64_t *live)
     return 0;
 }
 
-static int load_rels(loader *ld)
+/* A section of slots: nodes or relationships. */
+typedef struct slot_section {
+    int sec;
+    const char *plural;
+    int (*load_one)(loader *ld, uint64_t slot, hole_scratch *h, uint64_t *live);
+    int (*own)(store *s, mem_ctx *m, uint64_t id);
+    void (*release)(store *s, mem_ctx *m, uint64_t id);
+    /* run once every slot is in (or NULL) */
+    int (*finish)(loader *ld, uint64_t slots, const unsigned char *holes);
+} slot_section;
+
+static void release_node(store *s, mem_ctx *m, uint64_t id) { store_node_free(s, m, id, NULL, NULL); }
+static void release_rel(store *s, mem_ctx *m, uint64_t id) { store_rel_free(s, m, id, NULL); }
+
+static const slot_section node_section = {SEC_NODE, "nodes", load_node, store_node_own,
+                                          release_node, NULL};
+static const slot_section rel_section = {SEC_RELS, "relationships", load_rel, store_rel_own,
+                                         release_rel, link_all};
+
+/* Every slot in id order, deleted ones included so that ids round-trip,
+   then the deleted ones freed in the saved free-list order. */
+static int load_slots(loader *ld, const slot_section *k)
 {
-    preader *r = open_section(ld, SEC_RELS);
+    preader *r = open_section(ld, k->sec);
     store *st = &ld->v->st;
     uint64_t slots, live, seen = 0;
     hole_scratch h = { 0 };
@@ -840,23 +826,25 @@ static int load_rels(loader *ld)
     if (load_slot_counts(ld, 1, &slots, &live) || holes_new(ld, slots, slots - live, &h))
         goto cleanup;
     for (uint64_t id = 0; id < slots; id++)
-        if (load_rel(ld, id, &h, &seen))
+        if (k->load_one(ld, id, &h, &seen))
             goto cleanup;
     if (seen != live) {
-        pr_fail(r, "%llu relationships are live; the section said %llu",
-                (unsigned long long)seen, (unsigned long long)live);
+        pr_fail(r, "%llu %s are live; the section said %llu", (unsigned long long)seen,
+                k->plural, (unsigned long long)live);
         goto cleanup;
     }
-    if (link_all(ld, slots, h.bits))
+    if (k->finish && k->finish(ld, slots, h.bits))
         goto cleanup;
     if (load_free_list(ld, slots, slots - live, h.bits, h.ids))
         goto cleanup;
+    /* Freed last to first, so the last freed (the list's head) is reused
+       first, as in the saved graph. */
     for (uint64_t i = slots - live; i-- > 0;) {
-        if (store_rel_own(st, ld->m, h.ids[i]) != 0) {
+        if (k->own(st, ld->m, h.ids[i]) != 0) {
             pr_nomem(r, "freeing a deleted slot");
             goto cleanup;
         }
-        store_rel_free(st, ld->m, h.ids[i], NULL);
+        k->release(st, ld->m, h.ids[i]);
     }
     rc = close_section(ld);
 cleanup:
@@ -952,8 +940,8 @@ static int load_graph(loader *ld)
     }
     ld->v = ld->g->current;
     ld->m = ld->g->m;
-    if (load_tokens(ld) || load_labelsets(ld) || load_nodes(ld) || load_rels(ld) ||
-        load_indexes(ld))
+    if (load_tokens(ld) || load_labelsets(ld) || load_slots(ld, &node_section) ||
+        load_slots(ld, &rel_section) || load_indexes(ld))
         return -1;
     return 0;
 }
