@@ -361,6 +361,48 @@ STRATA_API strata_status strata_value_map_entry(const strata_value *v, size_t i,
                                                 const char **key, strata_value **val);
 /* The id of a node or relationship value (STRATA_ETYPE otherwise). */
 STRATA_API strata_status strata_value_get_id(const strata_value *v, strata_id *out);
+/* Temporal values, decoded.  Which fields count depends on type:
+     STRATA_DATE           days
+     STRATA_LOCALTIME      nanos
+     STRATA_TIME           nanos, offset
+     STRATA_LOCALDATETIME  days, nanos
+     STRATA_DATETIME       days, nanos, offset, zone
+   days: the local date as days since 1970-01-01 (proleptic Gregorian);
+   nanos: local nanoseconds of the day (0 .. 86,399,999,999,999); offset:
+   seconds east of UTC; zone: an IANA zone name ("Europe/Stockholm") or ""
+   for a fixed offset. */
+typedef struct strata_temporal {
+    strata_type type;
+    int64_t days;
+    int64_t nanos;
+    int32_t offset;
+    char zone[64];
+} strata_temporal;
+
+/* A duration as Cypher keeps it: each component with its own sign, nanos
+   in 0 .. 999,999,999 added to seconds. */
+typedef struct strata_duration {
+    int64_t months, days, seconds;
+    int32_t nanos;
+} strata_duration;
+
+/* Decodes a temporal value (STRATA_ETYPE for any other type). */
+STRATA_API strata_status strata_value_get_temporal(const strata_value *v, strata_temporal *out);
+/* A new temporal value from t.  For a DATETIME with a zone name the offset
+   is the zone's at that local time (t->offset is ignored; a local time in
+   a daylight-saving gap moves forward).  STRATA_EINVAL for a field out of
+   range, an unknown zone or a type that is not temporal; STRATA_ENOMEM. */
+STRATA_API strata_status strata_value_temporal(const strata_temporal *t, strata_value **out);
+STRATA_API strata_status strata_value_get_duration(const strata_value *v, strata_duration *out);
+/* A new duration value (nanos outside 0 .. 999,999,999: STRATA_EINVAL). */
+STRATA_API strata_status strata_value_duration(const strata_duration *d, strata_value **out);
+
+/* Paths: a path of length n (relationships) has nodes 0..n and
+   relationships 0..n-1, relationship i joining nodes i and i + 1. */
+STRATA_API size_t strata_value_path_len(const strata_value *v);
+STRATA_API strata_status strata_value_path_node(const strata_value *v, size_t i, strata_id *out);
+STRATA_API strata_status strata_value_path_rel(const strata_value *v, size_t i, strata_id *out);
+
 /* openCypher equality (=): 1 for true, 0 for false, -1 for null. */
 STRATA_API int strata_value_equals(const strata_value *a, const strata_value *b);
 

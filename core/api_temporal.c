@@ -1,0 +1,143 @@
+/* strata_value handles for temporal values, durations and paths: the
+   public, decoded forms of storage/temporal.h's cells and of a path's
+   alternating node/relationship items. */
+#include <string.h>
+
+#include "core/graph_impl.h"
+#include "storage/temporal.h"
+
+_Static_assert(sizeof(((strata_temporal *)0)->zone) == TM_ZONE_MAX,
+               "the public zone buffer matches the engine's");
+
+/* The loader's bound on dates (core/persist_codec.c): what is built here
+   can be saved and loaded again. */
+#define API_MAX_ABS_DAYS (1LL << 40)
+
+static bool is_temporal_type(strata_type t)
+{
+    return t >= STRATA_DATE && t <= STRATA_DATETIME;
+}
+
+static strata_status wrap_value(value v, strata_value **out)
+{
+    strata_value *r = mem_alloc(mem_scratch(), sizeof *r);
+    if (!r) {
+        value_release(&v);
+        return STRATA_ENOMEM;
+    }
+    r->v = v;
+    *out = r;
+    return STRATA_OK;
+}
+
+strata_status strata_value_get_temporal(const strata_value *v, strata_temporal *out)
+{
+    if (!v || !out)
+        return STRATA_EINVAL;
+    if (!is_temporal_type((strata_type)value_kind(&v->v)))
+        return STRATA_ETYPE;
+    temporal t;
+    if (temporal_from_value(&v->v, &t) != 0)
+        return STRATA_ETYPE;
+    memset(out, 0, sizeof *out);
+    out->type = (strata_type)t.kind;
+    out->days = t.days;
+    out->nanos = t.nanos;
+    out->offset = t.offset;
+    memcpy(out->zone, t.zone, sizeof out->zone);
+    return STRATA_OK;
+}
+
+/* The fields a type uses must be in range; the others are cleared. */
+static bool temporal_fields_valid(const strata_temporal *in, temporal *t)
+{
+    memset(t, 0, sizeof *t);
+    t->kind = (value_type)in->type;
+    bool has_date = in->type != STRATA_LOCALTIME && in->type != STRATA_TIME;
+    bool has_time = in->type != STRATA_DATE;
+    bool has_offset = in->type == STRATA_TIME || in->type == STRATA_DATETIME;
+    if (has_date && (in->days > API_MAX_ABS_DAYS || in->days < -API_MAX_ABS_DAYS))
+        return false;
+    if (has_time && (in->nanos < 0 || in->nanos >= TM_NANOS_PER_DAY))
+        return false;
+    if (has_offset && (in->offset < -18 * 3600 || in->offset > 18 * 3600))
+        return false;
+    if (in->type == STRATA_DATETIME && !memchr(in->zone, '\0', sizeof in->zone))
+        return false;
+    t->days = has_date ? in->days : 0;
+    t->nanos = has_time ? in->nanos : 0;
+    t->offset = has_offset ? in->offset : 0;
+    if (in->type == STRATA_DATETIME)
+        memcpy(t->zone, in->zone, sizeof t->zone);
+    return true;
+}
+
+strata_status strata_value_temporal(const strata_temporal *in, strata_value **out)
+{
+    if (!in || !out || !is_temporal_type(in->type))
+        return STRATA_EINVAL;
+    temporal t;
+    if (!temporal_fields_valid(in, &t))
+        return STRATA_EINVAL;
+    temporal_err e;
+    if (temporal_resolve_zone(&t, &e) != 0)
+        return STRATA_EINVAL;
+    value v;
+    if (temporal_to_value(mem_scratch(), &t, &v) != 0)
+        return STRATA_ENOMEM;
+    return wrap_value(v, out);
+}
+
+strata_status strata_value_get_duration(const strata_value *v, strata_duration *out)
+{
+    if (!v || !out)
+        return STRATA_EINVAL;
+    duration d;
+    if (value_kind(&v->v) != VAL_DURATION || duration_from_value(&v->v, &d) != 0)
+        return STRATA_ETYPE;
+    out->months = d.months;
+    out->days = d.days;
+    out->seconds = d.seconds;
+    out->nanos = d.nanos;
+    return STRATA_OK;
+}
+
+strata_status strata_value_duration(const strata_duration *in, strata_value **out)
+{
+    if (!in || !out || in->nanos < 0 || in->nanos >= TM_NANOS_PER_SEC)
+        return STRATA_EINVAL;
+    duration d = { in->months, in->days, in->seconds, in->nanos };
+    value v;
+    if (duration_to_value(mem_scratch(), &d, &v) != 0)
+        return STRATA_ENOMEM;
+    return wrap_value(v, out);
+}
+
+size_t strata_value_path_len(const strata_value *v)
+{
+    if (!v || value_kind(&v->v) != VAL_PATH)
+        return 0;
+    return value_list_len(&v->v) / 2;
+}
+
+static strata_status path_item(const strata_value *v, size_t at, strata_id *out)
+{
+    if (!v || !out)
+        return STRATA_EINVAL;
+    if (value_kind(&v->v) != VAL_PATH)
+        return STRATA_ETYPE;
+    if (at >= value_list_len(&v->v))
+        return STRATA_ENOTFOUND;
+    *out = value_list_items(&v->v)[at].u.id;
+    return STRATA_OK;
+}
+
+strata_status strata_value_path_node(const strata_value *v, size_t i, strata_id *out)
+{
+    return i > SIZE_MAX / 2 ? STRATA_ENOTFOUND : path_item(v, 2 * i, out);
+}
+
+strata_status strata_value_path_rel(const strata_value *v, size_t i, strata_id *out)
+{
+    return i >= SIZE_MAX / 2 ? STRATA_ENOTFOUND : path_item(v, 2 * i + 1, out);
+}
