@@ -1,0 +1,42 @@
+"""strata: an embedded, in-memory property-graph database with Cypher.
+
+    import strata
+    g = strata.Graph()
+    g.query("CREATE (:Person {name: $name})", name="Ada")
+    for (name,) in g.query("MATCH (p:Person) RETURN p.name"):
+        print(name)
+
+Reads can go through snapshots (``g.snapshot()``): immutable views that
+any thread may query while the graph changes.  See docs/PYTHON.md.
+"""
+from ._strata import Graph, Node, Path, Relationship, Result, View
+from . import _strata
+from ._errors import (ArgumentError, ConstraintError, CypherSemanticError,
+                      CypherSyntaxError, CypherTypeError, EntityNotFound, Error,
+                      Interrupted, OutOfMemory, StrataIOError, make_error)
+from ._values import Duration, make_temporal, temporal_fields
+from . import _graph, _frames, _convert
+
+_strata._register(make_error=make_error, duration_type=Duration,
+                  make_temporal=make_temporal, temporal_fields=temporal_fields)
+
+Graph.transaction = _graph.transaction
+Graph.load_frames = _frames.load_frames
+Graph.__enter__ = _graph.enter
+Graph.__exit__ = _graph.exit
+Result.to_pandas = _convert.to_pandas
+Result.to_networkx = _convert.to_networkx
+from_networkx = _convert.from_networkx
+
+
+def load(path):
+    """A graph saved with Graph.save (or the strata program's :save)."""
+    return _strata.load(path)
+
+
+__all__ = [
+    "Graph", "View", "Result", "Node", "Relationship", "Path", "Duration", "load",
+    "from_networkx", "Error", "CypherSyntaxError", "CypherSemanticError", "CypherTypeError",
+    "ArgumentError", "EntityNotFound", "ConstraintError", "StrataIOError", "OutOfMemory",
+    "Interrupted",
+]

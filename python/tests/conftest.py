@@ -1,0 +1,10 @@
+import pytest
+
+import strata
+
+
+@pytest.fixture
+def g():
+    graph = strata.Graph()
+    yield graph
+    graph.close()
