@@ -128,7 +128,7 @@ static int compile_error(exec *x, const cypher_ast_node *at, int code, const cha
     /* the offset in characters, as a user counts them */
     size_t where = utf8_count(pat, offset < lp ? offset : lp);
     return exec_fail(x, at, "ArgumentError", "InvalidArgumentValue",
-                     "invalid regular expression '%.*s': %s (at character %zu)",
+                     "invalid regular expression '%.*s': %s (after character %zu)",
                      shown(pat, lp), pat, (const char *)why, where);
 }
 
