@@ -259,6 +259,14 @@ static int parse_values(importer *im, const header *h, const csv_reader *r)
                  csv_nfields(r), h->n);
         return -1;
     }
+    /* every field, stored or not: a message must never quote bytes that
+       are not text */
+    size_t field, at;
+    if (!csv_record_utf8(r, &field, &at)) {
+        snprintf(im->err, sizeof im->err, "field %zu is not valid UTF-8 (byte %zu of the field)",
+                 field + 1, at + 1);
+        return -1;
+    }
     for (size_t i = 0; i < h->n; i++) {
         const column *c = &h->cols[i];
         bool stored = c->kind == COL_PROPERTY || (c->kind == COL_ID && c->name[0]);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/graph_impl.h"
+#include "storage/utf8.h"
 
 static strata_value *wrap(value v)
 {
@@ -24,7 +25,9 @@ strata_value *strata_value_float(double f) { return wrap(value_float(f)); }
 strata_value *strata_value_string(const char *s, size_t len)
 {
     value v;
-    if ((!s && len) || value_string(mem_scratch(), s ? s : "", len, &v) != 0)
+    /* the one way a caller's bytes become a string value: text only */
+    if ((!s && len) || (s && !utf8_check(s, len, NULL)) ||
+        value_string(mem_scratch(), s ? s : "", len, &v) != 0)
         return NULL;
     return wrap(v);
 }
@@ -138,7 +141,9 @@ strata_value *strata_value_map(const char *const *keys, const strata_value *cons
     if (!kv)
         return NULL;
     for (size_t i = 0; i < n; i++) {
-        if (!keys[i] || value_string(mem_scratch(), keys[i], strlen(keys[i]), &kv[i]) != 0) {
+        size_t klen = keys[i] ? strlen(keys[i]) : 0;
+        if (!keys[i] || !utf8_check(keys[i], klen, NULL) ||
+            value_string(mem_scratch(), keys[i], klen, &kv[i]) != 0) {
             for (size_t j = 0; j < n; j++) {
                 value_release(&kv[j]);
                 value_release(&kv[n + j]);

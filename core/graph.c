@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/graph_impl.h"
+#include "storage/utf8.h"
 
 static const char *const status_names[] = {
     [STRATA_OK] = "ok",
@@ -399,8 +400,11 @@ strata_status strata_token_intern(strata_graph *g, strata_token_kind kind, const
     if (len == 0 || len > 65535)
         return graph_fail(g, STRATA_EINVAL, "a %s name must be 1 to 65535 bytes, not %zu",
                           kind_names[kind], len);
-    if (!value_utf8_valid(name, len))
-        return graph_fail(g, STRATA_EINVAL, "a %s name must be valid UTF-8", kind_names[kind]);
+    size_t bad;
+    if (!utf8_check(name, len, &bad))
+        return graph_fail(g, STRATA_EINVAL,
+                          "strata_token_intern: a %s name must be valid UTF-8 (byte %zu is not)",
+                          kind_names[kind], bad + 1);
     if (intern_add(g->cat->tokens[kind], name, len, out) != 0)
         return graph_fail(g, STRATA_ENOMEM, "out of memory interning %s '%s'",
                           kind_names[kind], name);
@@ -415,6 +419,11 @@ strata_status strata_token_lookup(strata_view *v, strata_token_kind kind, const 
     if (!name || !out || !valid_kind(kind))
         return view_fail(v, STRATA_EINVAL, "strata_token_lookup: %s",
                          !valid_kind(kind) ? "unknown token kind" : "name or out is NULL");
+    size_t bad;
+    if (!utf8_check(name, strlen(name), &bad))
+        return view_fail(v, STRATA_EINVAL,
+                         "strata_token_lookup: a %s name must be valid UTF-8 (byte %zu is not)",
+                         kind_names[kind], bad + 1);
     if (intern_find(v->ver->cat->tokens[kind], name, strlen(name), out) != 0)
         return view_fail(v, STRATA_ENOTFOUND, "no %s named '%s'", kind_names[kind], name);
     return STRATA_OK;

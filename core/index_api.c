@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "core/index_maint.h"
+#include "storage/utf8.h"
 
 static const char *const kind_names[] = { "hash", "range", "unique" };
 
@@ -81,6 +82,10 @@ strata_status strata_index_create_named(strata_graph *g, strata_index_kind kind,
     if (name && strlen(name) >= IDX_NAME_MAX)
         return graph_fail(g, STRATA_EINVAL, "an index name has at most %d bytes",
                           IDX_NAME_MAX - 1);
+    size_t bad;
+    if (name && !utf8_check(name, strlen(name), &bad))
+        return graph_fail(g, STRATA_EINVAL, "an index name must be valid UTF-8 (byte %zu is not)",
+                          bad + 1);
     index_def d = { .kind = (uint8_t)kind, .on_rels = relationships, .nkeys = (uint8_t)nkeys,
                     .token = token };
     if (name)

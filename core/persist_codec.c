@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "storage/temporal.h"
+#include "storage/utf8.h"
 
 /* ---- CRC32C ----------------------------------------------------------------- */
 
@@ -432,7 +433,17 @@ int pr_string(preader *r, size_t max, const char *what, const char **s, size_t *
     const unsigned char *b;
     *s = NULL;
     *len = 0;
-    if (pr_count(r, max < pr_left(r) ? max : pr_left(r), what, &n) || pr_bytes(r, n, &b))
+    if (pr_count(r, max < pr_left(r) ? max : pr_left(r), what, &n))
+        return -1;
+    /* every string of the format is text: the message points at the bad
+       byte itself */
+    size_t bad;
+    if (!utf8_check((const char *)r->p, n, &bad)) {
+        r->p += bad;
+        return pr_fail(r, "a string of %llu bytes is not valid UTF-8 at its byte %zu",
+                       (unsigned long long)n, bad + 1);
+    }
+    if (pr_bytes(r, n, &b))
         return -1;
     *s = (const char *)b;
     *len = n;

@@ -98,7 +98,8 @@ int pr_svarint(preader *r, int64_t *out);
 int pr_count(preader *r, uint64_t max, const char *what, uint64_t *out);
 /* n bytes, borrowed from the reader's memory. */
 int pr_bytes(preader *r, size_t n, const unsigned char **out);
-/* A length-prefixed byte string, borrowed; at most max bytes. */
+/* A length-prefixed string, borrowed; at most max bytes, and well-formed
+   UTF-8 (else the message names the bad byte's offset in the file). */
 int pr_string(preader *r, size_t max, const char *what, const char **s, size_t *len);
 /* A value (owned by the caller on success, in r->m). */
 int pr_value(preader *r, value *out);

@@ -114,7 +114,8 @@ STRATA_API void strata_graph_free(strata_graph **g);
 STRATA_API const char *strata_errmsg(const strata_graph *g);
 
 /* Tokens: intern creates the token if needed; names are 1..65535 bytes of
-   UTF-8 without NUL. */
+   UTF-8 without NUL (STRATA_EINVAL otherwise, the message naming the first
+   bad byte; strata_token_lookup likewise). */
 STRATA_API strata_status strata_token_intern(strata_graph *g, strata_token_kind kind,
                                              const char *name, strata_token *out);
 
@@ -332,7 +333,10 @@ STRATA_API strata_value *strata_value_null(void);
 STRATA_API strata_value *strata_value_bool(bool b);
 STRATA_API strata_value *strata_value_int(int64_t i);
 STRATA_API strata_value *strata_value_float(double f);
-/* Copies len bytes (which need not be NUL-terminated). */
+/* Copies len bytes (which need not be NUL-terminated).  Strings are text:
+   NULL, like out of memory, when s[0..len) is not well-formed UTF-8
+   (overlong forms, UTF-16 surrogates and code points above U+10FFFF are
+   not; U+0000 is). */
 STRATA_API strata_value *strata_value_string(const char *s, size_t len);
 /* A list of copies of items[0..n) (borrowed). */
 STRATA_API strata_value *strata_value_list(const strata_value *const *items, size_t n);
@@ -351,7 +355,7 @@ STRATA_API strata_status strata_value_list_get(const strata_value *v, size_t i,
                                                strata_value **out);
 /* Maps (string keys, sorted by key bytes).  strata_value_map copies
    keys[0..n) and vals[0..n) (borrowed); a repeated key keeps its last
-   value; NULL when out of memory. */
+   value; NULL when out of memory or when a key is not UTF-8. */
 STRATA_API strata_value *strata_value_map(const char *const *keys,
                                           const strata_value *const *vals, size_t n);
 STRATA_API size_t strata_value_map_len(const strata_value *v);

@@ -25,6 +25,7 @@
 
 #include "query/csv.h"
 #include "storage/mem.h"
+#include "storage/utf8.h"
 
 #ifdef STRATA_TESTING
 #define CSV_BUFFER 7
@@ -363,6 +364,19 @@ csv_field csv_get(const csv_reader *r, size_t i)
 {
     const field_pos *fp = &r->fields[i];
     return (csv_field){r->rec + fp->off, fp->len, fp->quoted};
+}
+
+bool csv_record_utf8(const csv_reader *r, size_t *field, size_t *offset)
+{
+    for (size_t i = 0; i < r->nfields; i++) {
+        size_t bad;
+        if (!utf8_check(r->rec + r->fields[i].off, r->fields[i].len, &bad)) {
+            *field = i;
+            *offset = bad;
+            return false;
+        }
+    }
+    return true;
 }
 
 uint64_t csv_record_line(const csv_reader *r) { return r->record_line; }

@@ -12,8 +12,9 @@
  * It refuses, with a message naming the file and the line: a quote that is
  * never closed (the line where it opened), a quote inside an unquoted
  * field, anything but a delimiter or a line end after a closing quote, and
- * read errors.  Bytes are passed through as they are: the reader does not
- * check UTF-8.
+ * read errors.  Bytes are passed through as they are; csv_record_utf8
+ * checks that a record is UTF-8, and LOAD CSV and the importer refuse a
+ * record that is not, naming its line, field and byte.
  *
  * An empty field and an empty quoted field ("") are told apart by
  * csv_field's `quoted` flag: LOAD CSV and the importer read the first as
@@ -64,6 +65,10 @@ csv_status csv_next(csv_reader *r);
 size_t csv_nfields(const csv_reader *r);
 /* Field i < csv_nfields() of the record just read. */
 csv_field csv_get(const csv_reader *r, size_t i);
+/* Whether every field of the record just read is well-formed UTF-8;
+   when not, *field (from 0) and *offset (the byte within that field, from
+   0) name the first bad byte. */
+bool csv_record_utf8(const csv_reader *r, size_t *field, size_t *offset);
 /* The line the record just read starts on. */
 uint64_t csv_record_line(const csv_reader *r);
 /* After CSV_BAD / CSV_NOMEM: "NAME:LINE: what went wrong", and the line

@@ -8,7 +8,6 @@
  * are released before returning.
  */
 #include <math.h>
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +15,7 @@
 
 #include "query/exec.h"
 #include "query/functions_temporal.h"
+#include "query/regex.h"
 
 static const char *type_name(const value *v) { return value_type_name(v); }
 
@@ -284,11 +284,7 @@ static int string_op(const evalctx *c, const cypher_ast_node *e, cypher_ast_op o
     return 0;
 }
 
-/* s =~ pattern: whether the whole of s matches, with POSIX extended
-   regular expressions (regex.h), not Java's (docs/QUERY.md lists the
-   differences); a leading `(?i)` asks for case-insensitive matching.
-   POSIX matching is leftmost-longest, so a whole-string match exists
-   exactly when the match found spans the string. */
+/* s =~ pattern: whether the whole of s matches (query/regex.h). */
 static int regex_match(const evalctx *c, const cypher_ast_node *e, value *a, value *b,
                        value *out)
 {
@@ -297,32 +293,10 @@ static int regex_match(const evalctx *c, const cypher_ast_node *e, value *a, val
         return 0;
     size_t ls, lp;
     const char *s = value_str(a, &ls), *pat = value_str(b, &lp);
-    int flags = REG_EXTENDED;
-    if (lp >= 4 && memcmp(pat, "(?i)", 4) == 0) {
-        flags |= REG_ICASE;
-        pat += 4;
-        lp -= 4;
-    }
-    if (memchr(pat, '\0', lp))
-        return exec_fail(c->x, e, "ArgumentError", "InvalidArgumentValue",
-                         "a regular expression cannot contain a NUL character");
-    regex_t re;
-    int rc = regcomp(&re, pat, flags);
-    if (rc != 0) {
-        char why[128];
-        regerror(rc, &re, why, sizeof why);
-        regfree(&re);
-        return exec_fail(c->x, e, "ArgumentError", "InvalidArgumentValue",
-                         "invalid regular expression '%s': %s", pat, why);
-    }
-    regmatch_t m = {.rm_so = 0, .rm_eo = (regoff_t)ls};
-#ifdef REG_STARTEND
-    rc = regexec(&re, s, 1, &m, REG_STARTEND);   /* the subject may hold NUL bytes */
-#else
-    rc = memchr(s, '\0', ls) ? REG_NOMATCH : regexec(&re, s, 1, &m, 0);
-#endif
-    regfree(&re);
-    *out = value_bool(rc == 0 && m.rm_so == 0 && (size_t)m.rm_eo == ls);
+    bool matched;
+    if (regex_full_match(c->x, e, s, ls, pat, lp, &matched) != 0)
+        return -1;
+    *out = value_bool(matched);
     return 0;
 }
 

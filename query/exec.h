@@ -71,6 +71,7 @@ typedef struct rowset {
 } rowset;
 
 typedef struct profile profile;   /* query/profile.h */
+typedef struct regex_cache regex_cache;   /* query/regex.h */
 
 typedef struct exec {
     strata_graph *g;        /* the writer's graph; NULL for a query on a view */
@@ -94,6 +95,7 @@ typedef struct exec {
     bool lazy;              /* read-only: the final pipeline runs as the
                                result is read (pipeline.h) */
     bool no_input;          /* EXPLAIN: the query runs over no rows */
+    regex_cache *regexes;   /* =~'s compiled patterns, or NULL */
 } exec;
 
 /* The view to read with: the writer's current version, borrowed (or the

@@ -7,7 +7,6 @@
  * says otherwise (coalesce, exists, toString...).  Aggregates (count, sum,
  * ...) are not here: op_project.c computes them.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -17,7 +16,9 @@
 #include <time.h>
 
 #include "query/exec.h"
+#include "query/functions_string.h"
 #include "query/functions_temporal.h"
+#include "storage/utf8.h"
 
 typedef int (*fn_impl)(const evalctx *c, const cypher_ast_node *at, value *a, size_t n,
                        value *out);
@@ -145,16 +146,6 @@ static int fn_keys(const evalctx *c, const cypher_ast_node *at, value *a, size_t
     return rc;
 }
 
-/* Number of code points of a UTF-8 string. */
-static size_t utf8_len(const char *s, size_t len)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < len; i++)
-        if (((unsigned char)s[i] & 0xC0) != 0x80)
-            n++;
-    return n;
-}
-
 static int fn_size(const evalctx *c, const cypher_ast_node *at, value *a, size_t n, value *out)
 {
     (void)n;
@@ -165,7 +156,7 @@ static int fn_size(const evalctx *c, const cypher_ast_node *at, value *a, size_t
     if (value_kind(&a[0]) == VAL_STRING) {
         size_t len;
         const char *s = value_str(&a[0], &len);
-        *out = value_int((int64_t)utf8_len(s, len));
+        *out = value_int((int64_t)utf8_count(s, len));
         return 0;
     }
     return bad_arg(c, at, "size");
@@ -230,29 +221,9 @@ static int fn_tail(const evalctx *c, const cypher_ast_node *at, value *a, size_t
 static int fn_reverse(const evalctx *c, const cypher_ast_node *at, value *a, size_t n,
                       value *out)
 {
-    (void)n;
     if (value_kind(&a[0]) == VAL_LIST)
         return list_of(c, &a[0], 0, value_list_len(&a[0]), true, out);
-    if (value_kind(&a[0]) != VAL_STRING)
-        return bad_arg(c, at, "reverse");
-    size_t len;
-    const char *s = value_str(&a[0], &len);
-    char *buf = mem_alloc(c->x->m, len + 1);
-    if (!buf)
-        return exec_oom(c->x);
-    /* reverse code points, keeping each one's bytes in order */
-    size_t w = len;
-    for (size_t i = 0; i < len;) {
-        size_t cl = 1;
-        while (i + cl < len && ((unsigned char)s[i + cl] & 0xC0) == 0x80)
-            cl++;
-        w -= cl;
-        memcpy(buf + w, s + i, cl);
-        i += cl;
-    }
-    int rc = make_string(c->x, buf, len, out);
-    mem_free(c->x->m, buf, len + 1);
-    return rc;
+    return strfn_reverse(c, at, a, n, out);
 }
 
 static int fn_range(const evalctx *c, const cypher_ast_node *at, value *a, size_t n, value *out)
@@ -434,68 +405,6 @@ static int fn_to_string(const evalctx *c, const cypher_ast_node *at, value *a, s
     return make_string(c->x, buf, strlen(buf), out);
 }
 
-static int map_string(const evalctx *c, const cypher_ast_node *at, value *a, const char *fn,
-                      int (*f)(int), value *out)
-{
-    if (value_kind(&a[0]) != VAL_STRING)
-        return bad_arg(c, at, fn);
-    size_t len;
-    const char *s = value_str(&a[0], &len);
-    char *buf = mem_alloc(c->x->m, len + 1);
-    if (!buf)
-        return exec_oom(c->x);
-    for (size_t i = 0; i < len; i++)
-        buf[i] = (char)f((unsigned char)s[i]);   /* ASCII case mapping */
-    int rc = make_string(c->x, buf, len, out);
-    mem_free(c->x->m, buf, len + 1);
-    return rc;
-}
-
-static int fn_upper(const evalctx *c, const cypher_ast_node *at, value *a, size_t n, value *out)
-{
-    (void)n;
-    return map_string(c, at, a, "toUpper", toupper, out);
-}
-
-static int fn_lower(const evalctx *c, const cypher_ast_node *at, value *a, size_t n, value *out)
-{
-    (void)n;
-    return map_string(c, at, a, "toLower", tolower, out);
-}
-
-static int trim_impl(const evalctx *c, const cypher_ast_node *at, value *a, bool left,
-                     bool right, value *out)
-{
-    if (value_kind(&a[0]) != VAL_STRING)
-        return bad_arg(c, at, "trim");
-    size_t len;
-    const char *s = value_str(&a[0], &len);
-    size_t b = 0, e = len;
-    while (left && b < e && isspace((unsigned char)s[b]))
-        b++;
-    while (right && e > b && isspace((unsigned char)s[e - 1]))
-        e--;
-    return make_string(c->x, s + b, e - b, out);
-}
-
-static int fn_trim(const evalctx *c, const cypher_ast_node *at, value *a, size_t n, value *out)
-{
-    (void)n;
-    return trim_impl(c, at, a, true, true, out);
-}
-
-static int fn_ltrim(const evalctx *c, const cypher_ast_node *at, value *a, size_t n, value *out)
-{
-    (void)n;
-    return trim_impl(c, at, a, true, false, out);
-}
-
-static int fn_rtrim(const evalctx *c, const cypher_ast_node *at, value *a, size_t n, value *out)
-{
-    (void)n;
-    return trim_impl(c, at, a, false, true, out);
-}
-
 static int fn_abs(const evalctx *c, const cypher_ast_node *at, value *a, size_t n, value *out)
 {
     (void)n;
@@ -574,147 +483,6 @@ static int fn_sign(const evalctx *c, const cypher_ast_node *at, value *a, size_t
     return 0;
 }
 
-static int fn_substring(const evalctx *c, const cypher_ast_node *at, value *a, size_t n,
-                        value *out)
-{
-    if (value_kind(&a[0]) != VAL_STRING || value_kind(&a[1]) != VAL_INT ||
-        (n > 2 && value_kind(&a[2]) != VAL_INT))
-        return bad_arg(c, at, "substring");
-    if (a[1].u.i < 0 || (n > 2 && a[2].u.i < 0))
-        return exec_fail(c->x, at, "ArgumentError", "NumberOutOfRange",
-                         "substring() arguments must not be negative");
-    size_t len;
-    const char *s = value_str(&a[0], &len);
-    /* code point offsets to bytes */
-    size_t b = 0, cp = 0;
-    while (b < len && cp < (uint64_t)a[1].u.i) {
-        b++;
-        while (b < len && ((unsigned char)s[b] & 0xC0) == 0x80)
-            b++;
-        cp++;
-    }
-    size_t e = b;
-    uint64_t want = n > 2 ? (uint64_t)a[2].u.i : UINT64_MAX;
-    for (uint64_t k = 0; e < len && k < want; k++) {
-        e++;
-        while (e < len && ((unsigned char)s[e] & 0xC0) == 0x80)
-            e++;
-    }
-    return make_string(c->x, s + b, e - b, out);
-}
-
-static int fn_left_right(const evalctx *c, const cypher_ast_node *at, value *a, bool left,
-                         value *out)
-{
-    if (value_kind(&a[0]) != VAL_STRING || value_kind(&a[1]) != VAL_INT)
-        return bad_arg(c, at, left ? "left" : "right");
-    if (a[1].u.i < 0)
-        return exec_fail(c->x, at, "ArgumentError", "NumberOutOfRange",
-                         "length must not be negative");
-    size_t len;
-    const char *s = value_str(&a[0], &len);
-    size_t k = (uint64_t)a[1].u.i > len ? len : (size_t)a[1].u.i;   /* bytes; ASCII */
-    return make_string(c->x, left ? s : s + len - k, k, out);
-}
-
-static int fn_left(const evalctx *c, const cypher_ast_node *at, value *a, size_t n, value *out)
-{
-    (void)n;
-    return fn_left_right(c, at, a, true, out);
-}
-
-static int fn_right(const evalctx *c, const cypher_ast_node *at, value *a, size_t n, value *out)
-{
-    (void)n;
-    return fn_left_right(c, at, a, false, out);
-}
-
-static int fn_replace(const evalctx *c, const cypher_ast_node *at, value *a, size_t n,
-                      value *out)
-{
-    (void)n;
-    for (int i = 0; i < 3; i++) {
-        if (value_is_null(&a[i]))
-            return 0;
-        if (value_kind(&a[i]) != VAL_STRING)
-            return bad_arg(c, at, "replace");
-    }
-    size_t ls, lf, lr;
-    const char *s = value_str(&a[0], &ls), *f = value_str(&a[1], &lf), *r = value_str(&a[2], &lr);
-    size_t cap = ls + 1, len = 0;
-    char *buf = mem_alloc(c->x->m, cap);
-    if (!buf)
-        return exec_oom(c->x);
-    for (size_t i = 0; i <= ls;) {
-        const char *hit = lf ? memmem(s + i, ls - i, f, lf) : NULL;
-        size_t upto = hit ? (size_t)(hit - s) : ls;
-        size_t need = len + (upto - i) + (hit ? lr : 0) + 1;
-        if (need > cap) {
-            size_t nc = need * 2;
-            char *nb = mem_realloc(c->x->m, buf, cap, nc);
-            if (!nb) {
-                mem_free(c->x->m, buf, cap);
-                return exec_oom(c->x);
-            }
-            buf = nb;
-            cap = nc;
-        }
-        memcpy(buf + len, s + i, upto - i);
-        len += upto - i;
-        if (!hit)
-            break;
-        memcpy(buf + len, r, lr);
-        len += lr;
-        i = upto + lf;
-    }
-    int rc = make_string(c->x, buf, len, out);
-    mem_free(c->x->m, buf, cap);
-    return rc;
-}
-
-static int fn_split(const evalctx *c, const cypher_ast_node *at, value *a, size_t n, value *out)
-{
-    (void)n;
-    if (value_is_null(&a[1]))
-        return 0;
-    if (value_kind(&a[0]) != VAL_STRING || value_kind(&a[1]) != VAL_STRING)
-        return bad_arg(c, at, "split");
-    size_t ls, ld;
-    const char *s = value_str(&a[0], &ls), *d = value_str(&a[1], &ld);
-    size_t cap = 8, cnt = 0;
-    value *items = mem_alloc(c->x->m, cap * sizeof(value));
-    int rc = 0;
-    if (!items)
-        return exec_oom(c->x);
-    size_t i = 0;
-    for (;;) {
-        const char *hit = ld ? memmem(s + i, ls - i, d, ld) : (i + 1 < ls ? s + i + 1 : NULL);
-        size_t upto = hit ? (size_t)(hit - s) : ls;
-        if (cnt == cap) {
-            value *ni = mem_realloc(c->x->m, items, cap * sizeof(value), 2 * cap * sizeof(value));
-            if (!ni) {
-                rc = exec_oom(c->x);
-                break;
-            }
-            items = ni;
-            cap *= 2;
-        }
-        if ((rc = make_string(c->x, s + i, upto - i, &items[cnt])) != 0)
-            break;
-        cnt++;
-        if (!hit)
-            break;
-        i = upto + ld;
-    }
-    if (rc == 0 && value_list_from(c->x->m, items, cnt, out) != 0)
-        rc = exec_oom(c->x);
-    else if (rc != 0)
-        for (size_t k = 0; k < cnt; k++)
-            value_release(&items[k]);
-    mem_free(c->x->m, items, cap * sizeof(value));
-    return rc;
-}
-
 /* nodes(p) / relationships(p): the even / odd items of a path. */
 static int path_items(const evalctx *c, const cypher_ast_node *at, const value *p, size_t from,
                       const char *fn, value *out)
@@ -766,16 +534,16 @@ static const fn_entry functions[] = {
     {"toFloat", 1, 1, true, fn_to_float},
     {"toBoolean", 1, 1, true, fn_to_boolean},
     {"toString", 1, 1, true, fn_to_string},
-    {"toUpper", 1, 1, true, fn_upper},
-    {"toLower", 1, 1, true, fn_lower},
-    {"trim", 1, 1, true, fn_trim},
-    {"ltrim", 1, 1, true, fn_ltrim},
-    {"rtrim", 1, 1, true, fn_rtrim},
-    {"substring", 2, 3, true, fn_substring},
-    {"left", 2, 2, true, fn_left},
-    {"right", 2, 2, true, fn_right},
-    {"replace", 3, 3, false, fn_replace},
-    {"split", 2, 2, true, fn_split},
+    {"toUpper", 1, 1, true, strfn_upper},
+    {"toLower", 1, 1, true, strfn_lower},
+    {"trim", 1, 1, true, strfn_trim},
+    {"ltrim", 1, 1, true, strfn_ltrim},
+    {"rtrim", 1, 1, true, strfn_rtrim},
+    {"substring", 2, 3, true, strfn_substring},
+    {"left", 2, 2, true, strfn_left},
+    {"right", 2, 2, true, strfn_right},
+    {"replace", 3, 3, false, strfn_replace},
+    {"split", 2, 2, true, strfn_split},
     {"abs", 1, 1, true, fn_abs},
     {"sign", 1, 1, true, fn_sign},
     {"rand", 0, 0, false, fn_rand},

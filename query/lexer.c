@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "storage/utf8.h"
+
 /* ---- tables ------------------------------------------------------------ */
 
 static const char *const kind_names[] = {
@@ -156,63 +158,6 @@ static int unicode_class(uint32_t cp)
     return 0;
 }
 
-/* Decodes one UTF-8 sequence at s[0..n); returns its length and sets *cp,
-   or returns 0 when the bytes are not well-formed UTF-8 (overlongs,
-   surrogates and code points above U+10FFFF included). */
-static size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
-{
-    if (n == 0)
-        return 0;
-    unsigned char b = s[0];
-    size_t len;
-    uint32_t c, min;
-    if (b < 0x80) {
-        *cp = b;
-        return 1;
-    } else if (b >= 0xC2 && b <= 0xDF) {
-        len = 2; c = b & 0x1F; min = 0x80;
-    } else if (b >= 0xE0 && b <= 0xEF) {
-        len = 3; c = b & 0x0F; min = 0x800;
-    } else if (b >= 0xF0 && b <= 0xF4) {
-        len = 4; c = b & 0x07; min = 0x10000;
-    } else {
-        return 0;
-    }
-    if (n < len)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        c = (c << 6) | (s[i] & 0x3F);
-    }
-    if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
-        return 0;
-    *cp = c;
-    return len;
-}
-
-static size_t utf8_encode(uint32_t cp, char *out)
-{
-    if (cp < 0x80) {
-        out[0] = (char)cp;
-        return 1;
-    } else if (cp < 0x800) {
-        out[0] = (char)(0xC0 | (cp >> 6));
-        out[1] = (char)(0x80 | (cp & 0x3F));
-        return 2;
-    } else if (cp < 0x10000) {
-        out[0] = (char)(0xE0 | (cp >> 12));
-        out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        out[2] = (char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    out[0] = (char)(0xF0 | (cp >> 18));
-    out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-    out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    out[3] = (char)(0x80 | (cp & 0x3F));
-    return 4;
-}
-
 static int hex_value(unsigned char c)
 {
     if (c >= '0' && c <= '9')
@@ -305,7 +250,7 @@ static bool word_char_at(const cypher_lexer *lx, size_t at, size_t *len)
     if (cls != C_HIGH)
         return false;
     uint32_t cp;
-    size_t n = utf8_decode((const unsigned char *)lx->text + at, lx->len - at, &cp);
+    size_t n = utf8_decode(lx->text + at, lx->len - at, &cp);
     if (n == 0 || unicode_class(cp) != 0)
         return false;
     *len = n;
@@ -362,7 +307,7 @@ static bool scan_quoted_name(cypher_lexer *lx, cypher_token *tok, size_t at, siz
             break;
         }
         uint32_t cp;
-        size_t n = utf8_decode((const unsigned char *)lx->text + i, lx->len - i, &cp);
+        size_t n = utf8_decode(lx->text + i, lx->len - i, &cp);
         if (n == 0) {
             fail_token(lx, tok, i, i + 1, "InvalidUnicodeCharacter", "invalid UTF-8");
             return false;
@@ -430,7 +375,7 @@ static void scan_string(cypher_lexer *lx, cypher_token *tok)
             break;
         if (c != '\\') {
             uint32_t cp;
-            size_t n = utf8_decode((const unsigned char *)lx->text + i, lx->len - i, &cp);
+            size_t n = utf8_decode(lx->text + i, lx->len - i, &cp);
             if (n == 0) {
                 fail_token(lx, tok, i, i + 1, "InvalidUnicodeCharacter", "invalid UTF-8");
                 return;
@@ -635,6 +580,19 @@ static void scan_number(cypher_lexer *lx, cypher_token *tok)
     finish_token(lx, tok, i);
 }
 
+/* A comment is text too: its bytes reach column names (the text of an
+   expression) and messages. */
+static bool comment_text(cypher_lexer *lx, cypher_token *tok, size_t start, size_t end)
+{
+    size_t bad;
+    if (utf8_check(lx->text + start, end - start, &bad))
+        return true;
+    start_token(lx, tok, CYPHER_TOK_ERROR);
+    fail_token(lx, tok, start + bad, start + bad + 1, "InvalidUnicodeCharacter",
+               "invalid UTF-8");
+    return false;
+}
+
 /* Skips white space and comments; false (tok failed) on an unterminated
    block comment or bad UTF-8. */
 static bool skip_space(cypher_lexer *lx, cypher_token *tok)
@@ -649,8 +607,11 @@ static bool skip_space(cypher_lexer *lx, cypher_token *tok)
         if (cls == C_SPACE) {
             i++;
         } else if (c == '/' && peek_at(lx, i + 1) == '/') {
+            size_t start = i;
             while (i < lx->len && lx->text[i] != '\n' && lx->text[i] != '\r')
                 i++;
+            if (!comment_text(lx, tok, start, i))
+                return false;
         } else if (c == '/' && peek_at(lx, i + 1) == '*') {
             size_t start = i;
             i += 2;
@@ -662,9 +623,11 @@ static bool skip_space(cypher_lexer *lx, cypher_token *tok)
                 return false;
             }
             i += 2;
+            if (!comment_text(lx, tok, start, i))
+                return false;
         } else if (cls == C_HIGH) {
             uint32_t cp;
-            size_t n = utf8_decode((const unsigned char *)lx->text + i, lx->len - i, &cp);
+            size_t n = utf8_decode(lx->text + i, lx->len - i, &cp);
             if (n == 0 || unicode_class(cp) != U_SPACE)
                 return true;
             i += n;
@@ -725,7 +688,7 @@ void cypher_lex_next(cypher_lexer *lx, cypher_token *tok)
         break;
     case C_HIGH: {
         uint32_t cp;
-        size_t n = utf8_decode((const unsigned char *)lx->text + lx->pos, lx->len - lx->pos, &cp);
+        size_t n = utf8_decode(lx->text + lx->pos, lx->len - lx->pos, &cp);
         if (n == 0) {
             fail_token(lx, tok, lx->pos, lx->pos + 1, "InvalidUnicodeCharacter", "invalid UTF-8");
             return;

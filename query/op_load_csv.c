@@ -35,6 +35,7 @@
 
 #include "query/csv.h"
 #include "query/exec.h"
+#include "storage/utf8.h"
 
 #define LINE_SLOT "\0linenumber"
 #define FILE_SLOT "\0file"
@@ -139,9 +140,12 @@ static int field_value(exec *x, const cypher_ast_node *at, csv_source *src, size
     *out = value_null();
     if (fd.len == 0 && !fd.quoted)
         return 0;
-    if (!value_utf8_valid(fd.ptr, fd.len))
-        return exec_fail(x, at, "IOError", NULL, "LOAD CSV: %s:%llu: field %zu is not valid UTF-8",
-                         csv_name(src->r), (unsigned long long)csv_record_line(src->r), i + 1);
+    size_t bad;
+    if (!utf8_check(fd.ptr, fd.len, &bad))
+        return exec_fail(x, at, "IOError", NULL,
+                         "LOAD CSV: %s:%llu: field %zu is not valid UTF-8 (byte %zu of the field)",
+                         csv_name(src->r), (unsigned long long)csv_record_line(src->r), i + 1,
+                         bad + 1);
     return make_string(x, fd.ptr, fd.len, out);
 }
 
@@ -174,8 +178,13 @@ static int source_open(exec *x, const cypher_ast_node *clause, const value *url,
     if (resolve_path(x, at, s, len, &path, &size) != 0)
         return -1;
     int rc = 0;
-    src->f = fopen(path, "rb");
-    if (!src->f)
+    /* %-escapes can spell any bytes; file() and the messages need text */
+    size_t bad;
+    if (!utf8_check(path, strlen(path), &bad))
+        rc = exec_fail(x, at, "ArgumentError", NULL,
+                       "LOAD CSV: the file name is not valid UTF-8 once %%-decoded (byte %zu)",
+                       bad + 1);
+    if (rc == 0 && !(src->f = fopen(path, "rb")))
         rc = exec_fail(x, at, "IOError", NULL, "LOAD CSV: cannot read '%s': %s", path,
                        strerror(errno));
     if (rc == 0 && !(src->r = csv_new(src->f, path, delim)))
@@ -183,6 +192,10 @@ static int source_open(exec *x, const cypher_ast_node *clause, const value *url,
     if (rc == 0) {
         /* file() gives the absolute path when it can be had */
         char *abs = realpath(path, NULL);
+        if (abs && !utf8_check(abs, strlen(abs), NULL)) {   /* through a link */
+            free(abs);
+            abs = NULL;
+        }
         rc = make_string(x, abs ? abs : path, strlen(abs ? abs : path), &src->path);
         free(abs);
     }

@@ -17,6 +17,7 @@
 #include "query/pipeline.h"
 #include "query/plan_cache.h"
 #include "query/profile.h"
+#include "query/regex.h"
 
 struct strata_result {
     size_t ncols;
@@ -204,6 +205,7 @@ static void exec_release(exec *x)
         mem_free(x->m, x->used_rels, x->capused * sizeof *x->used_rels);
     x->used_rels = NULL;
     x->capused = x->nused = 0;
+    regex_cache_free(x);
 }
 
 /* What a result read as it goes holds besides its rows and view. */

@@ -3,7 +3,7 @@
 # packages.  Idempotent: does nothing when everything is already there.
 set -eu
 packages="build-essential cmake pkg-config libjemalloc-dev uthash-dev libcmocka-dev
-libedit-dev libsqlite3-dev hyperfine python3 tzdata clang libclang-rt-14-dev"
+libedit-dev libsqlite3-dev libutf8proc-dev libpcre2-dev hyperfine python3 tzdata clang libclang-rt-14-dev"
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

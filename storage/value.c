@@ -37,6 +37,7 @@
 #include "storage/value.h"
 
 #include "storage/temporal.h"
+#include "storage/utf8.h"
 
 #include <math.h>
 #include <stdatomic.h>
@@ -867,39 +868,7 @@ uint64_t value_hash(const value *v)
     }
 }
 
-bool value_utf8_valid(const char *bytes, size_t len)
-{
-    const unsigned char *s = (const unsigned char *)bytes;
-    size_t i = 0;
-    while (i < len) {
-        unsigned c = s[i];
-        size_t n;
-        uint32_t cp, min;
-        if (c < 0x80) {
-            i++;
-            continue;
-        } else if ((c & 0xE0) == 0xC0) {
-            n = 1, cp = c & 0x1F, min = 0x80;
-        } else if ((c & 0xF0) == 0xE0) {
-            n = 2, cp = c & 0x0F, min = 0x800;
-        } else if ((c & 0xF8) == 0xF0) {
-            n = 3, cp = c & 0x07, min = 0x10000;
-        } else {
-            return false;
-        }
-        if (len - i <= n)
-            return false;
-        for (size_t k = 1; k <= n; k++) {
-            if ((s[i + k] & 0xC0) != 0x80)
-                return false;
-            cp = cp << 6 | (s[i + k] & 0x3F);
-        }
-        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-            return false;
-        i += n + 1;
-    }
-    return true;
-}
+bool value_utf8_valid(const char *bytes, size_t len) { return utf8_check(bytes, len, NULL); }
 
 const char *value_type_name(const value *v)
 {
