@@ -3,8 +3,9 @@
 #   release   -Werror, the suite as shipped
 #   asan      AddressSanitizer + UndefinedBehaviorSanitizer, the whole suite
 #   tsan      ThreadSanitizer, the tests labelled "concurrency"
-# plus the openCypher TCK (when ../shared/tck is there) and 15 s of fuzzing
-# of the Cypher parser.
+# plus the Python package's pytest suite (on the release library and on the
+# sanitized one), the openCypher TCK (when ../shared/tck is there) and 15 s
+# of fuzzing of the Cypher parser.
 set -eu
 cd "$(dirname "$0")/.."
 sh scripts/install-deps.sh
@@ -28,10 +29,14 @@ if [ -d ../shared/tck ]; then
 else
     echo "TCK: ../shared/tck not found, skipped"
 fi
+# The Python package, built as pip builds it, and its pytest suite.
+sh scripts/test-python.sh
 # The parser's fuzz target, briefly (longer runs: sh scripts/fuzz.sh 600).
 sh scripts/fuzz.sh 15
 build asan -DSTRATA_SANITIZE=ON -DSTRATA_BENCH=OFF
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --test-dir build/asan --output-on-failure -j"$jobs"
+# The Python suite again, over the sanitized library.
+sh scripts/test-python.sh build/asan
 build tsan -DSTRATA_TSAN=ON -DSTRATA_BENCH=OFF
 TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build/tsan --output-on-failure -L concurrency
