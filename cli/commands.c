@@ -293,16 +293,21 @@ static void cmd_export(session *s, char *arg)
     export_run(s, path, *query ? query : NULL);
 }
 
-/* ---- persistence ---------------------------------------------------------
- * :save [FILE] and :open FILE go here, over strata_save(g, path) and
- * strata_load(path, &g); until the library has them they say so. */
-/* :save [FILE] — the committed state (a view: an open transaction's
-   writes are not in it), to FILE or the file last opened or saved. */
+/* ---- persistence -------------------------------------------------------- */
+
+/* :save [FILE] — the graph, to FILE or the file last opened or saved.  A
+   save writes the committed state, so inside a transaction it would leave
+   the transaction's writes out: refused rather than done in part. */
 static void cmd_save(session *s, char *arg)
 {
     const char *path = *arg ? arg : s->path;
     if (!path) {
         session_error(s, "no file to save to: :save FILE");
+        return;
+    }
+    if (strata_in_transaction(s->g)) {
+        session_error(s, "a transaction is open and a save would leave its writes out: "
+                         ":commit (or :rollback) first");
         return;
     }
     strata_status st = strata_save(s->g, path);

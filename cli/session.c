@@ -76,8 +76,24 @@ void session_error(session *s, const char *message)
 
 void session_fail(session *s, const char *code, const char *message)
 {
-    strata_query_error e = {code, NULL, message, 1, 1};
+    session_fail_at(s, code, message, 1, 1);
+}
+
+void session_fail_at(session *s, const char *code, const char *message, unsigned line,
+                     unsigned column)
+{
+    strata_query_error e = {code, NULL, message, line, column};
     out_error(stdout, s->fmt, &e);
+    s->failed = true;
+}
+
+void session_finish(session *s)
+{
+    if (!s->g || !strata_in_transaction(s->g))
+        return;
+    strata_rollback(s->g);
+    fprintf(stderr, "strata: a transaction was still open at the end (no :commit); "
+                    "it was rolled back and its writes are lost\n");
     s->failed = true;
 }
 
