@@ -191,6 +191,28 @@ static void json_value(strbuf *b, strata_view *v, const value *val)
     }
 }
 
+void out_json_string(strbuf *b, const char *s, size_t len) { sb_json_string(b, s, len); }
+
+void out_json_value(strbuf *b, strata_view *v, const strata_value *val)
+{
+    json_value(b, v, &val->v);
+}
+
+bool out_is_json(out_format fmt) { return fmt == FMT_JSONL || fmt == FMT_JSON; }
+
+void out_json_line(FILE *f, out_format fmt, strbuf *b)
+{
+    if (b->failed || !b->p) {
+        strata_query_error oom = { "OutOfMemory", NULL, "out of memory rendering the output",
+                                   1, 1 };
+        out_error(f, fmt, &oom);
+    } else {
+        fprintf(f, "%s\n", b->p);
+    }
+    strbuf_free(b);
+    fflush(f);
+}
+
 int out_format_parse(const char *name, out_format *out)
 {
     static const char *names[] = {"jsonl", "json", "csv", "table"};

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "cli/strbuf.h"
 #include "strata.h"
 
 typedef enum out_format { FMT_JSONL, FMT_JSON, FMT_CSV, FMT_TABLE } out_format;
@@ -17,6 +18,15 @@ int out_format_parse(const char *name, out_format *out);
    false when reading it failed (strata_result_error): nothing printed. */
 bool out_result(FILE *f, out_format fmt, strata_result *r, double t0);
 double out_now_ms(void);
+/* jsonl and json: the machine formats. */
+bool out_is_json(out_format fmt);
+/* JSON text appended to b: a string (escaped), a value as the jsonl
+   contract writes it (nodes and relationships read through v). */
+void out_json_string(strbuf *b, const char *s, size_t len);
+void out_json_value(strbuf *b, strata_view *v, const strata_value *val);
+/* Prints b as one line and frees it; an OutOfMemory error line instead
+   when b ran out of memory (never a cut line). */
+void out_json_line(FILE *f, out_format fmt, strbuf *b);
 void out_error(FILE *f, out_format fmt, const strata_query_error *e);
 /* The same, for an error in the statement text: for a person (table, csv)
    the offending line of text comes first with a '^' under the column. */
