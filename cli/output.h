@@ -13,10 +13,20 @@ typedef enum out_format { FMT_JSONL, FMT_JSON, FMT_CSV, FMT_TABLE } out_format;
 
 /* Parses "jsonl" / "json" / "csv" / "table"; -1 when unknown. */
 int out_format_parse(const char *name, out_format *out);
-/* Reads r whole and prints it, with the time since t0 (out_now_ms) — a
-   result is computed as it is read, so the time includes the reading.
-   false when reading it failed (strata_result_error): nothing printed. */
-bool out_result(FILE *f, out_format fmt, strata_result *r, double t0);
+/* How printing a result went. */
+typedef enum out_status {
+    OUT_PRINTED,    /* every row, and the result's summary */
+    OUT_FAILED,     /* reading it failed (strata_result_error): the caller
+                       prints the error — nothing was printed for the
+                       result, or (csv, tables) only whole rows before it */
+    OUT_REPORTED,   /* it failed and the output already says so (a jsonl
+                       line closed with its error; out of memory) */
+} out_status;
+
+/* Prints r as strata_result_next yields its rows (a bounded buffer, never
+   the whole result), with the time since t0 (out_now_ms) — a result is
+   computed as it is read, so the time includes the reading. */
+out_status out_result(FILE *f, out_format fmt, strata_result *r, double t0);
 double out_now_ms(void);
 /* jsonl and json: the machine formats. */
 bool out_is_json(out_format fmt);

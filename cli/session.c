@@ -97,13 +97,12 @@ void session_finish(session *s)
     s->failed = true;
 }
 
-/* false when reading the result failed: the caller prints the error. */
-static bool print_result(session *s, strata_result *r, double t0)
+static out_status print_result(session *s, strata_result *r, double t0)
 {
     if (s->quiet) {
         while (strata_result_next(r, NULL))
             ;
-        return !strata_result_error(r);
+        return strata_result_error(r) ? OUT_FAILED : OUT_PRINTED;
     }
     if (s->fmt == FMT_TABLE) {
         table_opts o = { .width = s->width, .max_rows = s->max_rows, .timing = s->timing };
@@ -124,10 +123,12 @@ void session_run(session *s, const char *text)
        its result is read: a Ctrl-C stops either */
     interrupt_watch(s->g);
     strata_status st = strata_query(s->g, text, params, &r);
-    bool printed = st == STRATA_OK && print_result(s, r, t0);
+    out_status printed = st == STRATA_OK ? print_result(s, r, t0) : OUT_FAILED;
     interrupt_unwatch();
-    if (printed) {
+    if (printed == OUT_PRINTED) {
         /* done */
+    } else if (printed == OUT_REPORTED) {
+        s->failed = true;
     } else if (r && strata_result_error(r)) {
         out_error_in(stdout, s->fmt, strata_result_error(r), text);
         s->failed = true;
