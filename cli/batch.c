@@ -99,8 +99,8 @@ static void run_lines(batch *b, FILE *in)
     }
     if (!broken && !s->quit && ferror(in)) {
         char msg[256];
-        snprintf(msg, sizeof msg, "reading stopped after line %u: %s", b->sc.line,
-                 strerror(errno ? errno : EIO));
+        snprintf(msg, sizeof msg, "a read error after %u line%s: %s", b->sc.line,
+                 b->sc.line == 1 ? "" : "s", strerror(errno ? errno : EIO));
         input_error(b, "IOError", b->sc.line + 1, 1, msg);
     } else if (!broken) {
         finish(b);

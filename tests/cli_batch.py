@@ -83,6 +83,13 @@ def test_not_a_file(tmp):
         check(len(errs) >= 1 and errs[0]['code'] == 'IOError' and tmp in errs[0]['message']
               and 'directory' in errs[0]['message'], f'{flag} DIRECTORY: an IOError naming it',
               out)
+    # a file that fails to read: /proc/self/mem fails at offset 0 (EIO)
+    if os.path.exists('/proc/self/mem'):
+        status, out, _ = run(['-f', '/proc/self/mem', '-c', 'RETURN 1 AS one'])
+        errs = errors(out)
+        check(status == 1 and errs and errs[0]['code'] == 'IOError'
+              and '/proc/self/mem:1:' in errs[0]['message']
+              and 'read error' in errs[0]['message'], 'a read error: an IOError naming it', out)
     status, out, _ = run(['-f', os.path.join(tmp, 'absent.cypher')])
     check(status == 1 and errors(out) and errors(out)[0]['code'] == 'IOError',
           '-f of a missing file: an IOError', out)
