@@ -28,10 +28,10 @@ static void cmd_quit(session *s, char *arg)
 }
 
 /* A parameter name as Cypher writes it after '$' unquoted: letters,
-   digits and '_' (any non-ASCII letter too), not starting with a digit. */
+   digits and '_' (any non-ASCII letter too); $1 is a parameter too. */
 static bool param_name_ok(const char *name)
 {
-    if (!*name || (*name >= '0' && *name <= '9'))
+    if (!*name)
         return false;
     for (const unsigned char *p = (const unsigned char *)name; *p; p++)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||

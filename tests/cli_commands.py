@@ -55,8 +55,8 @@ def test_param_is_one_expression():
         check(out and out[-1].get('rows') == [[2]], f':param x => {expr!r}: the graph untouched',
               out)
     status, out = jsonl(':param x => [1, 2] + [3]\n:param y => $x[0] + size($x) // four\n'
-                        'RETURN $x AS x, $y AS y;\n')
-    check(status == 0 and len(out) == 1 and out[0]['rows'] == [[[1, 2, 3], 4]],
+                        ':param 1 => 5\nRETURN $x AS x, $y AS y, $1 AS one;\n')
+    check(status == 0 and len(out) == 1 and out[0]['rows'] == [[[1, 2, 3], 4, 5]],
           ':param of expressions, using parameters, a comment after', out)
     status, out = jsonl(':param z => 1 / 0\n')
     check(status == 1 and out and out[0]['error']['line'] == 1,
