@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/inspect.h"
+#include "cli/printable.h"
 #include "cli/strbuf.h"
 
 /* 256: the index listing is a summary; a schema with more indices than
@@ -42,6 +43,14 @@ static const char *const index_kinds[] = {"hash", "range", "unique"};
 
 /* ---- as text ------------------------------------------------------------- */
 
+/* A name from the graph for a terminal: it may hold any character, an
+   escape sequence among them (printable.h). */
+static void text_name(const char *sep, const char *name)
+{
+    fputs(sep, stdout);
+    printable_write(stdout, name, strlen(name), false);
+}
+
 /* Labels and types with how many entities carry them; names the catalog
    keeps but nothing carries any more are left out. */
 static void text_tokens_in_use(strata_view *v, strata_token_kind kind, const char *title)
@@ -50,9 +59,10 @@ static void text_tokens_in_use(strata_view *v, strata_token_kind kind, const cha
     int shown = 0;
     for (strata_token t = 0; t < strata_token_count(v, kind); t++) {
         uint64_t n = token_uses(v, kind, t);
-        if (n)
-            printf("%s%s (%llu)", shown++ ? ", " : "", token_text(v, kind, t),
-                   (unsigned long long)n);
+        if (n) {
+            text_name(shown++ ? ", " : "", token_text(v, kind, t));
+            printf(" (%llu)", (unsigned long long)n);
+        }
     }
     printf("%s\n", shown ? "" : "(none)");
 }
@@ -62,7 +72,7 @@ static void text_keys(strata_view *v)
     printf("%-20s", "Property keys:");
     uint32_t n = strata_token_count(v, STRATA_KEY);
     for (strata_token t = 0; t < n; t++)
-        printf("%s%s", t ? ", " : "", token_text(v, STRATA_KEY, t));
+        text_name(t ? ", " : "", token_text(v, STRATA_KEY, t));
     printf("%s\n", n ? "" : "(none)");
 }
 
@@ -70,10 +80,11 @@ static void text_keys(strata_view *v)
 static void text_index(strata_view *v, const strata_index_info *info)
 {
     strata_token_kind kind = info->relationships ? STRATA_RELTYPE : STRATA_LABEL;
-    printf("  %-7s %s:%s {", index_kinds[info->kind], info->relationships ? "[" : "(",
-           token_text(v, kind, info->token));
+    printf("  %-7s %s:", index_kinds[info->kind], info->relationships ? "[" : "(");
+    text_name("", token_text(v, kind, info->token));
+    fputs(" {", stdout);
     for (size_t k = 0; k < info->nkeys; k++)
-        printf("%s%s", k ? ", " : "", token_text(v, STRATA_KEY, info->keys[k]));
+        text_name(k ? ", " : "", token_text(v, STRATA_KEY, info->keys[k]));
     printf("}%s  %llu entries\n", info->relationships ? "]" : ")",
            (unsigned long long)info->entries);
 }

@@ -8,7 +8,8 @@
 - A failure part way: a small result gives the error line alone; a result
   already partly written closes its jsonl line with the error, valid JSON.
 - Strings holding U+0000 come out whole in csv, tables, DOT and GraphML.
-- Error messages and table cells never carry raw terminal escapes from data.
+- Error messages, table cells and :schema never carry raw terminal escapes
+  from data.
 
 usage: cli_output.py STRATA
 """
@@ -141,6 +142,13 @@ def test_escapes_in_errors():
     status, out = run(['--format', 'table', '-c', "RETURN '\\u001b[2J' AS `x\u0007`"])
     check(status == 0 and b'\x1b' not in out and b'\x07' not in out,
           'table: cells and column names carry no raw escapes', out)
+    # names in the graph (labels, keys: a quoted name holds any byte) reach
+    # :schema's text
+    status, out = run(['--format', 'table'],
+                      b"CREATE (:`L\x1b[2J` {`k\x07`: 1});\n"
+                      b"CREATE INDEX FOR (n:`L\x1b[2J`) ON (n.`k\x07`);\n:schema\n")
+    check(status == 0 and b'\x1b' not in out and b'\x07' not in out and b'[2J' in out,
+          ':schema as text: names carry no raw escapes', out)
 
 
 STRATA = sys.argv[1]
