@@ -6,7 +6,9 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/cypher_text.h"
 #include "cli/export.h"
+#include "cli/inspect.h"
 
 typedef void (*command_fn)(session *s, char *arg);
 
@@ -25,8 +27,34 @@ static void cmd_quit(session *s, char *arg)
     s->quit = true;
 }
 
-/* :param NAME => EXPR — EXPR is evaluated as `RETURN EXPR` with the
-   parameters set so far. */
+/* A parameter name as Cypher writes it after '$' unquoted: letters,
+   digits and '_' (any non-ASCII letter too); $1 is a parameter too. */
+static bool param_name_ok(const char *name)
+{
+    if (!*name)
+        return false;
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+              (*p >= '0' && *p <= '9') || *p == '_' || *p >= 0x80))
+            return false;
+    return true;
+}
+
+/* A copy of a result's one value that outlives the result (NULL when out
+   of memory). */
+static strata_value *value_copy(const strata_value *v)
+{
+    strata_value *list = strata_value_list(&v, 1), *copy = NULL;
+    if (list)
+        strata_value_list_get(list, 0, &copy);
+    strata_value_free(&list);
+    return copy;
+}
+
+/* :param NAME => EXPR — EXPR is exactly one Cypher expression, evaluated
+   read-only (strata_view_eval) with the parameters set so far and what an
+   open transaction wrote; anything more than one expression is a
+   SyntaxError, so EXPR can never run a clause. */
 static void cmd_param(session *s, char *arg)
 {
     char *arrow = strstr(arg, "=>");
@@ -43,60 +71,72 @@ static void cmd_param(session *s, char *arg)
     *end = '\0';
     if (name[0] == '$')
         name++;
-    if (!*name) {
-        session_error(s, "usage: :param NAME => EXPRESSION");
+    if (!param_name_ok(name)) {
+        session_error(s, "usage: :param NAME => EXPRESSION (NAME: letters, digits and _)");
         return;
     }
-    size_t elen = strlen(arrow + 2);
-    char *q = malloc(elen + 16);
-    if (!q) {
-        session_error(s, "out of memory");
-        return;
-    }
-    snprintf(q, elen + 16, "RETURN %s", arrow + 2);
-    strata_value *params = session_params(s);
+    strata_view *v = session_view(s);
+    strata_value *params = v ? session_params(s) : NULL;
     strata_result *r = NULL;
-    strata_status st = strata_query(s->g, q, params, &r);
-    free(q);
-    strata_value_free(&params);
     const strata_value *const *row;
-    if (st != STRATA_OK || strata_result_columns(r, NULL) != 1 || !strata_result_next(r, &row)) {
-        if (r && strata_result_error(r)) {
-            out_error(stdout, s->fmt, strata_result_error(r));
-            s->failed = true;
-        } else {
-            session_error(s, "the parameter's expression gave no value");
-        }
-        strata_result_free(&r);
-        return;
-    }
-    /* a copy of the value that outlives the result */
-    strata_value *v = strata_value_list(row, 1);
+    if (params)
+        strata_view_eval(v, arrow + 2, params, &r);
     strata_value *val = NULL;
-    if (v)
-        strata_value_list_get(v, 0, &val);
-    strata_value_free(&v);
+    if (r && strata_result_next(r, &row))
+        val = value_copy(row[0]);
+    if (r && strata_result_error(r)) {
+        out_error_in(stdout, s->fmt, strata_result_error(r), arrow + 2);
+        s->failed = true;
+    } else if (!val) {
+        session_fail(s, "OutOfMemory", "out of memory evaluating the parameter");
+    } else if (session_param_set(s, name, val) != 0) {
+        session_fail(s, "OutOfMemory", "out of memory setting the parameter");
+    }
     strata_result_free(&r);
-    if (!val || session_param_set(s, name, val) != 0)
-        session_error(s, "out of memory");
+    strata_value_free(&params);
+    strata_view_release(&v);
 }
 
+/* :params — every parameter, as `:param NAME => VALUE` lines (the value
+   as Cypher writes it) or one JSON object {":params": {NAME: VALUE}}. */
 static void cmd_params(session *s, char *arg)
 {
     (void)arg;
-    for (size_t i = 0; i < s->nparams; i++) {
-        strata_value *m = strata_value_map((const char *const *)&s->pnames[i],
-                                           (const strata_value *const *)&s->pvals[i], 1);
-        strata_result *r = NULL;
-        if (strata_query(s->g, "RETURN $p AS p", m, &r) == STRATA_OK) {
-            /* print as `:param NAME => value` through the formatter */
-            printf(":param %s => ", s->pnames[i]);
-            fflush(stdout);
-            out_result(stdout, FMT_JSONL, r, out_now_ms());
-        }
-        strata_result_free(&r);
-        strata_value_free(&m);
+    strata_view *v = session_view(s);
+    if (!v) {
+        session_error(s, strata_errmsg(s->g));
+        return;
     }
+    strbuf b = { 0 };
+    bool json = out_is_json(s->fmt);
+    if (json)
+        strbuf_str(&b, "{\":params\": {");
+    for (size_t i = 0; i < s->nparams; i++) {
+        if (json) {
+            if (i)
+                strbuf_str(&b, ", ");
+            out_json_string(&b, s->pnames[i], strlen(s->pnames[i]));
+            strbuf_str(&b, ": ");
+            out_json_value(&b, v, s->pvals[i]);
+        } else {
+            strbuf_str(&b, ":param ");
+            strbuf_str(&b, s->pnames[i]);
+            strbuf_str(&b, " => ");
+            cypher_literal(&b, v, s->pvals[i]);
+            strbuf_str(&b, "\n");
+        }
+    }
+    if (json) {
+        strbuf_str(&b, "}}");
+        out_json_line(stdout, s->fmt, &b);
+    } else if (b.failed) {
+        strbuf_free(&b);
+        session_fail(s, "OutOfMemory", "out of memory listing the parameters");
+    } else {
+        fputs(b.p ? b.p : "", stdout);
+        strbuf_free(&b);
+    }
+    strata_view_release(&v);
 }
 
 static void cmd_format(session *s, char *arg)
@@ -151,127 +191,16 @@ static void cmd_rollback(session *s, char *arg)
     report_status(s, strata_rollback(s->g));
 }
 
-/* ---- :schema ------------------------------------------------------------ */
-
-static uint64_t count_iter(strata_node_iter *it)
-{
-    uint64_t n = 0;
-    strata_id id;
-    while (it && strata_node_iter_next(it, &id))
-        n++;
-    strata_node_iter_free(&it);
-    return n;
-}
-
-/* Labels and types with how many entities carry them; names the catalog
-   keeps but nothing carries any more are left out. */
-static void print_tokens_in_use(strata_view *v, strata_token_kind kind, const char *title)
-{
-    printf("%-20s", title);
-    int shown = 0;
-    for (strata_token t = 0; t < strata_token_count(v, kind); t++) {
-        const char *name = NULL;
-        strata_node_iter *it = NULL;
-        if (strata_token_name(v, kind, t, &name) != STRATA_OK)
-            continue;
-        if (kind == STRATA_LABEL)
-            strata_nodes_by_label(v, t, &it);
-        else
-            strata_rels_by_type(v, t, &it);
-        uint64_t n = count_iter(it);
-        if (n)
-            printf("%s%s (%llu)", shown++ ? ", " : "", name, (unsigned long long)n);
-    }
-    printf("%s\n", shown ? "" : "(none)");
-}
-
-static void print_keys(strata_view *v)
-{
-    printf("%-20s", "Property keys:");
-    uint32_t n = strata_token_count(v, STRATA_KEY);
-    for (strata_token t = 0; t < n; t++) {
-        const char *name = NULL;
-        if (strata_token_name(v, STRATA_KEY, t, &name) == STRATA_OK)
-            printf("%s%s", t ? ", " : "", name);
-    }
-    printf("%s\n", n ? "" : "(none)");
-}
-
-/* One index as Cypher writes its pattern: (:Person {name}) or [:KNOWS {since}]. */
-static void print_index(strata_view *v, const strata_index_info *info)
-{
-    static const char *kinds[] = {"hash", "range", "unique"};
-    const char *token = "?";
-    strata_token_name(v, info->relationships ? STRATA_RELTYPE : STRATA_LABEL, info->token, &token);
-    printf("  %-7s %s:%s {", kinds[info->kind], info->relationships ? "[" : "(", token);
-    for (size_t k = 0; k < info->nkeys; k++) {
-        const char *key = "?";
-        strata_token_name(v, STRATA_KEY, info->keys[k], &key);
-        printf("%s%s", k ? ", " : "", key);
-    }
-    printf("}%s  %llu entries\n", info->relationships ? "]" : ")",
-           (unsigned long long)info->entries);
-}
-
-/* Indices, or (constraints true) the unique constraints. */
-static void print_indexes(strata_view *v, bool constraints)
-{
-    strata_index ids[256];
-    size_t n = 0;
-    strata_indexes(v, ids, 256, &n);
-    if (n > 256)
-        n = 256;
-    printf("%s\n", constraints ? "Constraints:" : "Indices:");
-    int shown = 0;
-    for (size_t i = 0; i < n; i++) {
-        strata_index_info info;
-        if (strata_index_info_get(v, ids[i], &info) != STRATA_OK)
-            continue;
-        if ((info.kind == STRATA_INDEX_UNIQUE) == constraints) {
-            print_index(v, &info);
-            shown++;
-        }
-    }
-    if (!shown)
-        printf("  (none)\n");
-}
-
 static void cmd_schema(session *s, char *arg)
 {
     (void)arg;
-    strata_view *v = session_view(s);
-    if (!v) {
-        session_error(s, strata_errmsg(s->g));
-        return;
-    }
-    print_tokens_in_use(v, STRATA_LABEL, "Labels:");
-    print_tokens_in_use(v, STRATA_RELTYPE, "Relationship types:");
-    print_keys(v);
-    print_indexes(v, false);
-    print_indexes(v, true);
-    strata_view_release(&v);
+    inspect_schema(s);
 }
-
-/* ---- :stats ------------------------------------------------------------- */
 
 static void cmd_stats(session *s, char *arg)
 {
     (void)arg;
-    strata_memstats m;
-    if (strata_memory_stats(s->g, &m) != STRATA_OK) {
-        session_error(s, strata_errmsg(s->g));
-        return;
-    }
-    printf("Nodes:          %llu (%llu slots)\n", (unsigned long long)m.nodes,
-           (unsigned long long)m.node_slots);
-    printf("Relationships:  %llu (%llu slots)\n", (unsigned long long)m.relationships,
-           (unsigned long long)m.rel_slots);
-    printf("Memory:         %.1f KiB in graph storage\n", (double)m.graph_bytes / 1024.0);
-    printf("Forked:         %s\n", strata_is_forked(s->g)
-                                       ? "yes (a view may still read an older version)"
-                                       : "no");
-    printf("Transaction:    %s\n", strata_in_transaction(s->g)
-                                       ? "open (:commit or :rollback)" : "none");
+    inspect_stats(s);
 }
 
 /* ---- :export ------------------------------------------------------------ */
@@ -293,16 +222,21 @@ static void cmd_export(session *s, char *arg)
     export_run(s, path, *query ? query : NULL);
 }
 
-/* ---- persistence ---------------------------------------------------------
- * :save [FILE] and :open FILE go here, over strata_save(g, path) and
- * strata_load(path, &g); until the library has them they say so. */
-/* :save [FILE] — the committed state (a view: an open transaction's
-   writes are not in it), to FILE or the file last opened or saved. */
+/* ---- persistence -------------------------------------------------------- */
+
+/* :save [FILE] — the graph, to FILE or the file last opened or saved.  A
+   save writes the committed state, so inside a transaction it would leave
+   the transaction's writes out: refused rather than done in part. */
 static void cmd_save(session *s, char *arg)
 {
     const char *path = *arg ? arg : s->path;
     if (!path) {
         session_error(s, "no file to save to: :save FILE");
+        return;
+    }
+    if (strata_in_transaction(s->g)) {
+        session_error(s, "a transaction is open and a save would leave its writes out: "
+                         ":commit (or :rollback) first");
         return;
     }
     strata_status st = strata_save(s->g, path);
@@ -377,10 +311,29 @@ size_t command_count(void) { return sizeof commands / sizeof commands[0]; }
 
 const char *command_name(size_t i) { return i < command_count() ? commands[i].name : NULL; }
 
+/* :help — the table above, as text or as {":help": [{"command", "arguments",
+   "does"}, ...]}. */
 static void cmd_help(session *s, char *arg)
 {
-    (void)s;
     (void)arg;
+    if (out_is_json(s->fmt)) {
+        strbuf b = { 0 };
+        strbuf_str(&b, "{\":help\": [");
+        for (size_t i = 0; i < command_count(); i++) {
+            char name[32];
+            snprintf(name, sizeof name, ":%s", commands[i].name);
+            strbuf_str(&b, i ? ", {\"command\": " : "{\"command\": ");
+            out_json_string(&b, name, strlen(name));
+            strbuf_str(&b, ", \"arguments\": ");
+            out_json_string(&b, commands[i].args, strlen(commands[i].args));
+            strbuf_str(&b, ", \"does\": ");
+            out_json_string(&b, commands[i].help, strlen(commands[i].help));
+            strbuf_str(&b, "}");
+        }
+        strbuf_str(&b, "]}");
+        out_json_line(stdout, s->fmt, &b);
+        return;
+    }
     printf("Cypher statements end with ';' and may span lines.  Client commands, one a line:\n");
     for (size_t i = 0; i < command_count(); i++) {
         char usage[64];

@@ -22,13 +22,29 @@ void float_text(char *buf, size_t cap, double f)
         strncat(buf, ".0", cap - strlen(buf) - 1);
 }
 
+/* A string literal as Cypher reads it back: control characters (U+0000
+   among them) as escapes, so the text stays on one line and whole. */
 static void quoted(strbuf *b, const char *s, size_t len)
 {
     strbuf_put(b, "'", 1);
     for (size_t i = 0; i < len; i++) {
-        if (s[i] == '\'' || s[i] == '\\')
+        unsigned char c = (unsigned char)s[i];
+        char esc[8];
+        if (c == '\'' || c == '\\') {
             strbuf_put(b, "\\", 1);
-        strbuf_put(b, s + i, 1);
+            strbuf_put(b, s + i, 1);
+        } else if (c == '\n') {
+            strbuf_str(b, "\\n");
+        } else if (c == '\t') {
+            strbuf_str(b, "\\t");
+        } else if (c == '\r') {
+            strbuf_str(b, "\\r");
+        } else if (c < 0x20 || c == 0x7f) {
+            snprintf(esc, sizeof esc, "\\u%04x", c);
+            strbuf_str(b, esc);
+        } else {
+            strbuf_put(b, s + i, 1);
+        }
     }
     strbuf_put(b, "'", 1);
 }
@@ -202,4 +218,9 @@ static void text_of(strbuf *b, strata_view *v, const value *val, bool top)
 void cypher_text(strbuf *b, strata_view *view, const strata_value *v)
 {
     text_of(b, view, &v->v, true);
+}
+
+void cypher_literal(strbuf *b, strata_view *view, const strata_value *v)
+{
+    text_of(b, view, &v->v, false);
 }

@@ -12,6 +12,9 @@
 
 /* Appends the text of v; nodes and relationships are read through view. */
 void cypher_text(strbuf *b, strata_view *view, const strata_value *v);
+/* The same with strings quoted at the top level too (as in a list): the
+   text of a value as a Cypher literal (:params). */
+void cypher_literal(strbuf *b, strata_view *view, const strata_value *v);
 /* The shortest text that reads back as the same double, always with a '.'
    or an exponent (shared with the JSON output). */
 void float_text(char *buf, size_t cap, double f);

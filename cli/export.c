@@ -172,16 +172,28 @@ static void labels_text(strbuf *b, strata_view *v, strata_id node)
 
 /* ---- dot ------------------------------------------------------------------ */
 
-static void dot_string(FILE *f, const char *s)
+/* A control character other than a line break, written where the format
+   cannot hold it (DOT labels; XML 1.0 has no way to write U+0000 even as
+   a reference): the six characters \uXXXX, as Cypher writes it. */
+static void control_escape(FILE *f, unsigned char c, bool doubled_backslash)
+{
+    fprintf(f, doubled_backslash ? "\\\\u%04x" : "\\u%04x", c);
+}
+
+/* A DOT string: the whole text, U+0000 included (docs/QUERY.md). */
+static void dot_string(FILE *f, const char *s, size_t len)
 {
     fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fputc('\\', f);
-        if (*s == '\n')
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c == '\n')
             fputs("\\n", f);
-        else if ((unsigned char)*s >= 0x20)
-            fputc(*s, f);
+        else if (c < 0x20 || c == 0x7f)
+            control_escape(f, c, true);   /* \\ in a DOT label shows as \ */
+        else
+            fputc(c, f);
     }
     fputc('"', f);
 }
@@ -211,7 +223,7 @@ static void write_dot(FILE *f, const entities *e)
             strbuf_str(&b, "()");
         entity_label(&b, e->v, true, e->nodes.ids[i]);
         fprintf(f, "  n%llu [label=", (unsigned long long)e->nodes.ids[i]);
-        dot_string(f, b.p ? b.p : "");
+        dot_string(f, b.p ? b.p : "", b.n);
         fputs("];\n", f);
         strbuf_free(&b);
     }
@@ -224,7 +236,7 @@ static void write_dot(FILE *f, const entities *e)
         entity_label(&b, e->v, false, e->rels.ids[i]);
         fprintf(f, "  n%llu -> n%llu [label=", (unsigned long long)start,
                 (unsigned long long)end);
-        dot_string(f, b.p ? b.p : "");
+        dot_string(f, b.p ? b.p : "", b.n);
         fputs("];\n", f);
         strbuf_free(&b);
     }
@@ -250,10 +262,12 @@ static const char *graphml_type(uint32_t bits)
     return "string";
 }
 
-static void xml_text(FILE *f, const char *s)
+/* XML character data: the whole text; the control characters XML 1.0
+   cannot hold (U+0000 among them) as \uXXXX (docs/QUERY.md). */
+static void xml_text(FILE *f, const char *s, size_t len)
 {
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
         if (c == '&')
             fputs("&amp;", f);
         else if (c == '<')
@@ -263,7 +277,9 @@ static void xml_text(FILE *f, const char *s)
         else if (c == '"')
             fputs("&quot;", f);
         else if (c >= 0x20 || c == '\t' || c == '\n' || c == '\r')
-            fputc(c, f);   /* other control characters are not allowed in XML 1.0 */
+            fputc(c, f);
+        else
+            control_escape(f, c, false);
     }
 }
 
@@ -300,7 +316,8 @@ static void graphml_keys(FILE *f, strata_view *v, const key_types *kt)
                 continue;
             fprintf(f, "  <key id=\"%c%u\" for=\"%s\" attr.name=\"", edge ? 'e' : 'n', t,
                     edge ? "edge" : "node");
-            xml_text(f, token_name(v, STRATA_KEY, t));
+            const char *key = token_name(v, STRATA_KEY, t);
+            xml_text(f, key, strlen(key));
             fprintf(f, "\" attr.type=\"%s\"/>\n", graphml_type(bits));
         }
 }
@@ -317,7 +334,7 @@ static void graphml_data(FILE *f, strata_view *v, bool node, strata_id id)
         strbuf b = { 0 };
         cypher_text(&b, v, p.vals[i]);
         fprintf(f, "      <data key=\"%c%u\">", node ? 'n' : 'e', p.keys[i]);
-        xml_text(f, b.p ? b.p : "");
+        xml_text(f, b.p ? b.p : "", b.n);
         fputs("</data>\n", f);
         strbuf_free(&b);
     }
@@ -338,7 +355,7 @@ static int write_graphml(FILE *f, const entities *e)
             labels_text(&b, e->v, e->nodes.ids[i]);
             fprintf(f, "    <node id=\"n%llu\">\n      <data key=\"labels\">",
                     (unsigned long long)e->nodes.ids[i]);
-            xml_text(f, b.p ? b.p : "");
+            xml_text(f, b.p ? b.p : "", b.n);
             fputs("</data>\n", f);
             graphml_data(f, e->v, true, e->nodes.ids[i]);
             fputs("    </node>\n", f);
@@ -352,7 +369,8 @@ static int write_graphml(FILE *f, const entities *e)
                        "      <data key=\"type\">",
                     (unsigned long long)e->rels.ids[i], (unsigned long long)start,
                     (unsigned long long)end);
-            xml_text(f, token_name(e->v, STRATA_RELTYPE, type));
+            const char *type_name = token_name(e->v, STRATA_RELTYPE, type);
+            xml_text(f, type_name, strlen(type_name));
             fputs("</data>\n", f);
             graphml_data(f, e->v, false, e->rels.ids[i]);
             fputs("    </edge>\n", f);

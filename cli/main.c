@@ -3,7 +3,8 @@
  * dispatch.
  *
  *   strata                      the REPL on a terminal (repl.c), else batch
- *   strata -f FILE | -c QUERY   batch (batch.c)
+ *   strata -f FILE | -c QUERY   batch (batch.c); each -f and -c may be
+ *                               repeated, and they run in the order given
  *   --format F, --bail          output format; stop at the first failure
  *   --init FILE                 run a script quietly first (errors reported)
  *
@@ -12,6 +13,7 @@
  */
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -21,17 +23,25 @@
 #include "cli/session.h"
 #include "strata.h"
 
+/* One -f FILE or -c QUERY, in the order given. */
+typedef struct script {
+    bool is_file;
+    const char *text;       /* the path or the query */
+} script;
+
 typedef struct options {
     out_format fmt;
     bool fmt_given, bail;
-    const char *file, *query, *init;
+    const char *init;
+    script *scripts;        /* argc entries at most (owned) */
+    size_t nscripts;
     const char *dbfile;     /* opened when it exists; :save writes it */
 } options;
 
 static void usage(void)
 {
     fprintf(stderr, "usage: strata [--format jsonl|json|csv|table] [--bail] [--init FILE] "
-                    "[-f FILE | -c QUERY] [DBFILE]\n"
+                    "[-f FILE | -c QUERY]... [DBFILE]\n"
                     "       strata import --nodes[=LABEL]=FILE ... "
                     "[--relationships[=TYPE]=FILE ...] OUT.db\n");
 }
@@ -53,10 +63,8 @@ static int parse_args(int argc, char **argv, options *o)
             o->bail = true;
         } else if (strcmp(a, "--init") == 0 && i + 1 < argc) {
             o->init = argv[++i];
-        } else if (strcmp(a, "-f") == 0 && i + 1 < argc) {
-            o->file = argv[++i];
-        } else if (strcmp(a, "-c") == 0 && i + 1 < argc) {
-            o->query = argv[++i];
+        } else if ((strcmp(a, "-f") == 0 || strcmp(a, "-c") == 0) && i + 1 < argc) {
+            o->scripts[o->nscripts++] = (script){ a[1] == 'f', argv[++i] };
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             return 1;
         } else if (a[0] != '-' && !o->dbfile) {
@@ -71,27 +79,21 @@ static int parse_args(int argc, char **argv, options *o)
 
 static int run(session *s, const options *o, bool tty)
 {
-    if (o->init && batch_run_init(s, o->init) != 0) {
-        fprintf(stderr, "strata: cannot open %s\n", o->init);
-        return 1;
-    }
-    if (s->quit)
-        return s->failed;
-    if (o->query) {
-        batch_run_string(s, o->query);
-    } else if (o->file) {
-        FILE *f = fopen(o->file, "r");
-        if (!f) {
-            fprintf(stderr, "strata: cannot open %s\n", o->file);
-            return 1;
-        }
-        batch_run_stream(s, f, o->file);
-        fclose(f);
+    if (o->init && batch_run_file(s, o->init, true) != 0)
+        return 1;   /* reported */
+    for (size_t i = 0; i < o->nscripts && !s->quit; i++)
+        if (o->scripts[i].is_file)
+            batch_run_file(s, o->scripts[i].text, false);
+        else
+            batch_run_string(s, o->scripts[i].text, "-c");
+    if (o->nscripts || s->quit) {
+        /* done */
     } else if (tty) {
         repl_run(s);
     } else {
         batch_run_stream(s, stdin, NULL);
     }
+    session_finish(s);
     return s->failed ? 1 : 0;
 }
 
@@ -118,27 +120,36 @@ int main(int argc, char **argv)
     if (argc > 1 && strcmp(argv[1], "import") == 0)
         return import_main(argc - 1, argv + 1);
     bool tty = isatty(STDIN_FILENO);
-    options o = { .fmt = FMT_JSONL };
+    options o = { .fmt = FMT_JSONL, .scripts = calloc((size_t)argc, sizeof(script)) };
+    if (!o.scripts) {
+        fprintf(stderr, "strata: out of memory\n");
+        return 1;
+    }
     int parsed = parse_args(argc, argv, &o);
     if (parsed != 0) {
+        free(o.scripts);
         usage();
         return parsed > 0 ? 0 : 2;
     }
-    bool interactive = tty && !o.file && !o.query;
+    bool interactive = tty && !o.nscripts;
     if (!o.fmt_given)
         o.fmt = tty ? FMT_TABLE : FMT_JSONL;
     strata_graph *g = NULL;
-    if (open_graph(&o, &g) != 0)
+    if (open_graph(&o, &g) != 0) {
+        free(o.scripts);
         return 1;
+    }
     session s;
     session_init(&s, g, o.fmt);
     s.bail = o.bail;
     if (o.dbfile && !(s.path = strdup(o.dbfile))) {
         session_free(&s);
+        free(o.scripts);
         fprintf(stderr, "strata: out of memory\n");
         return 1;
     }
     int status = run(&s, &o, interactive);
     session_free(&s);
+    free(o.scripts);
     return status;
 }

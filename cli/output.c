@@ -7,6 +7,7 @@
 
 #include "cli/cypher_text.h"
 #include "cli/output.h"
+#include "cli/printable.h"
 #include "cli/strbuf.h"
 #include "cli/table.h"
 #include "core/graph_impl.h"
@@ -191,6 +192,28 @@ static void json_value(strbuf *b, strata_view *v, const value *val)
     }
 }
 
+void out_json_string(strbuf *b, const char *s, size_t len) { sb_json_string(b, s, len); }
+
+void out_json_value(strbuf *b, strata_view *v, const strata_value *val)
+{
+    json_value(b, v, &val->v);
+}
+
+bool out_is_json(out_format fmt) { return fmt == FMT_JSONL || fmt == FMT_JSON; }
+
+void out_json_line(FILE *f, out_format fmt, strbuf *b)
+{
+    if (b->failed || !b->p) {
+        strata_query_error oom = { "OutOfMemory", NULL, "out of memory rendering the output",
+                                   1, 1 };
+        out_error(f, fmt, &oom);
+    } else {
+        fprintf(f, "%s\n", b->p);
+    }
+    strbuf_free(b);
+    fflush(f);
+}
+
 int out_format_parse(const char *name, out_format *out)
 {
     static const char *names[] = {"jsonl", "json", "csv", "table"};
@@ -225,141 +248,228 @@ double out_now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-/* csv: every cell rendered first, then written with RFC 4180 quoting. */
-static bool print_csv(FILE *f, strata_result *r)
+/* ---- streaming ---------------------------------------------------------------
+ * A result is printed as strata_result_next yields its rows, through a
+ * buffer written out each time it passes STREAM_CHUNK, so memory stays
+ * flat however many rows there are.  A result whose text fits in one
+ * chunk is written whole or, if reading it fails, not at all: the caller
+ * prints the error alone, as the jsonl contract has it.  A failure after
+ * a chunk went out cannot take it back; jsonl then closes the line as
+ * {"columns": [...], "rows": [rows so far], "error": {...}} (docs/QUERY.md).
+ * Chunks end at row boundaries, so the text written is always whole rows. */
+
+/* 64 KiB: big enough that a write is rare per row, small enough that the
+   buffer is nothing next to the rows it replaces. */
+#define STREAM_CHUNK (64 * 1024)
+
+typedef struct stream {
+    FILE *f;
+    strbuf b;
+    bool started;   /* a chunk has been written */
+} stream;
+
+static void stream_write(stream *o)
 {
-    const char *const *cols;
-    size_t nc = strata_result_columns(r, &cols);
-    strata_view *v = strata_result_view(r);
-    const strata_value *const *row;
-    size_t nrows = 0, cap = 0;
-    char **cells = NULL;
-    while (strata_result_next(r, &row)) {
-        if ((nrows + 1) * (nc ? nc : 1) > cap) {
-            cap = ((nrows + 1) * (nc ? nc : 1)) * 2;
-            char **c2 = realloc(cells, cap * sizeof *c2);
-            if (!c2)
-                break;
-            cells = c2;
-        }
-        for (size_t i = 0; i < nc; i++) {
-            strbuf cb = {0};
-            text_cell(&cb, v, &row[i]->v);
-            cells[nrows * nc + i] = cb.p ? cb.p : strdup("");
-        }
-        nrows++;
-    }
-    bool ok = !strata_result_error(r);
-    for (size_t i = 0; i < nc && ok; i++)
-        fprintf(f, "%s%s", i ? "," : "", cols[i]);
-    if (nc && ok)
-        fprintf(f, "\n");
-    for (size_t rr = 0; rr < nrows && ok; rr++) {
-        for (size_t i = 0; i < nc; i++) {
-            const char *c = cells[rr * nc + i];
-            if (strpbrk(c, ",\"\n")) {
-                fputs(i ? ",\"" : "\"", f);
-                for (; *c; c++)
-                    fputs(*c == '"' ? "\"\"" : (char[]){*c, 0}, f);
-                fputs("\"", f);
-            } else {
-                fprintf(f, "%s%s", i ? "," : "", c);
-            }
-        }
-        fprintf(f, "\n");
-    }
-    for (size_t i = 0; i < nrows * nc; i++)
-        free(cells[i]);
-    free(cells);
-    return ok;
+    if (o->b.n)
+        fwrite(o->b.p, 1, o->b.n, o->f);
+    o->b.n = 0;
+    o->started = true;
 }
 
-bool out_result(FILE *f, out_format fmt, strata_result *r, double t0)
+static void json_error(strbuf *b, const strata_query_error *e)
 {
-    bool ok = true;
+    strbuf_str(b, "{\"code\": ");
+    sb_json_string(b, e->code, strlen(e->code));
+    strbuf_str(b, ", \"detail\": ");
+    if (e->detail)
+        sb_json_string(b, e->detail, strlen(e->detail));
+    else
+        strbuf_str(b, "null");
+    strbuf_str(b, ", \"message\": ");
+    sb_json_string(b, e->message, strlen(e->message));
+    char tail[64];
+    snprintf(tail, sizeof tail, ", \"line\": %u, \"column\": %u}", e->line, e->column);
+    strbuf_str(b, tail);
+}
+
+static const strata_query_error render_oom = { "OutOfMemory", NULL,
+                                               "out of memory rendering the result", 1, 1 };
+
+/* The failure e after part of the line went out: the rows array closes and
+   the error follows in the same object. */
+static void json_close_with_error(stream *o, const strata_query_error *e)
+{
+    strbuf_free(&o->b);
+    strbuf_str(&o->b, "], \"error\": ");
+    json_error(&o->b, e);
+    strbuf_str(&o->b, "}\n");
+    if (o->b.failed)
+        fputs("], \"error\": {\"code\": \"OutOfMemory\", \"detail\": null, \"message\": "
+              "\"out of memory\", \"line\": 1, \"column\": 1}}\n", o->f);
+    else
+        stream_write(o);
+}
+
+static void json_stats_tail(strbuf *b, strata_result *r, double t0)
+{
+    strata_query_stats st;
+    strata_result_stats(r, &st);
+    char tail[512];
+    snprintf(tail, sizeof tail,
+             "], \"stats\": {\"nodes_created\": %llu, \"nodes_deleted\": %llu, "
+             "\"relationships_created\": %llu, \"relationships_deleted\": %llu, "
+             "\"properties_set\": %llu, \"labels_added\": %llu, \"labels_removed\": %llu}, "
+             "\"time_ms\": %.3f}\n",
+             (unsigned long long)st.nodes_created, (unsigned long long)st.nodes_deleted,
+             (unsigned long long)st.relationships_created,
+             (unsigned long long)st.relationships_deleted,
+             (unsigned long long)st.properties_set, (unsigned long long)st.labels_added,
+             (unsigned long long)st.labels_removed, out_now_ms() - t0);
+    strbuf_str(b, tail);
+}
+
+static out_status print_json(FILE *f, out_format fmt, strata_result *r, double t0)
+{
     const char *const *cols;
     size_t nc = strata_result_columns(r, &cols);
     strata_view *v = strata_result_view(r);
-    strata_query_stats st;
-    strata_result_stats(r, &st);
-    strbuf b = {0};
+    stream o = { .f = f };
+    strbuf_str(&o.b, "{\"columns\": [");
+    for (size_t i = 0; i < nc; i++) {
+        if (i)
+            strbuf_str(&o.b, ", ");
+        sb_json_string(&o.b, cols[i], strlen(cols[i]));
+    }
+    strbuf_str(&o.b, "], \"rows\": [");
     const strata_value *const *row;
-    if (fmt == FMT_JSONL || fmt == FMT_JSON) {
-        strbuf_str(&b, "{\"columns\": [");
+    bool first = true;
+    while (!o.b.failed && strata_result_next(r, &row)) {
+        strbuf_str(&o.b, first ? "[" : ", [");
+        first = false;
         for (size_t i = 0; i < nc; i++) {
             if (i)
-                strbuf_str(&b, ", ");
-            sb_json_string(&b, cols[i], strlen(cols[i]));
+                strbuf_str(&o.b, ", ");
+            json_value(&o.b, v, &row[i]->v);
         }
-        strbuf_str(&b, "], \"rows\": [");
-        bool first = true;
-        while (strata_result_next(r, &row)) {
-            strbuf_str(&b, first ? "[" : ", [");
-            first = false;
-            for (size_t i = 0; i < nc; i++) {
-                if (i)
-                    strbuf_str(&b, ", ");
-                json_value(&b, v, &row[i]->v);
-            }
-            strbuf_str(&b, "]");
+        strbuf_str(&o.b, "]");
+        if (!o.b.failed && o.b.n >= STREAM_CHUNK)
+            stream_write(&o);
+    }
+    if (!o.b.failed && !strata_result_error(r))
+        json_stats_tail(&o.b, r, t0);
+    const strata_query_error *e = o.b.failed ? &render_oom : strata_result_error(r);
+    if (!e) {
+        stream_write(&o);
+    } else if (o.started) {
+        json_close_with_error(&o, e);
+    } else if (e == &render_oom) {
+        out_error(f, fmt, e);   /* never a cut line */
+    }
+    strbuf_free(&o.b);
+    return !e ? OUT_PRINTED : o.started || e == &render_oom ? OUT_REPORTED : OUT_FAILED;
+}
+
+/* One csv field (RFC 4180): quoted when it holds a comma, a quote, a line
+   break or any other control character, with quotes doubled.  Every byte
+   is written, U+0000 included: csv has no escapes, and inside quotes a
+   field holds any byte. */
+static void csv_field(strbuf *b, const char *s, size_t len)
+{
+    bool quote = false;
+    for (size_t i = 0; i < len && !quote; i++)
+        quote = s[i] == ',' || s[i] == '"' || (unsigned char)s[i] < 0x20 || s[i] == 0x7f;
+    if (!quote) {
+        strbuf_put(b, s, len);
+        return;
+    }
+    strbuf_put(b, "\"", 1);
+    size_t start = 0;
+    for (size_t i = 0; i < len; i++)
+        if (s[i] == '"') {
+            strbuf_put(b, s + start, i + 1 - start);
+            strbuf_put(b, "\"", 1);
+            start = i + 1;
         }
-        if (strata_result_error(r)) {
-            strbuf_free(&b);
-            return false;
+    strbuf_put(b, s + start, len - start);
+    strbuf_put(b, "\"", 1);
+}
+
+/* csv: a header of the column names, then a line per row.  A failure
+   part way leaves the rows written so far; the caller prints the error
+   after them. */
+static out_status print_csv(FILE *f, out_format fmt, strata_result *r)
+{
+    const char *const *cols;
+    size_t nc = strata_result_columns(r, &cols);
+    strata_view *v = strata_result_view(r);
+    stream o = { .f = f };
+    for (size_t i = 0; i < nc; i++) {
+        if (i)
+            strbuf_put(&o.b, ",", 1);
+        csv_field(&o.b, cols[i], strlen(cols[i]));
+    }
+    if (nc)
+        strbuf_put(&o.b, "\n", 1);
+    const strata_value *const *row;
+    strbuf cell = { 0 };
+    while (!o.b.failed && !cell.failed && strata_result_next(r, &row)) {
+        for (size_t i = 0; i < nc; i++) {
+            cell.n = 0;
+            text_cell(&cell, v, &row[i]->v);
+            if (i)
+                strbuf_put(&o.b, ",", 1);
+            csv_field(&o.b, cell.p ? cell.p : "", cell.n);
         }
-        double ms = out_now_ms() - t0;
-        char tail[512];
-        snprintf(tail, sizeof tail,
-                 "], \"stats\": {\"nodes_created\": %llu, \"nodes_deleted\": %llu, "
-                 "\"relationships_created\": %llu, \"relationships_deleted\": %llu, "
-                 "\"properties_set\": %llu, \"labels_added\": %llu, \"labels_removed\": %llu}, "
-                 "\"time_ms\": %.3f}",
-                 (unsigned long long)st.nodes_created, (unsigned long long)st.nodes_deleted,
-                 (unsigned long long)st.relationships_created,
-                 (unsigned long long)st.relationships_deleted,
-                 (unsigned long long)st.properties_set, (unsigned long long)st.labels_added,
-                 (unsigned long long)st.labels_removed, ms);
-        strbuf_str(&b, tail);
-        if (b.failed) {
-            /* Never a truncated line: a reader of the contract gets an error. */
-            strata_query_error oom = { "OutOfMemory", NULL, "out of memory rendering the result",
-                                       1, 1 };
-            out_error(f, fmt, &oom);
-        } else {
-            fprintf(f, "%s\n", b.p);
-        }
+        strbuf_put(&o.b, "\n", 1);
+        if (!o.b.failed && !cell.failed && o.b.n >= STREAM_CHUNK)
+            stream_write(&o);
+    }
+    bool oom = o.b.failed || cell.failed;
+    strbuf_free(&cell);
+    if (!oom && !strata_result_error(r))
+        stream_write(&o);
+    strbuf_free(&o.b);
+    if (oom) {
+        out_error(f, fmt, &render_oom);
+        return OUT_REPORTED;
+    }
+    return strata_result_error(r) ? OUT_FAILED : OUT_PRINTED;
+}
+
+out_status out_result(FILE *f, out_format fmt, strata_result *r, double t0)
+{
+    out_status st;
+    if (fmt == FMT_JSONL || fmt == FMT_JSON) {
+        st = print_json(f, fmt, r, t0);
     } else if (fmt == FMT_TABLE) {
         table_opts o = { .width = 0, .max_rows = 0, .timing = true };
-        ok = table_print(f, r, t0, &o);
+        st = table_print(f, r, t0, &o);
     } else {
-        ok = print_csv(f, r);
+        st = print_csv(f, fmt, r);
     }
-    strbuf_free(&b);
     fflush(f);
-    return ok;
+    return st;
 }
 
 void out_error(FILE *f, out_format fmt, const strata_query_error *e)
 {
     if (fmt == FMT_JSONL || fmt == FMT_JSON) {
         strbuf b = {0};
-        strbuf_str(&b, "{\"error\": {\"code\": ");
-        sb_json_string(&b, e->code, strlen(e->code));
-        strbuf_str(&b, ", \"detail\": ");
-        if (e->detail)
-            sb_json_string(&b, e->detail, strlen(e->detail));
+        strbuf_str(&b, "{\"error\": ");
+        json_error(&b, e);
+        strbuf_str(&b, "}");
+        if (b.failed)
+            fputs("{\"error\": {\"code\": \"OutOfMemory\", \"detail\": null, \"message\": "
+                  "\"out of memory\", \"line\": 1, \"column\": 1}}\n", f);
         else
-            strbuf_str(&b, "null");
-        strbuf_str(&b, ", \"message\": ");
-        sb_json_string(&b, e->message, strlen(e->message));
-        char tail[64];
-        snprintf(tail, sizeof tail, ", \"line\": %u, \"column\": %u}}", e->line, e->column);
-        strbuf_str(&b, tail);
-        fprintf(f, "%s\n", b.p ? b.p : "");
+            fprintf(f, "%s\n", b.p);
         strbuf_free(&b);
     } else {
-        fprintf(f, "%s%s%s: %s (line %u, column %u)\n", e->code, e->detail ? "." : "",
-                e->detail ? e->detail : "", e->message, e->line, e->column);
+        /* for a person on a terminal: the message quotes data (a string
+           that failed to parse as a date), which may hold escapes */
+        fprintf(f, "%s%s%s: ", e->code, e->detail ? "." : "", e->detail ? e->detail : "");
+        printable_write(f, e->message, strlen(e->message), false);
+        fprintf(f, " (line %u, column %u)\n", e->line, e->column);
     }
     fflush(f);
 }
@@ -386,7 +496,8 @@ static void print_caret(FILE *f, const char *text, uint32_t line, uint32_t colum
     const char *p = nth_line(text, line, &len);
     if (!p || column == 0)
         return;
-    fprintf(f, "%.*s\n", (int)len, p);
+    printable_write(f, p, len, true);
+    fputc('\n', f);
     size_t before = column - 1 < len ? column - 1 : len;
     for (size_t i = 0; i < before; i++) {
         unsigned char c = (unsigned char)p[i];

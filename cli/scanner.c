@@ -59,12 +59,14 @@ static bool ends_statement(scanner *sc, const char *line, size_t len, size_t *i)
             sc->quote = 0;
     } else if (c == '\'' || c == '"' || c == '`') {
         sc->quote = c;
+        sc->open_line = sc->line + 1;
         sc->has_code = true;
     } else if (c == '/' && next == '/') {
         sc->line_comment = true;
         ++*i;
     } else if (c == '/' && next == '*') {
         sc->block_comment = true;
+        sc->open_line = sc->line + 1;
         ++*i;
     } else if (c == ';') {
         return true;

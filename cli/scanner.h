@@ -17,6 +17,7 @@ typedef struct scanner {
     strbuf text;           /* the statement read so far */
     unsigned line;         /* lines fed so far */
     unsigned first_line;   /* the line the pending statement starts on; 0: none */
+    unsigned open_line;    /* the line the open quote or block comment began on */
 } scanner;
 
 /* Called for each complete statement (text without its ';'); returns false

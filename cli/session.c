@@ -76,18 +76,33 @@ void session_error(session *s, const char *message)
 
 void session_fail(session *s, const char *code, const char *message)
 {
-    strata_query_error e = {code, NULL, message, 1, 1};
+    session_fail_at(s, code, message, 1, 1);
+}
+
+void session_fail_at(session *s, const char *code, const char *message, unsigned line,
+                     unsigned column)
+{
+    strata_query_error e = {code, NULL, message, line, column};
     out_error(stdout, s->fmt, &e);
     s->failed = true;
 }
 
-/* false when reading the result failed: the caller prints the error. */
-static bool print_result(session *s, strata_result *r, double t0)
+void session_finish(session *s)
+{
+    if (!s->g || !strata_in_transaction(s->g))
+        return;
+    strata_rollback(s->g);
+    fprintf(stderr, "strata: a transaction was still open at the end (no :commit); "
+                    "it was rolled back and its writes are lost\n");
+    s->failed = true;
+}
+
+static out_status print_result(session *s, strata_result *r, double t0)
 {
     if (s->quiet) {
         while (strata_result_next(r, NULL))
             ;
-        return !strata_result_error(r);
+        return strata_result_error(r) ? OUT_FAILED : OUT_PRINTED;
     }
     if (s->fmt == FMT_TABLE) {
         table_opts o = { .width = s->width, .max_rows = s->max_rows, .timing = s->timing };
@@ -108,10 +123,12 @@ void session_run(session *s, const char *text)
        its result is read: a Ctrl-C stops either */
     interrupt_watch(s->g);
     strata_status st = strata_query(s->g, text, params, &r);
-    bool printed = st == STRATA_OK && print_result(s, r, t0);
+    out_status printed = st == STRATA_OK ? print_result(s, r, t0) : OUT_FAILED;
     interrupt_unwatch();
-    if (printed) {
+    if (printed == OUT_PRINTED) {
         /* done */
+    } else if (printed == OUT_REPORTED) {
+        s->failed = true;
     } else if (r && strata_result_error(r)) {
         out_error_in(stdout, s->fmt, strata_result_error(r), text);
         s->failed = true;

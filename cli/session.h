@@ -47,5 +47,11 @@ void session_run(session *s, const char *text);
 void session_error(session *s, const char *message);
 /* The same with another category (IOError, OutOfMemory, ...). */
 void session_fail(session *s, const char *code, const char *message);
+/* The same at a line and column of the input. */
+void session_fail_at(session *s, const char *code, const char *message, unsigned line,
+                     unsigned column);
+/* The end of the run: a transaction still open is rolled back, and said so
+   on standard error (a failure: its writes are lost). */
+void session_finish(session *s);
 
 #endif

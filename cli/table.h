@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "cli/output.h"
 #include "strata.h"
 
 typedef struct table_opts {
@@ -17,10 +18,11 @@ typedef struct table_opts {
 
 /* Prints r's rows (consuming them) as a table, then a footer: the row
    count, the time, rows not shown, and the update counters that are not
-   zero.  Cells wider than the terminal allows end in an ellipsis. */
-/* Reads r whole and prints it as a table, timed from t0 (out_now_ms);
-   false when reading it failed (strata_result_error): nothing printed. */
-bool table_print(FILE *f, strata_result *r, double t0, const table_opts *o);
+   zero.  Cells wider than the terminal allows end in an ellipsis.  The
+   widths come from the first rows; later rows are drawn as they are read
+   (table.c says how).  Timed from t0 (out_now_ms); OUT_FAILED when reading
+   failed (the rows drawn before it stay, the caller prints the error). */
+out_status table_print(FILE *f, strata_result *r, double t0, const table_opts *o);
 
 /* The terminal width of fd (ioctl TIOCGWINSZ), or 0 when it is not a
    terminal. */

@@ -465,6 +465,15 @@ STRATA_API strata_status strata_query(strata_graph *g, const char *text,
    them). */
 STRATA_API strata_status strata_view_query(strata_view *v, const char *text,
                                            const strata_value *params, strata_result **out);
+/* Evaluates text as exactly one Cypher expression — no clause, no second
+   expression or statement after it — on the view v, read-only, with
+   params (a map, borrowed, or NULL).  *out gets a new result as
+   strata_view_query gives: one column "value" and one row on success; on
+   failure its error, positioned in text (anything beyond one expression
+   is a SyntaxError).  It cannot write: the graph is untouched whatever
+   text holds. */
+STRATA_API strata_status strata_view_eval(strata_view *v, const char *text,
+                                          const strata_value *params, strata_result **out);
 /* The column names (owned by the result) and their count. */
 STRATA_API size_t strata_result_columns(const strata_result *r, const char *const **names);
 /* The next row: true and *row pointing at ncolumns values (borrowed, valid

@@ -2255,7 +2255,21 @@ static int depth_visit(const cypher_ast_node *n, void *ctx)
     return rc;
 }
 
-int cypher_parse(const char *text, size_t len, mem_ctx *m, cypher_ast **out, cypher_error *err)
+/* LoneExpression = Expression EOF ; (cypher_parse_expression) */
+static node *parse_lone_expression(parser *p)
+{
+    node *e = parse_expr(p);
+    if (p->failed)
+        return NULL;
+    if (!at(p, CYPHER_TOK_EOF)) {
+        fail_expected(p, "end of input (exactly one expression)");
+        return NULL;
+    }
+    return e;
+}
+
+static int parse_text(const char *text, size_t len, mem_ctx *m, cypher_ast **out,
+                      cypher_error *err, node *(*rule)(parser *))
 {
     cypher_error scratch_err;
     parser p = {.text = text ? text : "", .len = text ? len : 0, .m = m,
@@ -2267,7 +2281,7 @@ int cypher_parse(const char *text, size_t len, mem_ctx *m, cypher_ast **out, cyp
         fail_oom(&p);
         goto cleanup;
     }
-    node *root = parse_statement(&p);
+    node *root = rule(&p);
     if (!root && !p.failed)   /* defensive: every NULL above sets an error */
         fail_at(&p, cur(&p), NULL, "internal error: the parser stopped without a reason");
     if (root) {
@@ -2291,4 +2305,15 @@ cleanup:
         mem_free(m, p.toks, p.cap * sizeof *p.toks);
     cypher_ast_free(&p.ast);
     return *out ? 0 : -1;
+}
+
+int cypher_parse(const char *text, size_t len, mem_ctx *m, cypher_ast **out, cypher_error *err)
+{
+    return parse_text(text, len, m, out, err, parse_statement);
+}
+
+int cypher_parse_expression(const char *text, size_t len, mem_ctx *m, cypher_ast **out,
+                            cypher_error *err)
+{
+    return parse_text(text, len, m, out, err, parse_lone_expression);
 }

@@ -59,5 +59,10 @@ typedef struct cypher_error {
    returns -1, *out is NULL, *err says why and where, and nothing stays
    allocated.  err may be NULL. */
 int cypher_parse(const char *text, size_t len, mem_ctx *m, cypher_ast **out, cypher_error *err);
+/* The same for text that must be exactly one expression and nothing more
+   (no clause, no second expression, no ';'): the root is the expression.
+   strata_view_eval checks its text with it. */
+int cypher_parse_expression(const char *text, size_t len, mem_ctx *m, cypher_ast **out,
+                            cypher_error *err);
 
 #endif

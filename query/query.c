@@ -537,6 +537,42 @@ strata_status strata_view_query(strata_view *v, const char *text, const strata_v
     return query_run(NULL, v, text, params, out);
 }
 
+/* The expression is checked alone, then run as a read-only RETURN on its
+   own lines, so its positions are the statement's, one line down. */
+strata_status strata_view_eval(strata_view *v, const char *text, const strata_value *params,
+                               strata_result **out)
+{
+    if (!out)
+        return STRATA_EINVAL;
+    *out = NULL;
+    if (!v || !text)
+        return STRATA_EINVAL;
+    mem_ctx *m = mem_scratch();
+    cypher_ast *ast = NULL;
+    cypher_error perr;
+    size_t len = strlen(text);
+    if (cypher_parse_expression(text, len, m, &ast, &perr) != 0) {
+        strata_result *r = mem_calloc(m, sizeof *r);
+        if (!r)
+            return STRATA_ENOMEM;
+        *out = r;
+        return fail_result(NULL, r, perr.category, perr.detail, perr.message, perr.line,
+                           perr.column);
+    }
+    cypher_ast_free(&ast);
+    static const char head[] = "RETURN\n", tail[] = "\nAS value";
+    size_t cap = sizeof head + len + sizeof tail;
+    char *q = mem_alloc(m, cap);
+    if (!q)
+        return STRATA_ENOMEM;
+    snprintf(q, cap, "%s%s%s", head, text, tail);
+    strata_status st = query_run(NULL, v, q, params, out);
+    mem_free(m, q, cap);
+    if (*out && (*out)->failed && (*out)->err.line > 1)
+        (*out)->err.line--;
+    return st;
+}
+
 size_t strata_result_columns(const strata_result *r, const char *const **names)
 {
     if (!r)

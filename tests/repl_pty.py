@@ -6,7 +6,8 @@ STRATA_HISTORY at a file in it, then types: a statement over two lines
 (continuation prompt, aligned table), a bad query (the caret line), a
 statement cancelled with Ctrl-C (the REPL goes on), a running statement
 stopped with Ctrl-C (and undone), Tab completion of a
-label, :help, :stats, :schema, :rows, an unknown command, and Ctrl-D;
+label, :help, :stats, :schema, :rows, an error quoting a terminal escape
+from data, an unknown command, and Ctrl-D;
 checks the exit status and that the history file holds the statements.
 
 usage: repl_pty.py STRATA DEMO_SCRIPT
@@ -183,6 +184,12 @@ def main():
     check(re.search(r'not shown', out) is not None and
           len([ln for ln in out.split('\n') if ln.startswith('| ')]) == 3,
           ':rows 2 shows a header and two rows, and says more were not shown', out)
+
+    # An error quoting data: the data's terminal escape (here one that would
+    # retitle the window) reaches the terminal as visible text, not raw.
+    out = repl.statement("RETURN date('\\u001b]0;pwned\\u0007');") or ''
+    check('invalid date' in out and 'pwned' in out and '\x1b]0;pwned' not in out
+          and 'pwned\x07' not in out, 'an error quoting data carries no raw escape', out)
 
     out = repl.statement(':frobnicate') or ''
     check('unknown command :frobnicate' in out, 'an unknown command is an error', out)
