@@ -22,7 +22,7 @@ fi
 libdir=$(cd "$1" && pwd)
 out=$root/build/python-$(basename "$libdir")
 rm -rf "$out"
-(cd python && STRATA_LIBDIR=$libdir quietly $python setup.py build --build-base "$out/tmp" \
+(cd python && export STRATA_LIBDIR="$libdir" && quietly $python setup.py build --build-base "$out/tmp" \
     --build-lib "$out/lib")
 preload=
 if nm -D "$libdir/libstrata.so" | grep -q __asan_init; then
