@@ -1,6 +1,7 @@
 /* Result objects: rows as tuples, columns, counters, and whole columns
    for pandas. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "strata_py.h"
@@ -193,22 +194,22 @@ static int to_objects(column *c)
     }
     if (!list)
         return -1;
-    PyMem_Free(c->buf);
+    free(c->buf);
     c->buf = NULL;
     c->kind = COL_OBJECT;
     c->list = list;
     return 0;
 }
 
+/* Appends a typed cell; safe without the GIL (the buffer is the C
+   library's): -1 when out of memory, with no exception set. */
 static int push_cell(column *c, const strata_value *v)
 {
     if (c->len == c->cap) {
         size_t cap = c->cap ? c->cap * 2 : 1024;
-        char *buf = PyMem_Realloc(c->buf, cap * cell_size(c->kind));
-        if (!buf) {
-            PyErr_NoMemory();
+        char *buf = realloc(c->buf, cap * cell_size(c->kind));
+        if (!buf)
             return -1;
-        }
         c->buf = buf;
         c->cap = cap;
     }
@@ -234,8 +235,12 @@ static int column_add(ResultObject *self, column *c, const strata_value *v)
         c->kind = COL_OBJECT;
     if (c->kind != COL_OBJECT && c->kind != k && to_objects(c) < 0)
         return -1;
-    if (c->kind != COL_OBJECT)
-        return push_cell(c, v);
+    if (c->kind != COL_OBJECT) {
+        if (push_cell(c, v) == 0)
+            return 0;
+        PyErr_NoMemory();
+        return -1;
+    }
     if (!c->list && !(c->list = PyList_New(0)))
         return -1;
     PyObject *view = Py_None;
@@ -261,6 +266,56 @@ static PyObject *column_result(column *c)
     return Py_BuildValue("(sy#)", names[c->kind], c->buf, (Py_ssize_t)(c->len * cell_size(c->kind)));
 }
 
+/* Rows whose values all go to typed columns are read without the GIL:
+   the run stops at the end, on an error, or at a row that needs Python
+   objects (left in row for the caller). */
+typedef struct typed_run {
+    ResultObject *self;
+    column *cols;
+    const strata_value *const *row;   /* a row still to add, or NULL */
+    bool end, no_memory;
+} typed_run;
+
+static bool row_is_typed(const column *cols, Py_ssize_t n, const strata_value *const *row)
+{
+    for (Py_ssize_t i = 0; i < n; i++) {
+        col_kind k = kind_of(strata_value_type(row[i]));
+        if (k == COL_OBJECT || (cols[i].kind != COL_EMPTY && cols[i].kind != k))
+            return false;
+    }
+    return true;
+}
+
+static void do_typed_run(void *arg)
+{
+    typed_run *t = arg;
+    Py_ssize_t n = t->self->ncols;
+    const strata_value *const *row;
+    while (strata_result_next(t->self->r, &row)) {
+        if (!row_is_typed(t->cols, n, row)) {
+            t->row = row;
+            return;
+        }
+        for (Py_ssize_t i = 0; i < n; i++) {
+            if (t->cols[i].kind == COL_EMPTY)
+                t->cols[i].kind = kind_of(strata_value_type(row[i]));
+            if (push_cell(&t->cols[i], row[i]) < 0) {
+                t->no_memory = true;
+                return;
+            }
+        }
+    }
+    t->end = true;
+}
+
+static bool all_typed(const column *cols, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (cols[i].kind == COL_OBJECT)
+            return false;
+    return true;
+}
+
 /* _columns() -> [(dtype, bytes | list)]: the rest of the rows, column by
    column; numbers and booleans without nulls as raw buffers. */
 static PyObject *result_columns_raw(PyObject *o, PyObject *unused)
@@ -272,6 +327,24 @@ static PyObject *result_columns_raw(PyObject *o, PyObject *unused)
         return PyErr_NoMemory();
     const strata_value *const *row;
     PyObject *out = NULL;
+    while (!self->done && self->r && all_typed(cols, self->ncols)) {
+        typed_run t = { .self = self, .cols = cols };
+        run_without_gil(graph_of(self), do_typed_run, &t);
+        if (t.no_memory) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        if (t.end) {
+            self->done = true;
+            if (strata_result_error(self->r)) {
+                raise_query_error(self->r, NULL, STRATA_EINVAL, NULL);
+                goto done;
+            }
+        }
+        for (Py_ssize_t i = 0; t.row && i < self->ncols; i++)
+            if (column_add(self, &cols[i], t.row[i]) < 0)
+                goto done;
+    }
     while ((row = fetch(self)) != NULL)
         for (Py_ssize_t i = 0; i < self->ncols; i++)
             if (column_add(self, &cols[i], row[i]) < 0)
@@ -286,7 +359,7 @@ static PyObject *result_columns_raw(PyObject *o, PyObject *unused)
     }
 done:
     for (Py_ssize_t i = 0; i < self->ncols; i++) {
-        PyMem_Free(cols[i].buf);
+        free(cols[i].buf);
         Py_XDECREF(cols[i].list);
     }
     PyMem_Free(cols);
