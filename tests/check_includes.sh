@@ -1,7 +1,8 @@
 #!/bin/sh
 # Fails when a file includes a layer to its right: the layers are
 # storage <- index <- journal <- core <- query <- cli (SPEC section 2); each
-# may include itself and the ones to its left, and include/ from anywhere.
+# may include itself and the ones to its left, and include/ from anywhere;
+# python/src and server/ are clients and include strata.h alone.
 root=${1:-.}
 layers="storage index journal core query cli"
 rank() {
@@ -26,6 +27,20 @@ for dir in $layers; do
                 echo "include order: ${f#$root/} includes $inc/, a layer to the right of $dir/"
                 bad=1
             fi
+        done
+    done
+done
+# Clients of the library (the Python package, the server) see strata.h
+# only: a quoted include there names a file of their own folder.
+for dir in python/src server; do
+    [ -d "$root/$dir" ] || continue
+    for f in $(find "$root/$dir" -name '*.[ch]'); do
+        checked=$((checked + 1))
+        for inc in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f"); do
+            case $inc in
+            */*) echo "include order: ${f#$root/} includes $inc; $dir/ may use strata.h only"
+                 bad=1 ;;
+            esac
         done
     done
 done
