@@ -10,7 +10,7 @@
  * was before (a shared reference: the statement then writes a private
  * level on top of it, and undoing the statement's index writes is putting
  * the saved stack back — O(1), no memory).  Rollback replays the entries
- * newest first (core/undo.c); since each entry restores the state right
+ * newest first (core/txn.c); since each entry restores the state right
  * before its write, the replay passes back through states that all
  * satisfied every constraint.
  *
