@@ -11,7 +11,8 @@ struct pipeline {
                                cells), valid until the next row is taken */
     size_t width;           /* x->width once every stage is open */
     bool row_open;          /* a stepping first stage is inside an input row */
-    bool finished;
+    bool finished;          /* no more input will be taken */
+    bool flushed;           /* and every stage has finished */
     size_t first_step;      /* PROFILE: this pipeline's first step */
     double started;
     stage st[];             /* n stages */
@@ -24,6 +25,8 @@ int stage_emit(exec *x, stage *s, const value *row)
     s->rows++;
     if (s->next)
         return s->next->row(x, s->next, row);
+    if (s->parent)
+        return stage_emit(x, s->parent, row);
     /* the last stage keeps its rows: copies of the cells it may own */
     size_t w = s->out->width;
     value copy[w ? w : 1];
@@ -35,8 +38,8 @@ int stage_emit(exec *x, stage *s, const value *row)
 bool stage_streams(const cypher_ast_node *clause)
 {
     switch (clause->kind) {
-    case CYPHER_AST_MATCH: case CYPHER_AST_UNWIND: return true;
-    case CYPHER_AST_WITH: case CYPHER_AST_RETURN: return project_streams(clause);
+    case CYPHER_AST_MATCH: case CYPHER_AST_UNWIND:
+    case CYPHER_AST_WITH: case CYPHER_AST_RETURN: return true;
     default: return false;
     }
 }
@@ -126,6 +129,20 @@ static int pipeline_unit(exec *x, pipeline *p)
     return rc;
 }
 
+/* The input has ended: each stage in order produces what it holds, into
+   the stages after it.  A stop from a later stage only ends that stage's
+   output. */
+static int pipeline_finish(exec *x, pipeline *p)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        stage *s = &p->st[i];
+        int rc = s->finish ? s->finish(x, s) : 0;
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
 int pipeline_pull(exec *x, pipeline *p, rowset *out, size_t want)
 {
     for (size_t i = 0; i < p->n; i++)
@@ -137,6 +154,10 @@ int pipeline_pull(exec *x, pipeline *p, rowset *out, size_t want)
     if (rc == EXEC_STOP) {
         p->finished = true;
         rc = 0;
+    }
+    if (rc == 0 && p->finished && !p->flushed) {
+        p->flushed = true;
+        rc = pipeline_finish(x, p);
     }
     if (rc == 0 && p->finished && x->prof)
         for (size_t i = 0; i < p->n; i++)
