@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -329,11 +330,34 @@ static void test_empty_input(void **state)
     strata_graph_free(&g);
 }
 
+/* PROFILE names the steps of a projection and counts its rows: the
+   groups a HashAggregate produced, the rows a Top let through. */
+static void test_profile_operators(void **state)
+{
+    (void)state;
+    strata_graph *g;
+    assert_int_equal(strata_graph_new(&g), STRATA_OK);
+    rows r = query_rows(g, "PROFILE UNWIND range(1, 100) AS x WITH x % 7 AS k, count(*) AS c "
+                           "RETURN DISTINCT k ORDER BY k DESC LIMIT 3");
+    assert_int_equal(r.n, 3);   /* step, clause, operator, plan, rows, time_ms */
+    size_t len;
+    const char *op = value_str(cell(&r, 1, 2), &len);
+    assert_int_equal(len, strlen("HashAggregate"));
+    assert_memory_equal(op, "HashAggregate", len);
+    assert_int_equal(cell(&r, 1, 4)->u.i, 7);
+    const char *plan = value_str(cell(&r, 2, 3), &len);
+    assert_non_null(memmem(plan, len, "Distinct Top Limit", strlen("Distinct Top Limit")));
+    assert_int_equal(cell(&r, 2, 4)->u.i, 3);
+    rows_free(&r);
+    strata_graph_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hash_operators_match_references),
         cmocka_unit_test(test_empty_input),
+        cmocka_unit_test(test_profile_operators),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
