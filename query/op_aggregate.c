@@ -29,6 +29,9 @@ typedef struct group_state {
     size_t width;           /* x->width, read at the first row */
     value *keys;            /* nkeys: the row being grouped */
     agg_kind *kinds;        /* ncalls: the function each call makes */
+    bool finishing;         /* the input has ended */
+    size_t next;            /* then: the next group to produce */
+    value *out;             /* then: width cells, a group's row */
 } group_state;
 
 static size_t rep_bytes(const group_state *gs, size_t n)
@@ -152,18 +155,26 @@ static int emit_group(exec *x, stage *st, group_state *gs, size_t gi, value *out
 static int aggregate_finish(exec *x, stage *st)
 {
     group_state *gs = st->state;
-    gs->width = x->width;
-    size_t gi;
-    if (gs->groups.n == 0 && gs->nkeys == 0 && find_group(x, gs, NULL, &gi) != 0)
-        return -1;
-    value *out = mem_alloc(x->m, (gs->width ? gs->width : 1) * sizeof *out);
-    if (!out)
-        return exec_oom(x);
-    int rc = 0;
-    for (size_t g = 0; g < gs->groups.n && rc == 0; g++)
-        rc = emit_group(x, st, gs, g, out);
-    mem_free(x->m, out, (gs->width ? gs->width : 1) * sizeof *out);
-    return rc < 0 ? -1 : 0;   /* EXEC_STOP: the rest are not wanted */
+    if (!gs->finishing) {
+        gs->width = x->width;
+        size_t gi;
+        if (gs->groups.n == 0 && gs->nkeys == 0 && find_group(x, gs, NULL, &gi) != 0)
+            return -1;
+        gs->out = mem_alloc(x->m, (gs->width ? gs->width : 1) * sizeof *gs->out);
+        if (!gs->out)
+            return exec_oom(x);
+        gs->finishing = true;
+    }
+    for (size_t made = 0; gs->next < gs->groups.n; made++) {
+        if (made == STAGE_FINISH_BATCH)
+            return EXEC_MORE;
+        int rc = emit_group(x, st, gs, gs->next++, gs->out);
+        if (rc < 0)
+            return -1;
+        if (rc == EXEC_STOP)
+            return 0;       /* the rest are not wanted */
+    }
+    return 0;
 }
 
 static void aggregate_close(exec *x, stage *st)
@@ -182,6 +193,8 @@ static void aggregate_close(exec *x, stage *st)
     if (gs->accs)
         mem_free(x->m, gs->accs, acc_bytes(gs, gs->capaccs));
     keyset_free(&gs->groups);
+    if (gs->out)
+        mem_free(x->m, gs->out, (gs->width ? gs->width : 1) * sizeof *gs->out);
     mem_free(x->m, gs->keys, (gs->nkeys ? gs->nkeys : 1) * sizeof *gs->keys);
     mem_free(x->m, gs->kinds, (gs->p->ncalls ? gs->p->ncalls : 1) * sizeof *gs->kinds);
     mem_free(x->m, gs, sizeof *gs);

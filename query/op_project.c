@@ -289,6 +289,7 @@ typedef struct project_state {
     projection p;
     stage steps[MAX_STEPS];
     size_t nsteps;
+    size_t finished;            /* steps [0, finished) have finished */
 } project_state;
 
 static int project_row(exec *x, stage *s, const value *row)
@@ -297,13 +298,17 @@ static int project_row(exec *x, stage *s, const value *row)
     return ps->steps[0].row(x, &ps->steps[0], row);
 }
 
-/* Each step in order produces what it holds, into the steps after it. */
+/* Each step in order produces what it holds, into the steps after it, a
+   batch a call. */
 static int project_finish(exec *x, stage *s)
 {
     project_state *ps = s->state;
-    for (size_t i = 0; i < ps->nsteps; i++)
-        if (ps->steps[i].finish && ps->steps[i].finish(x, &ps->steps[i]) < 0)
-            return -1;
+    for (; ps->finished < ps->nsteps; ps->finished++) {
+        stage *st = &ps->steps[ps->finished];
+        int rc = st->finish ? st->finish(x, st) : 0;
+        if (rc != 0)
+            return rc;      /* -1, or EXEC_MORE: this step again next call */
+    }
     return 0;
 }
 

@@ -3,13 +3,13 @@
  * or Top when a LIMIT bounds what is wanted.
  *
  * The order is value_order on each key (DESC reverses it), ties in input
- * order: every row carries its arrival number as a last key, so the
- * order is total and a bounded selection gives exactly the rows a full
- * sort would put first.  With LIMIT only the SKIP + LIMIT first rows can
+ * order: every row's arrival number is a last key, so the order is total
+ * and a bounded selection gives exactly the rows a full sort would put
+ * first.  With LIMIT only the SKIP + LIMIT first rows can
  * ever be produced, so Top keeps them in a max-heap (the worst kept row on
  * top, replaced by any better newcomer): memory O(SKIP + LIMIT), time
  * O(n log k).  Without LIMIT, Sort keeps every row and sorts once its
- * input ends.
+ * input ends.  Either produces its rows a batch per finish call.
  *
  * Sort keys see the projection's names, then the input's (WITH's
  * variables shadow), and a part of a key written like a projected item
@@ -71,8 +71,10 @@ static int find_stand_ins(const cypher_ast_node *e, void *ctx)
     return cypher_ast_each_child(e, find_stand_ins, ctx);
 }
 
-/* A kept row: its width cells, then nkeys keys, then its arrival number
-   (an int), in one stride of cells. */
+/* A kept row: its width cells, then nkeys keys, then (Top only) its
+   arrival number as an int, in one stride of cells.  Sort fills its
+   strides in arrival order and never replaces one, so there the stride's
+   index is the arrival number. */
 typedef struct sort_state {
     const projection *p;
     const cypher_ast_list *order;
@@ -80,6 +82,7 @@ typedef struct sort_state {
     value *vals;                /* si.n stand-in values (borrowed) */
     size_t nkeys;
     size_t bound;               /* rows kept at most (SIZE_MAX: all) */
+    bool bounded;               /* bound < SIZE_MAX: Top */
     size_t width, stride;       /* read at the first row */
     value *cells;               /* capcells strides */
     size_t capcells;
@@ -89,6 +92,8 @@ typedef struct sort_state {
     size_t n;                   /* rows kept */
     uint64_t arrived;           /* rows seen */
     bool first_keys_pending;    /* row 0's keys are not evaluated yet */
+    bool sorted;                /* the input has ended, heap is in order */
+    size_t next;                /* then: the next row to produce */
 } sort_state;
 
 static value *kept(const sort_state *ss, size_t i) { return &ss->cells[i * ss->stride]; }
@@ -114,7 +119,8 @@ static int row_cmp(const sort_state *ss, size_t a, size_t b)
         if (c)
             return ss->order->items[k]->u.sort.descending ? -c : c;
     }
-    int64_t sa = ka[ss->nkeys].u.i, sb = kb[ss->nkeys].u.i;
+    int64_t sa = ss->bounded ? ka[ss->nkeys].u.i : (int64_t)a;
+    int64_t sb = ss->bounded ? kb[ss->nkeys].u.i : (int64_t)b;
     return (sa > sb) - (sa < sb);
 }
 
@@ -188,7 +194,7 @@ static int sort_row(exec *x, stage *st, const value *row)
     sort_state *ss = st->state;
     if (!ss->stride) {
         ss->width = x->width;
-        ss->stride = ss->width + ss->nkeys + 1;
+        ss->stride = ss->width + ss->nkeys + ss->bounded;
     }
     /* the newcomer goes into a free stride first: at n while filling,
        else into the spare one past the bound's */
@@ -201,9 +207,11 @@ static int sort_row(exec *x, stage *st, const value *row)
     value *r = kept(ss, slot);
     for (size_t i = 0; i < ss->width; i++)
         r[i] = value_retain(row[i]);
-    for (size_t k = 0; k <= ss->nkeys; k++)
+    for (size_t k = 0; k < ss->nkeys; k++)
         r[ss->width + k] = value_null();
-    r[ss->width + ss->nkeys] = value_int((int64_t)ss->arrived++);
+    if (ss->bounded)
+        r[ss->width + ss->nkeys] = value_int((int64_t)ss->arrived);
+    ss->arrived++;
     int rc = 0;
     if (ss->arrived == 1) {
         ss->first_keys_pending = true;
@@ -221,7 +229,7 @@ static int sort_row(exec *x, stage *st, const value *row)
     }
     if (!full) {
         ss->heap[ss->n++] = slot;
-        if (ss->bound != SIZE_MAX)
+        if (ss->bounded)
             sift_up(ss, ss->n - 1);
         return 0;
     }
@@ -242,12 +250,19 @@ static int sort_row(exec *x, stage *st, const value *row)
 static int sort_finish(exec *x, stage *st)
 {
     sort_state *ss = st->state;
-    if (ss->n > 1)
+    if (!ss->sorted && ss->n > 1)
         qsort_r(ss->heap, ss->n, sizeof *ss->heap, qsort_cmp, ss);
-    int rc = 0;
-    for (size_t i = 0; i < ss->n && rc == 0; i++)
-        rc = stage_emit(x, st, kept(ss, ss->heap[i]));
-    return rc < 0 ? -1 : 0;   /* EXEC_STOP: the rest are not wanted */
+    ss->sorted = true;
+    for (size_t made = 0; ss->next < ss->n; made++) {
+        if (made == STAGE_FINISH_BATCH)
+            return EXEC_MORE;
+        int rc = stage_emit(x, st, kept(ss, ss->heap[ss->next++]));
+        if (rc < 0)
+            return -1;
+        if (rc == EXEC_STOP)
+            return 0;       /* the rest are not wanted */
+    }
+    return 0;
 }
 
 static void sort_close(exec *x, stage *st)
@@ -290,6 +305,7 @@ int sort_step_open(exec *x, const projection *p, stage *st)
     if (p->limit != INT64_MAX && p->skip <= INT64_MAX - p->limit &&
         (uint64_t)(p->skip + p->limit) < SIZE_MAX / 2)
         ss->bound = p->skip + p->limit ? (size_t)(p->skip + p->limit) : 1;
+    ss->bounded = ss->bound != SIZE_MAX;
     for (size_t k = 0; k < ss->nkeys && !ss->si.err; k++)
         find_stand_ins(ss->order->items[k]->u.sort.expr, &ss->si);
     if (ss->si.err)

@@ -12,7 +12,7 @@ struct pipeline {
     size_t width;           /* x->width once every stage is open */
     bool row_open;          /* a stepping first stage is inside an input row */
     bool finished;          /* no more input will be taken */
-    bool flushed;           /* and every stage has finished */
+    size_t flushed;         /* then: stages [0, flushed) have finished */
     size_t first_step;      /* PROFILE: this pipeline's first step */
     double started;
     stage st[];             /* n stages */
@@ -130,15 +130,16 @@ static int pipeline_unit(exec *x, pipeline *p)
 }
 
 /* The input has ended: each stage in order produces what it holds, into
-   the stages after it.  A stop from a later stage only ends that stage's
-   output. */
-static int pipeline_finish(exec *x, pipeline *p)
+   the stages after it, a batch at a time until out has reached goal.  A
+   stop from a later stage only ends that stage's output. */
+static int pipeline_finish(exec *x, pipeline *p, rowset *out, size_t goal)
 {
-    for (size_t i = 0; i < p->n; i++) {
-        stage *s = &p->st[i];
+    while (p->flushed < p->n && out->nrows < goal) {
+        stage *s = &p->st[p->flushed];
         int rc = s->finish ? s->finish(x, s) : 0;
         if (rc < 0)
             return -1;
+        p->flushed += rc != EXEC_MORE;
     }
     return 0;
 }
@@ -155,14 +156,13 @@ int pipeline_pull(exec *x, pipeline *p, rowset *out, size_t want)
         p->finished = true;
         rc = 0;
     }
-    if (rc == 0 && p->finished && !p->flushed) {
-        p->flushed = true;
-        rc = pipeline_finish(x, p);
-    }
-    if (rc == 0 && p->finished && x->prof)
+    if (rc == 0 && p->finished)
+        rc = pipeline_finish(x, p, out, goal);
+    bool done = p->finished && p->flushed == p->n;
+    if (rc == 0 && done && x->prof)
         for (size_t i = 0; i < p->n; i++)
             profile_pipelined(x, p->first_step + i, p->st[i].rows, i == 0 ? p->started : -1);
-    return rc != 0 ? -1 : p->finished ? 1 : 0;
+    return rc != 0 ? -1 : done ? 1 : 0;
 }
 
 int pipeline_run(exec *x, const cypher_ast_node *const *clauses, size_t n, scope *sc,

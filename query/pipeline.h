@@ -8,7 +8,9 @@
  * key, a bounded heap for ORDER BY ... LIMIT) and produces its rows when
  * its input ends: the pipeline then calls each stage's finish, in order,
  * so what one stage produces at its end flows through the stages after
- * it.  A LIMIT in the pipeline ends it early: the stage that has its
+ * it.  A finish produces a batch of rows at a time (EXEC_MORE while it
+ * holds more), so a result read in steps takes a large aggregation's or
+ * sort's rows a batch at a time too, never all at once beside them.  A LIMIT in the pipeline ends it early: the stage that has its
  * rows returns EXEC_STOP, and every stage before it stops producing (the
  * stages after it still finish).  Nothing in a pipeline writes (an
  * updating clause ends the pipeline and runs over the materialised rows,
@@ -33,6 +35,10 @@
 #include "query/exec.h"
 
 #define EXEC_STOP 1     /* returned up the pipeline: no more rows wanted */
+#define EXEC_MORE 2     /* from finish: rows remain, call it again */
+/* The rows a finish produces per call (about: a stage after it may
+   multiply them). */
+#define STAGE_FINISH_BATCH 256
 
 typedef struct stage stage;
 struct stage {
@@ -44,7 +50,9 @@ struct stage {
     int (*begin)(exec *x, stage *s, const value *row);
     int (*step)(exec *x, stage *s, bool *done);
     /* The input has ended (or a later stage stopped it): produce what is
-       held.  NULL for a stage that holds nothing. */
+       held, up to STAGE_FINISH_BATCH rows a call; 0 when all is produced
+       (or a later stage wants no more), EXEC_MORE, or -1.  NULL for a
+       stage that holds nothing. */
     int (*finish)(exec *x, stage *s);
     void (*close)(exec *x, stage *s);
     void *state;

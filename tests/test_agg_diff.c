@@ -330,6 +330,42 @@ static void test_empty_input(void **state)
     strata_graph_free(&g);
 }
 
+/* Groups and sorted rows leave a finished input a batch at a time (a
+   result read as it goes pulls them in steps): more rows than a batch,
+   through a LIMIT after the aggregation, and a result freed half read. */
+static void test_output_in_batches(void **state)
+{
+    (void)state;
+    strata_graph *g;
+    assert_int_equal(strata_graph_new(&g), STRATA_OK);
+    rows r = query_rows(g, "UNWIND range(0, 2999) AS x RETURN x % 1700 AS k, count(*) AS c");
+    assert_int_equal(r.n, 1700);
+    for (size_t i = 0; i < r.n; i++) {
+        assert_int_equal(cell(&r, i, 0)->u.i, (int64_t)i);
+        assert_int_equal(cell(&r, i, 1)->u.i, i < 1300 ? 2 : 1);
+    }
+    rows_free(&r);
+    r = query_rows(g, "UNWIND range(0, 2999) AS x WITH x ORDER BY x % 3, x DESC "
+                      "WITH x SKIP 700 LIMIT 900 WITH x, count(*) AS c RETURN x ORDER BY x");
+    assert_int_equal(r.n, 900);
+    /* ORDER BY x % 3, x DESC is 2997, 2994, ..., 0, then 2998, 2995, ...;
+       rows 700 to 1599 of it are 897 down to 0 and 2998 down to 1201 */
+    for (size_t i = 0; i < r.n; i++)
+        assert_int_equal(cell(&r, i, 0)->u.i,
+                         i < 300 ? 3 * (int64_t)i : 1201 + 3 * (int64_t)(i - 300));
+    rows_free(&r);
+    strata_result *res = NULL;
+    assert_int_equal(strata_query(g, "UNWIND range(1, 5000) AS x RETURN x ORDER BY -x", NULL,
+                                  &res), STRATA_OK);
+    const strata_value *const *row;
+    for (int i = 0; i < 300; i++) {
+        assert_true(strata_result_next(res, &row));
+        assert_int_equal(row[0]->v.u.i, 5000 - i);
+    }
+    strata_result_free(&res);
+    strata_graph_free(&g);
+}
+
 /* PROFILE names the steps of a projection and counts its rows: the
    groups a HashAggregate produced, the rows a Top let through. */
 static void test_profile_operators(void **state)
@@ -358,6 +394,7 @@ int main(void)
         cmocka_unit_test(test_hash_operators_match_references),
         cmocka_unit_test(test_empty_input),
         cmocka_unit_test(test_profile_operators),
+        cmocka_unit_test(test_output_in_batches),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
