@@ -3,11 +3,12 @@
  *
  * A query runs clause by clause.  Each clause is one operator (a file of
  * its own: op_match.c, op_project.c, ...).  Runs of reading clauses
- * (MATCH, UNWIND, plain projections) stream as one pipeline
- * (pipeline.h); the others read a materialised row set and write the
- * next one, which is the simplest route to openCypher's clause semantics
- * for updates (a clause sees every effect of the clauses before it, none
- * of its own): memory proportional to the rows between two clauses.
+ * (MATCH, UNWIND, WITH, RETURN — aggregation, DISTINCT and ORDER BY
+ * included, project.h) stream as one pipeline (pipeline.h); the others
+ * read a materialised row set and write the next one, which is the
+ * simplest route to openCypher's clause semantics for updates (a clause
+ * sees every effect of the clauses before it, none of its own): memory
+ * proportional to the rows between two clauses.
  *
  * Rows.  Every variable the planner binds gets a slot for the whole query
  * (WITH gives its aliases new slots); a row is `width` values.  A scope
@@ -167,7 +168,7 @@ int eval_predicate(const evalctx *c, const cypher_ast_node *e, tri *out);
 /* Whether e contains an aggregate call (not looking into nested
    comprehension bodies' scopes — aggregates there are an error anyway). */
 bool expr_has_aggregate(const cypher_ast_node *e);
-/* Whether e calls an aggregate function (the list is in op_project.c). */
+/* Whether e calls an aggregate function (the table is in functions.c). */
 bool is_aggregate_call(const cypher_ast_node *e);
 /* Whether a and b are written alike (same canonical form); false when out
    of memory. */
@@ -206,8 +207,9 @@ int op_load_csv(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in, r
 int load_csv_linenumber(const evalctx *c, const cypher_ast_node *at, value *a, size_t n,
                         value *out);
 int load_csv_file(const evalctx *c, const cypher_ast_node *at, value *a, size_t n, value *out);
-/* WITH and RETURN; for RETURN *cols gets the column names (arena strings
-   of the tree). */
+/* WITH and RETURN over a materialised row set (a pipeline of one stage,
+   project.h); for RETURN *cols gets the column names (arena strings of
+   the tree). */
 int op_project(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in, rowset *out,
                scope *result_cols);
 int op_create(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in, rowset *out);

@@ -4,8 +4,9 @@
  * Each entry names a function (matched case-insensitively), its arity
  * range and its implementation.  Implementations borrow their arguments
  * and return a new value; a null argument gives null unless the function
- * says otherwise (coalesce, exists, toString...).  Aggregates (count, sum,
- * ...) are not here: op_project.c computes them.
+ * says otherwise (coalesce, exists, toString...).  The aggregates (count,
+ * sum, ...) have a table of their own at the end, which says which calls
+ * aggregate; their accumulators are in aggregate.c.
  */
 #include <errno.h>
 #include <math.h>
@@ -15,6 +16,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "query/aggregate.h"
 #include "query/exec.h"
 #include "query/functions_string.h"
 #include "query/functions_temporal.h"
@@ -603,3 +605,30 @@ int function_call(const evalctx *c, const cypher_ast_node *call, value *args, si
                 return 0;
     return f->impl(c, call, args, nargs, out);
 }
+
+/* ---- aggregate functions ---- */
+
+static const struct aggregate_fn {
+    const char *name;
+    size_t nargs;
+} aggregates[] = {
+#define X(kind, name, nargs) {name, nargs},
+    AGGREGATES(X)
+#undef X
+};
+
+int aggregate_kind(const cypher_ast_node *e)
+{
+    if (e->kind == CYPHER_AST_COUNT_STAR)
+        return AGG_COUNT;
+    if (e->kind != CYPHER_AST_FUNCTION)
+        return -1;
+    for (size_t i = 0; i < sizeof aggregates / sizeof *aggregates; i++)
+        if (strcasecmp(e->u.function.name.ptr, aggregates[i].name) == 0)
+            return (int)i;
+    return -1;
+}
+
+size_t aggregate_nargs(agg_kind k) { return aggregates[k].nargs; }
+
+bool is_aggregate_call(const cypher_ast_node *e) { return aggregate_kind(e) >= 0; }

@@ -11,7 +11,8 @@ struct pipeline {
                                cells), valid until the next row is taken */
     size_t width;           /* x->width once every stage is open */
     bool row_open;          /* a stepping first stage is inside an input row */
-    bool finished;
+    bool finished;          /* no more input will be taken */
+    size_t flushed;         /* then: stages [0, flushed) have finished */
     size_t first_step;      /* PROFILE: this pipeline's first step */
     double started;
     stage st[];             /* n stages */
@@ -24,6 +25,8 @@ int stage_emit(exec *x, stage *s, const value *row)
     s->rows++;
     if (s->next)
         return s->next->row(x, s->next, row);
+    if (s->parent)
+        return stage_emit(x, s->parent, row);
     /* the last stage keeps its rows: copies of the cells it may own */
     size_t w = s->out->width;
     value copy[w ? w : 1];
@@ -35,8 +38,8 @@ int stage_emit(exec *x, stage *s, const value *row)
 bool stage_streams(const cypher_ast_node *clause)
 {
     switch (clause->kind) {
-    case CYPHER_AST_MATCH: case CYPHER_AST_UNWIND: return true;
-    case CYPHER_AST_WITH: case CYPHER_AST_RETURN: return project_streams(clause);
+    case CYPHER_AST_MATCH: case CYPHER_AST_UNWIND:
+    case CYPHER_AST_WITH: case CYPHER_AST_RETURN: return true;
     default: return false;
     }
 }
@@ -126,6 +129,21 @@ static int pipeline_unit(exec *x, pipeline *p)
     return rc;
 }
 
+/* The input has ended: each stage in order produces what it holds, into
+   the stages after it, a batch at a time until out has reached goal.  A
+   stop from a later stage only ends that stage's output. */
+static int pipeline_finish(exec *x, pipeline *p, rowset *out, size_t goal)
+{
+    while (p->flushed < p->n && out->nrows < goal) {
+        stage *s = &p->st[p->flushed];
+        int rc = s->finish ? s->finish(x, s) : 0;
+        if (rc < 0)
+            return -1;
+        p->flushed += rc != EXEC_MORE;
+    }
+    return 0;
+}
+
 int pipeline_pull(exec *x, pipeline *p, rowset *out, size_t want)
 {
     for (size_t i = 0; i < p->n; i++)
@@ -138,10 +156,13 @@ int pipeline_pull(exec *x, pipeline *p, rowset *out, size_t want)
         p->finished = true;
         rc = 0;
     }
-    if (rc == 0 && p->finished && x->prof)
+    if (rc == 0 && p->finished)
+        rc = pipeline_finish(x, p, out, goal);
+    bool done = p->finished && p->flushed == p->n;
+    if (rc == 0 && done && x->prof)
         for (size_t i = 0; i < p->n; i++)
             profile_pipelined(x, p->first_step + i, p->st[i].rows, i == 0 ? p->started : -1);
-    return rc != 0 ? -1 : p->finished ? 1 : 0;
+    return rc != 0 ? -1 : done ? 1 : 0;
 }
 
 int pipeline_run(exec *x, const cypher_ast_node *const *clauses, size_t n, scope *sc,

@@ -1,16 +1,21 @@
 /*
  * pipeline — streaming clauses.
  *
- * MATCH, UNWIND and projections without aggregation, DISTINCT or ORDER BY
- * handle one row at a time, so a run of them forms a pipeline: each row a
- * stage produces is pushed straight into the next stage, and only the
- * last stage's rows are kept.  A LIMIT in the pipeline ends it early: the
- * stage that has its rows returns EXEC_STOP, and every stage before it
- * stops producing.  Nothing upstream of a LIMIT in a pipeline writes (an
- * updating clause, aggregation or sort ends the pipeline and runs over
- * the materialised rows, as exec.h describes), so stopping early can
- * never skip an effect.  `MATCH (n) RETURN n LIMIT 10` reads ten nodes,
- * not the graph.
+ * MATCH, UNWIND, WITH and RETURN form a pipeline: each row a stage
+ * produces is pushed straight into the next stage, and only the last
+ * stage's rows are kept.  Most stages handle one row at a time; a
+ * projection that aggregates or sorts holds what it needs (a group per
+ * key, a bounded heap for ORDER BY ... LIMIT) and produces its rows when
+ * its input ends: the pipeline then calls each stage's finish, in order,
+ * so what one stage produces at its end flows through the stages after
+ * it.  A finish produces a batch of rows at a time (EXEC_MORE while it
+ * holds more), so a result read in steps takes a large aggregation's or
+ * sort's rows a batch at a time too, never all at once beside them.  A LIMIT in the pipeline ends it early: the stage that has its
+ * rows returns EXEC_STOP, and every stage before it stops producing (the
+ * stages after it still finish).  Nothing in a pipeline writes (an
+ * updating clause ends the pipeline and runs over the materialised rows,
+ * as exec.h describes), so stopping early can never skip an effect.
+ * `MATCH (n) RETURN n LIMIT 10` reads ten nodes, not the graph.
  *
  * A stage is opened in clause order (declaring its variables and
  * planning, exactly as the clause would run alone), then rows flow, then
@@ -30,6 +35,10 @@
 #include "query/exec.h"
 
 #define EXEC_STOP 1     /* returned up the pipeline: no more rows wanted */
+#define EXEC_MORE 2     /* from finish: rows remain, call it again */
+/* The rows a finish produces per call (about: a stage after it may
+   multiply them). */
+#define STAGE_FINISH_BATCH 256
 
 typedef struct stage stage;
 struct stage {
@@ -40,20 +49,28 @@ struct stage {
        yields; *done once the row has no more. */
     int (*begin)(exec *x, stage *s, const value *row);
     int (*step)(exec *x, stage *s, bool *done);
+    /* The input has ended (or a later stage stopped it): produce what is
+       held, up to STAGE_FINISH_BATCH rows a call; 0 when all is produced
+       (or a later stage wants no more), EXEC_MORE, or -1.  NULL for a
+       stage that holds nothing. */
+    int (*finish)(exec *x, stage *s);
     void (*close)(exec *x, stage *s);
     void *state;
-    stage *next;            /* NULL: rows go to out */
+    stage *next;            /* NULL: rows go to parent, else to out */
+    stage *parent;          /* a step inside a clause's stage (a projection's
+                               grouping, DISTINCT, sort...): its last step's
+                               rows leave through the clause's stage */
     rowset *out;
     uint64_t rows;          /* rows this stage produced (PROFILE) */
     bool wants_none;        /* LIMIT 0: the pipeline need not run */
 };
 
-/* Pushes row (borrowed) to the stage after s, or into s->out. */
+/* Pushes row (borrowed) to the stage after s, or out through s's parent,
+   or into s->out. */
 int stage_emit(exec *x, stage *s, const value *row);
 
 /* Whether clause can run as a stage. */
 bool stage_streams(const cypher_ast_node *clause);
-bool project_streams(const cypher_ast_node *clause);   /* WITH / RETURN */
 
 /* Opening: as the clause would run (declaring into sc); 0 or -1.
    result_cols: a RETURN's columns, for the last stage. */

@@ -35,16 +35,19 @@ void profile_clause_begin(exec *x)
     x->prof->t0 = profile_now();
 }
 
+/* A projection's steps (project.h): the operator is HashAggregate when
+   it groups, else Projection; the plan lists the steps after it. */
 static const char *projection_op(const cypher_ast_node *cl, char *extra, size_t size)
 {
     bool agg = false;
     for (size_t i = 0; i < cl->u.projection.items.count && !agg; i++)
         agg = expr_has_aggregate(cl->u.projection.items.items[i]);
+    bool sorted = cl->u.projection.order.count > 0;
     snprintf(extra, size, "%s%s%s%s%s", cl->u.projection.distinct ? "Distinct " : "",
-             cl->u.projection.where ? "Filter " : "",
-             cl->u.projection.order.count ? "Sort " : "", cl->u.projection.skip ? "Skip " : "",
-             cl->u.projection.limit ? "Limit " : "");
-    return agg ? "Aggregation" : "Projection";
+             sorted && cl->u.projection.limit ? "Top " : sorted ? "Sort " : "",
+             cl->u.projection.skip ? "Skip " : "", cl->u.projection.limit ? "Limit " : "",
+             cl->u.projection.where ? "Filter " : "");
+    return agg ? "HashAggregate" : "Projection";
 }
 
 static const char *clause_op(const cypher_ast_node *cl, char *extra, size_t size)

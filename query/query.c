@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "query/exec.h"
+#include "query/keyset.h"
 #include "query/parser.h"
 #include "query/pipeline.h"
 #include "query/plan_cache.h"
@@ -53,7 +54,9 @@ typedef struct query_out {
     scope cols;
     rowset rows;
     bool has_return;
-    pipeline *pipe;     /* x->lazy: the final pipeline, opened, not run */
+    pipeline *pipe;     /* x->lazy or open_final: the final pipeline,
+                           opened, not run */
+    bool open_final;    /* a UNION's part: its rows are pulled in batches */
 } query_out;
 
 static int run_query(exec *x, const cypher_ast_node *q, query_out *out)
@@ -73,7 +76,7 @@ static int run_query(exec *x, const cypher_ast_node *q, query_out *out)
                 j++;
             bool ends = q->u.list.items[j - 1]->kind == CYPHER_AST_RETURN;
             const cypher_ast_node *const *run = (const cypher_ast_node *const *)&q->u.list.items[i];
-            if (ends && x->lazy) {
+            if (ends && (x->lazy || out->open_final)) {
                 /* the rows are produced as the result is read */
                 out->pipe = pipeline_open(x, run, j - i, &sc, &cur, &out->cols);
                 out->has_return = true;
@@ -142,20 +145,23 @@ static bool same_columns(const scope *a, const scope *b)
     return true;
 }
 
-/* Copies out's columns and rows into the result (rows as ncols values). */
-static int take_rows(exec *x, strata_result *r, query_out *out, bool distinct)
+/* Copies the columns cols of rows into the result (rows as ncols
+   values); with seen (UNION), only rows not equivalent to one seen
+   before. */
+static int take_rows(exec *x, strata_result *r, const scope *cols, const rowset *rows,
+                     keyset *seen)
 {
-    size_t n = out->cols.n;
-    for (size_t i = 0; i < out->rows.nrows; i++) {
-        const value *src = rowset_row(&out->rows, i);
-        if (distinct) {
-            bool dup = false;
-            for (size_t k = 0; k < r->nrows && !dup; k++) {
-                dup = true;
-                for (size_t c = 0; c < n && dup; c++)
-                    dup = value_equivalent(&r->cells[k * n + c], &src[out->cols.b[c].slot]);
-            }
-            if (dup)
+    size_t n = cols->n;
+    value tuple[n ? n : 1];
+    for (size_t i = 0; i < rows->nrows; i++) {
+        const value *src = rowset_row(rows, i);
+        if (seen) {
+            for (size_t c = 0; c < n; c++)
+                tuple[c] = src[cols->b[c].slot];   /* borrowed */
+            int added = keyset_insert(seen, tuple, NULL);
+            if (added < 0)
+                return exec_oom(x);
+            if (!added)
                 continue;
         }
         value *cells = mem_realloc(x->m, r->cells, r->nrows * n * sizeof(value),
@@ -164,7 +170,7 @@ static int take_rows(exec *x, strata_result *r, query_out *out, bool distinct)
             return exec_oom(x);
         r->cells = cells;
         for (size_t c = 0; c < n; c++)
-            r->cells[r->nrows * n + c] = value_retain(src[out->cols.b[c].slot]);
+            r->cells[r->nrows * n + c] = value_retain(src[cols->b[c].slot]);
         r->nrows++;
     }
     return 0;
@@ -249,33 +255,48 @@ static int run_body(exec *x, const cypher_ast_node *body, strata_result *r)
         if (rc == 0 && out.pipe)
             rc = lazy_start(x, r, &out);
         else if (rc == 0)
-            rc = take_rows(x, r, &out, false);
+            rc = take_rows(x, r, &out.cols, &out.rows, NULL);
         pipeline_close(x, &out.pipe);   /* unless the result took it */
         scope_free(&out.cols);
         rowset_free(&out.rows);
         return rc;
     }
-    /* UNION [ALL]: the parts run in order, with the same columns */
+    /* UNION [ALL]: the parts run in order, with the same columns; each
+       part's final pipeline is pulled in batches, so UNION holds its
+       distinct rows (the result), never a part's rows all at once */
     int rc = 0;
     scope first = {0};
+    keyset seen;            /* UNION: the rows so far, de-duplicated */
+    keyset_init(&seen, x->m, 0);
     for (size_t i = 0; i < body->u.union_.queries.count && rc == 0; i++) {
-        query_out out = {0};
+        query_out out = {.open_final = true};
         x->width = 0;
         rc = run_query(x, body->u.union_.queries.items[i], &out);
         if (rc == 0 && i == 0) {
             rc = set_columns(x, r, &out.cols);
             if (rc == 0)
                 rc = scope_copy(x, &out.cols, &first);
+            keyset_init(&seen, x->m, out.cols.n);
         } else if (rc == 0 && !same_columns(&first, &out.cols)) {
             rc = exec_fail(x, body->u.union_.queries.items[i], "SyntaxError",
                            "DifferentColumnsInUnion",
                            "all parts of a UNION must return the same columns");
         }
-        if (rc == 0)
-            rc = take_rows(x, r, &out, !body->u.union_.all);
+        keyset *dedup = body->u.union_.all ? NULL : &seen;
+        if (rc == 0 && !out.pipe)
+            rc = take_rows(x, r, &out.cols, &out.rows, dedup);
+        for (int pulled = 0; rc == 0 && out.pipe && pulled != 1;) {
+            rowset batch;
+            rowset_init(&batch, x->width);
+            pulled = pipeline_pull(x, out.pipe, &batch, LAZY_BATCH);
+            rc = pulled < 0 ? -1 : take_rows(x, r, &out.cols, &batch, dedup);
+            rowset_free(&batch);
+        }
+        pipeline_close(x, &out.pipe);
         scope_free(&out.cols);
         rowset_free(&out.rows);
     }
+    keyset_free(&seen);
     scope_free(&first);
     return rc;
 }
@@ -410,7 +431,7 @@ static void run_profiled(exec *x, const cypher_ast_node *root, const char *text,
     query_out out = {0};
     if (!x->err.category && profile_rows(x, &out.cols, &out.rows) == 0 &&
         set_columns(x, r, &out.cols) == 0)
-        take_rows(x, r, &out, false);
+        take_rows(x, r, &out.cols, &out.rows, NULL);
     scope_free(&out.cols);
     rowset_free(&out.rows);
     profile_free(x);

@@ -42,6 +42,7 @@ static void arena_put(unsigned arena)
 
 struct mem_ctx {
     atomic_size_t bytes;
+    atomic_size_t peak;     /* test builds: the most bytes held at once */
     atomic_int refs;
     unsigned arena;     /* jemalloc arena index; unused without jemalloc */
     int flags;          /* mallocx flags selecting the arena */
@@ -78,6 +79,19 @@ static atomic_uint_fast64_t copied_entries;
 void mem_note_copied(uint64_t entries) { atomic_fetch_add(&copied_entries, entries); }
 uint64_t mem_copied_entries(void) { return atomic_load(&copied_entries); }
 
+/* Raises m's peak to its current bytes. */
+static void note_peak(mem_ctx *m)
+{
+    size_t now = atomic_load_explicit(&m->bytes, memory_order_relaxed);
+    size_t peak = atomic_load_explicit(&m->peak, memory_order_relaxed);
+    while (now > peak && !atomic_compare_exchange_weak(&m->peak, &peak, now))
+        ;
+}
+
+size_t mem_ctx_peak(mem_ctx *m) { return atomic_load(&m->peak); }
+
+void mem_ctx_peak_reset(mem_ctx *m) { atomic_store(&m->peak, atomic_load(&m->bytes)); }
+
 static int injected_failure(void)
 {
     long n = atomic_fetch_add(&alloc_count, 1) + 1;
@@ -86,6 +100,7 @@ static int injected_failure(void)
 }
 #else
 static inline int injected_failure(void) { return 0; }
+static inline void note_peak(mem_ctx *m) { (void)m; }
 #endif
 
 static void *raw_alloc(mem_ctx *m, size_t size)
@@ -164,8 +179,10 @@ void *mem_alloc(mem_ctx *m, size_t size)
     if (size == SIZE_MAX || injected_failure())
         return NULL;
     void *p = raw_alloc(m, size);
-    if (p && COUNTED(m))
+    if (p && COUNTED(m)) {
         atomic_fetch_add_explicit(&m->bytes, size, memory_order_relaxed);
+        note_peak(m);
+    }
     return p;
 }
 
@@ -196,10 +213,11 @@ void *mem_realloc(mem_ctx *m, void *p, size_t old_size, size_t new_size)
         return NULL;
     if (!COUNTED(m))
         return q;
-    if (new_size >= old_size)
+    if (new_size >= old_size) {
         atomic_fetch_add_explicit(&m->bytes, new_size - old_size,
                                   memory_order_relaxed);
-    else
+        note_peak(m);
+    } else
         atomic_fetch_sub_explicit(&m->bytes, old_size - new_size,
                                   memory_order_relaxed);
     return q;

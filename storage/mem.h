@@ -69,6 +69,12 @@ void mem_fail_clear(void);
 /* Allocations attempted since the last mem_fail_at / mem_fail_clear. */
 long mem_fail_count(void);
 
+/* The most bytes m has held at once since the last mem_ctx_peak_reset
+   (which starts it at the bytes held now): what a test asserts to show
+   memory grows with what an operator keeps, not with its input. */
+size_t mem_ctx_peak(mem_ctx *m);
+void mem_ctx_peak_reset(mem_ctx *m);
+
 /* The copy counter: entries (slots, chunk pointers, properties, adjacency
    entries, index entries) copied because a shared structure had to be
    made private.  The oracle that tells a genuine copy from an O(1) share;

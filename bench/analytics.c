@@ -1,0 +1,130 @@
+/*
+ * analytics — the aggregating operators over large inputs, end to end
+ * through strata_query (parse, plan, run, read every row, free):
+ *
+ *   count(DISTINCT x)   UNWIND range(1, N) AS x RETURN count(DISTINCT x)
+ *                       at N = 10k, 100k, 1M
+ *   grouping            MATCH (n:P) RETURN n.k % G AS g, count(*), sum(n.k)
+ *                       over the graph's N nodes, G = 100 and G = N/10
+ *   DISTINCT            MATCH (n:P) RETURN DISTINCT n.k % G
+ *   ORDER BY LIMIT      MATCH (n:P) RETURN n.k ORDER BY n.k % 1000 DESC, n.k
+ *                       LIMIT 10 (Top) and without LIMIT (Sort)
+ *   UNION               two MATCH parts of N rows each, 2G distinct rows
+ *
+ *   analytics [--nodes N] [--runs R] [--quick]
+ *
+ * Prints the median of R runs per query, wall clock and CPU time (the
+ * process's CPU clock: on a shared machine the wall clock also counts the
+ * time spent waiting for a core), and the process's peak resident size
+ * after each (a high-water mark of the whole process: the graph's storage
+ * plus the most any query held).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include <strata.h>
+
+#define BENCH_NAME "analytics"
+#include "bench_util.h"
+
+static double cpu_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static long peak_rss_kib(void)
+{
+    struct rusage ru;
+    return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : -1;
+}
+
+/* The median wall time of runs executions of q, in ms (*cpu: the median
+   CPU time); *rows gets its rows. */
+static double time_query(strata_graph *g, const char *q, int runs, long *rows, double *cpu)
+{
+    double t[runs], c[runs];
+    for (int i = 0; i < runs; i++) {
+        double t0 = now_ms(), c0 = cpu_ms();
+        strata_result *r;
+        STRATA_OK_G(g, strata_query(g, q, NULL, &r));
+        const strata_value *const *row;
+        *rows = 0;
+        while (strata_result_next(r, &row))
+            (*rows)++;
+        if (strata_result_error(r))
+            fail("%s: %s", q, strata_result_error(r)->message);
+        strata_result_free(&r);
+        t[i] = now_ms() - t0;
+        c[i] = cpu_ms() - c0;
+    }
+    *cpu = summarise(c, runs).median;
+    return summarise(t, runs).median;
+}
+
+static void report(strata_graph *g, const char *label, const char *q, int runs)
+{
+    long rows = 0;
+    double cpu, ms = time_query(g, q, runs, &rows, &cpu);
+    printf("%-30s %9.1f ms wall %9.1f ms cpu %8ld rows  peak rss %7ld KiB\n", label, ms, cpu,
+           rows, peak_rss_kib());
+    fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+    long n = 1000000;
+    int runs = 3;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--nodes") && i + 1 < argc)
+            n = atol(argv[++i]);
+        else if (!strcmp(argv[i], "--runs") && i + 1 < argc)
+            runs = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--quick"))
+            n = 100000, runs = 1;
+        else
+            fail("usage: analytics [--nodes N] [--runs R] [--quick]");
+    }
+    strata_graph *g;
+    if (strata_graph_new(&g) != STRATA_OK || n < 10 || runs < 1)
+        fail("bad arguments or out of memory");
+    char q[256], label[64];
+
+    for (long size = 10000; size <= 1000000; size *= 10) {
+        snprintf(q, sizeof q, "UNWIND range(1, %ld) AS x RETURN count(DISTINCT x)", size);
+        snprintf(label, sizeof label, "count(DISTINCT x) %ld", size);
+        report(g, label, q, runs);
+    }
+
+    snprintf(q, sizeof q, "UNWIND range(1, %ld) AS i CREATE (:P {k: i})", n);
+    strata_result *r;
+    STRATA_OK_G(g, strata_query(g, q, NULL, &r));
+    strata_result_free(&r);
+    printf("graph: %ld nodes, rss %ld KiB\n", n, rss_kib());
+    fflush(stdout);
+
+    long groups[] = {100, n / 10};
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(q, sizeof q, "MATCH (n:P) RETURN n.k %% %ld AS g, count(*), sum(n.k)",
+                 groups[i]);
+        snprintf(label, sizeof label, "grouping, %ld groups", groups[i]);
+        report(g, label, q, runs);
+        snprintf(q, sizeof q, "MATCH (n:P) RETURN DISTINCT n.k %% %ld AS g", groups[i]);
+        snprintf(label, sizeof label, "DISTINCT, %ld rows", groups[i]);
+        report(g, label, q, runs);
+        snprintf(q, sizeof q,
+                 "MATCH (n:P) RETURN n.k %% %ld AS g UNION MATCH (n:P) RETURN -(n.k %% %ld) - 1 AS g",
+                 groups[i], groups[i]);
+        snprintf(label, sizeof label, "UNION, %ld rows", 2 * groups[i]);
+        report(g, label, q, runs);
+    }
+    report(g, "ORDER BY ... LIMIT 10 (Top)",
+           "MATCH (n:P) RETURN n.k AS k ORDER BY n.k % 1000 DESC, k LIMIT 10", runs);
+    report(g, "ORDER BY, every row (Sort)",
+           "MATCH (n:P) RETURN n.k AS k ORDER BY n.k % 1000 DESC, k", runs);
+    strata_graph_free(&g);
+    return 0;
+}

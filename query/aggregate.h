@@ -1,0 +1,61 @@
+/*
+ * aggregate — the aggregate functions' accumulators: what one group keeps
+ * for one aggregate call, and the call's result at the end.
+ *
+ * Each accumulator keeps O(1) state (count, sums, Welford's running mean,
+ * the best value so far) except collect() and the percentiles, which keep
+ * their values.  A DISTINCT call also keeps the set of values it has
+ * seen (keyset.h, the same equivalence as grouping), so that set grows
+ * with the distinct values, never with the rows.
+ *
+ * The function table (name, arguments) is in functions.c; AGGREGATES
+ * below is the list both read.
+ */
+#ifndef STRATA_QUERY_AGGREGATE_H
+#define STRATA_QUERY_AGGREGATE_H
+
+#include "query/exec.h"
+#include "query/keyset.h"
+
+/* X(kind, name, arguments) */
+#define AGGREGATES(X)                                                    \
+    X(COUNT, "count", 1) X(SUM, "sum", 1) X(AVG, "avg", 1)               \
+    X(MIN, "min", 1) X(MAX, "max", 1) X(COLLECT, "collect", 1)           \
+    X(STDEV, "stDev", 1) X(STDEVP, "stDevP", 1)                          \
+    X(PERCENTILE_CONT, "percentileCont", 2)                              \
+    X(PERCENTILE_DISC, "percentileDisc", 2)
+
+typedef enum agg_kind {
+#define X(kind, name, nargs) AGG_##kind,
+    AGGREGATES(X)
+#undef X
+} agg_kind;
+
+/* The aggregate function call e makes (count(*) is COUNT), or -1
+   (functions.c). */
+int aggregate_kind(const cypher_ast_node *e);
+/* How many arguments aggregate k takes (functions.c). */
+size_t aggregate_nargs(agg_kind k);
+
+typedef struct acc {
+    int64_t count;
+    bool is_float;
+    int64_t isum;
+    double fsum;
+    double mean, m2;        /* stDev: Welford's running mean and squared deviations */
+    double percentile;      /* percentileCont / Disc: the second argument */
+    value best;             /* min / max */
+    value *items;           /* collect and the percentiles: the values */
+    size_t nitems, capitems;
+    keyset *seen;           /* DISTINCT: the values seen (width 1), or NULL */
+} acc;
+
+/* A zeroed acc is empty.  Adds the argument(s) of call, an aggregate of
+   kind k, evaluated in c. */
+int acc_add(exec *x, const cypher_ast_node *call, agg_kind k, acc *a, const evalctx *c);
+/* The result of an aggregate of kind k over what a holds; *out is new. */
+int acc_result(exec *x, agg_kind k, acc *a, value *out);
+/* Releases what a holds; a is zeroed. */
+void acc_free(acc *a);
+
+#endif
