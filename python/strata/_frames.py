@@ -103,16 +103,18 @@ def _load_nodes(g, key, frame, spaces, id, labels):
     import numpy as np
 
     given = (key,) if isinstance(key, str) else tuple(key or ())
-    per_row = _row_labels(frame, labels) if labels in frame.columns else [()] * len(frame)
-    props = frame.drop(columns=[labels]) if labels in frame.columns else frame
-    ids = np.empty(len(frame), dtype=np.int64)
-    for extra, rows in _groups(per_row).items():
-        part = props.iloc[rows]
-        all_labels = given + tuple(l for l in extra if l not in given)
-        made = g._create_nodes(all_labels, len(rows), _property_columns(part, ()))
-        ids[rows] = np.frombuffer(made, dtype=np.int64)
+    if labels not in frame.columns:   # one group: no per-row copies
+        made = g._create_nodes(given, len(frame), _property_columns(frame, ()))
+        ids = np.frombuffer(made, dtype=np.int64)
+    else:
+        props = frame.drop(columns=[labels])
+        ids = np.empty(len(frame), dtype=np.int64)
+        for extra, rows in _groups(_row_labels(frame, labels)).items():
+            all_labels = given + tuple(l for l in extra if l not in given)
+            made = g._create_nodes(all_labels, len(rows), _property_columns(props.iloc[rows], ()))
+            ids[rows] = np.frombuffer(made, dtype=np.int64)
     if id in frame.columns:
-        spaces.add(given[0] if given else "", frame[id].tolist(), ids)
+        spaces.add(given[0] if given else "", frame[id].to_numpy(), ids)
     return len(frame)
 
 
@@ -127,15 +129,19 @@ def _load_relationships(g, key, frame, spaces, start, end, type):
     for column in (start, end):
         if column not in frame.columns:
             raise ValueError(f"{where}: no column {column!r}")
-    starts = spaces.lookup(start_space, frame[start].tolist(), where + f", column {start!r}")
-    ends = spaces.lookup(end_space, frame[end].tolist(), where + f", column {end!r}")
+    starts = spaces.lookup(start_space, frame[start].to_numpy(), where + f", column {start!r}")
+    ends = spaces.lookup(end_space, frame[end].to_numpy(), where + f", column {end!r}")
     if rel_type is None:
         if type not in frame.columns:
             raise ValueError(f"{where}: no type given and no column {type!r}")
         row_types = frame[type].tolist()
-    else:
-        row_types = [rel_type] * len(frame)
+    elif not isinstance(rel_type, str) or not rel_type:
+        raise ValueError(f"{where}: a relationship type must be a non-empty string")
     props = frame.drop(columns=[c for c in (start, end, type) if c in frame.columns])
+    if rel_type is not None:   # one group: no per-row copies
+        g._create_relationships(rel_type, starts.tobytes(), ends.tobytes(),
+                                _property_columns(props, ()))
+        return len(frame)
     for t, rows in _groups(row_types).items():
         if not isinstance(t, str) or not t:
             raise ValueError(f"{where}, row {rows[0]}: a relationship type must be a "
