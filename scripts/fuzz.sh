@@ -19,15 +19,15 @@ command -v clang >/dev/null || { echo "fuzz: clang not installed, skipped"; exit
 mkdir -p build/fuzz
 flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -D_GNU_SOURCE -I. -Iinclude"
 # The engine's sources below the query layer, in CMakeLists.txt's order.
-engine=$(sed -n 's|^ *${PROJECT_SOURCE_DIR}/\(storage/[a-z_]*\.c\)$|\1|p; s|^ *${PROJECT_SOURCE_DIR}/\(index/[a-z_]*\.c\)$|\1|p; s|^ *${PROJECT_SOURCE_DIR}/\(journal/[a-z_]*\.c\)$|\1|p; s|^ *${PROJECT_SOURCE_DIR}/\(core/[a-z_]*\.c\)$|\1|p' CMakeLists.txt)
+engine=$(sed -n 's|^ *${PROJECT_SOURCE_DIR}/\(storage/[a-z_0-9]*\.c\)$|\1|p; s|^ *${PROJECT_SOURCE_DIR}/\(index/[a-z_0-9]*\.c\)$|\1|p; s|^ *${PROJECT_SOURCE_DIR}/\(journal/[a-z_0-9]*\.c\)$|\1|p; s|^ *${PROJECT_SOURCE_DIR}/\(core/[a-z_0-9]*\.c\)$|\1|p' CMakeLists.txt)
 # shellcheck disable=SC2086
-clang $flags tests/fuzz_parser.c query/lexer.c query/ast.c query/parser.c storage/mem.c \
+clang $flags tests/fuzz_parser.c query/lexer.c query/ast.c query/parser.c storage/mem.c storage/utf8.c \
     -o build/fuzz/fuzz_parser
 # shellcheck disable=SC2086
 clang $flags -DSTRATA_FUZZING tests/fuzz_loader.c $engine -lm -lpthread \
     -o build/fuzz/fuzz_loader
 # shellcheck disable=SC2086
-clang $flags -DSTRATA_TESTING tests/fuzz_csv.c query/csv.c storage/mem.c -o build/fuzz/fuzz_csv
+clang $flags -DSTRATA_TESTING tests/fuzz_csv.c query/csv.c storage/mem.c storage/utf8.c -o build/fuzz/fuzz_csv
 share=$((seconds / 3))
 [ "$share" -ge 1 ] || share=1
 run() {
