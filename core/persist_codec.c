@@ -443,6 +443,13 @@ int pr_string(preader *r, size_t max, const char *what, const char **s, size_t *
 
 static int get_value(preader *r, value *out, int depth);
 
+/* The engine's own nesting limit (value.h): a file cannot hold a value
+   Cypher could not have built. */
+static int too_deep(preader *r)
+{
+    return pr_fail(r, "values nest deeper than %d", PCODEC_MAX_DEPTH);
+}
+
 /* n items into a new array from scratch memory, each decoded at depth. */
 static int get_items(preader *r, size_t n, int depth, value **items)
 {
@@ -490,6 +497,8 @@ static int get_list(preader *r, bool path, value *out, int depth)
     }
     int rc = path ? value_path_from(r->m, items, n, out) : value_list_from(r->m, items, n, out);
     free_items(items, n);
+    if (rc == VALUE_TOO_DEEP)
+        return too_deep(r);
     return rc ? pr_nomem(r, "building a list") : 0;
 }
 
@@ -532,7 +541,8 @@ static int get_map(preader *r, value *out, int depth)
     }
     int rc = -1;
     if (i == n) {
-        rc = value_map_from(r->m, keys, vals, n, out) ? pr_nomem(r, "building a map") : 0;
+        rc = value_map_from(r->m, keys, vals, n, out);
+        rc = rc == VALUE_TOO_DEEP ? too_deep(r) : rc ? pr_nomem(r, "building a map") : 0;
     } else {
         for (size_t j = 0; j < i; j++) {
             value_release(&keys[j]);
@@ -606,7 +616,7 @@ static int get_value(preader *r, value *out, int depth)
 {
     *out = value_null();
     if (depth > PCODEC_MAX_DEPTH)
-        return pr_fail(r, "values nest deeper than %d", PCODEC_MAX_DEPTH);
+        return too_deep(r);
     uint8_t tag;
     if (pr_u8(r, &tag))
         return -1;

@@ -288,7 +288,7 @@ static int acc_result(exec *x, const cypher_ast_node *call, acc *a, value *out)
             copy[i] = value_retain(a->items[i]);
         int rc = value_list_from(x->m, copy, a->nitems, out);
         mem_free(x->m, copy, (a->nitems ? a->nitems : 1) * sizeof(value));
-        return rc == 0 ? 0 : exec_oom(x);
+        return rc == 0 ? 0 : exec_value_fail(x, call, rc);
     }
     }
     return 0;

@@ -7,7 +7,9 @@
  *   offset  size  field
  *   0       1     type (value_type)
  *   1       1     inl_len: an inline string's length, HEAP_STRING otherwise
- *   2       14    inline string bytes and their NUL (inl_head, u.inl_tail)
+ *   2       14    inline string bytes and their NUL (inl_head, u.inl_tail);
+ *                 for a list, map or path, bytes 2..3 hold its nesting
+ *                 depth (uint16, value_depth)
  *   8       8     u: bool, int, float, id or heap pointer (the same bytes
  *                 as the inline area's last eight)
  *
@@ -29,10 +31,14 @@
  *      maps' keys in step.
  *   5. A path holds an odd number of items: nodes at even positions,
  *      relationships at odd ones.
+ *   6. A container's cell records its depth: one more than the deepest
+ *      container among its items, never above VALUE_MAX_DEPTH.  items_from
+ *      and value_map_from are the only places a list, map or path is
+ *      made (deep_copy copies the cell's depth along), and both refuse a
+ *      deeper one.
  *
  * Release, clone, comparison, order, equivalence and hash recurse over
- * nested values, so their stack depth grows with nesting depth: whoever
- * builds values from untrusted input must cap how deep they nest.
+ * nested values; invariant 6 bounds their stack depth.
  */
 #include "storage/value.h"
 
@@ -139,6 +145,41 @@ static value heap_value(value_type t, struct value_heap *h)
         v.inl_len = HEAP_STRING;
     v.u.h = h;
     return v;
+}
+
+static bool is_container(value_type t)
+{
+    return t == VAL_LIST || t == VAL_MAP || t == VAL_PATH;
+}
+
+unsigned value_depth(const value *v)
+{
+    if (!is_container(value_kind(v)))
+        return 0;
+    uint16_t d;
+    memcpy(&d, v->inl_head, sizeof d);
+    return d;
+}
+
+static void set_depth(value *v, unsigned depth)
+{
+    uint16_t d = (uint16_t)depth;
+    memcpy(v->inl_head, &d, sizeof d);
+}
+
+_Static_assert(VALUE_MAX_DEPTH < UINT16_MAX, "a depth fits the cell's two bytes");
+
+/* The depth a container of vs[0..n) would have: one more than its
+   deepest item (O(n): each item's depth is in its cell). */
+static unsigned depth_over(const value *vs, size_t n)
+{
+    unsigned deepest = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned d = value_depth(&vs[i]);
+        if (d > deepest)
+            deepest = d;
+    }
+    return deepest + 1;
 }
 
 static void release_all(value *vs, size_t n)
@@ -279,6 +320,12 @@ static int cmp_temporal(const value *a, const value *b)
 static int items_from(mem_ctx *m, value_type t, value *items, size_t n,
                       value *out)
 {
+    unsigned depth = depth_over(items, n);
+    if (depth > VALUE_MAX_DEPTH) {
+        release_all(items, n);
+        *out = value_null();
+        return VALUE_TOO_DEEP;
+    }
     struct value_heap *h = heap_new(m, n, mem_array_size(n, sizeof(value)));
     if (!h) {
         release_all(items, n);
@@ -290,6 +337,7 @@ static int items_from(mem_ctx *m, value_type t, value *items, size_t n,
         items[i] = value_null();
     }
     *out = heap_value(t, h);
+    set_depth(out, depth);
     return 0;
 }
 
@@ -338,9 +386,16 @@ int value_map_from(mem_ctx *m, value *keys, value *vals, size_t n, value *out)
     struct map_entry *e = NULL;
     struct value_heap *h;
     size_t esize = mem_array_size(n, sizeof *e);
+    int rc = -1;
     for (size_t i = 0; i < n; i++)
         if (keys[i].type != VAL_STRING)
             goto fail;
+    /* Keys are strings, so the values alone decide the depth. */
+    unsigned depth = depth_over(vals, n);
+    if (depth > VALUE_MAX_DEPTH) {
+        rc = VALUE_TOO_DEEP;
+        goto fail;
+    }
     /* Sorting happens in a scratch array because the final size is only
        known once duplicates have been found. */
     e = mem_alloc(m, esize);
@@ -372,6 +427,7 @@ int value_map_from(mem_ctx *m, value *keys, value *vals, size_t n, value *out)
     }
     mem_free(m, e, esize);
     *out = heap_value(VAL_MAP, h);
+    set_depth(out, depth);
     return 0;
 
 fail:
@@ -386,7 +442,7 @@ fail:
         release_all(vals, n);
     }
     *out = value_null();
-    return -1;
+    return rc;
 }
 
 size_t value_map_len(const value *v)
@@ -469,6 +525,7 @@ static int deep_copy(mem_ctx *m, const value *v, value *out)
         }
     }
     *out = heap_value(t, h);
+    set_depth(out, value_depth(v));
     return 0;
 }
 
