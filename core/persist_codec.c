@@ -554,11 +554,10 @@ static int get_map(preader *r, value *out, int depth)
     return rc;
 }
 
-/* Days within ±2^40 (far beyond Cypher's ±999,999,999 years) keep every
-   seconds-since-epoch computation inside 64 bits. */
-#define MAX_ABS_DAYS (1LL << 40)
-#define MAX_ABS_OFFSET (18 * 3600)
-
+/* A temporal is read into its decoded form with each field bounded only
+   by what the decoded form can hold; temporal_check then applies the
+   engine's own definition of a valid value (its ranges), so a file holds
+   exactly what Cypher could have made. */
 static int get_temporal(preader *r, value_type kind, value *out)
 {
     temporal t;
@@ -569,21 +568,19 @@ static int get_temporal(preader *r, value_type kind, value *out)
     if (kind == VAL_DATE || kind == VAL_LOCALDATETIME || kind == VAL_DATETIME) {
         if (pr_svarint(r, &t.days))
             return -1;
-        if (t.days > MAX_ABS_DAYS || t.days < -MAX_ABS_DAYS)
-            return pr_fail(r, "a date is out of range");
     }
     if (kind != VAL_DATE) {
         if (pr_varint(r, &nanos))
             return -1;
         if (nanos >= (uint64_t)TM_NANOS_PER_DAY)
-            return pr_fail(r, "a time of day is out of range");
+            return pr_fail(r, "a time of day is out of range");   /* before the cast */
         t.nanos = (int64_t)nanos;
     }
     if (kind == VAL_TIME || kind == VAL_DATETIME) {
         if (pr_svarint(r, &off))
             return -1;
-        if (off > MAX_ABS_OFFSET || off < -MAX_ABS_OFFSET)
-            return pr_fail(r, "a zone offset is out of range");
+        if (off > INT32_MAX || off < INT32_MIN)
+            return pr_fail(r, "a zone offset is out of range");   /* before the cast */
         t.offset = (int32_t)off;
     }
     if (kind == VAL_DATETIME) {
@@ -596,6 +593,13 @@ static int get_temporal(preader *r, value_type kind, value *out)
         memcpy(t.zone, z, zl);
         t.zone[zl] = '\0';
     }
+    static const char *const names[] = {
+        [VAL_DATE] = "Date", [VAL_LOCALTIME] = "LocalTime", [VAL_TIME] = "Time",
+        [VAL_LOCALDATETIME] = "LocalDateTime", [VAL_DATETIME] = "DateTime",
+    };
+    temporal_err e;
+    if (temporal_check(&t, &e) != 0)
+        return pr_fail(r, "a %s value: %s", names[kind], e.msg);
     return temporal_to_value(r->m, &t, out) ? pr_nomem(r, "reading a datetime") : 0;
 }
 
