@@ -58,7 +58,13 @@ static int64_t floordiv(int64_t a, int64_t b)
     return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
-static int64_t floormod(int64_t a, int64_t b) { return a - floordiv(a, b) * b; }
+/* From the remainder, not a - floordiv(a, b) * b, whose product
+   overflows for a near INT64_MIN (floormod(INT64_MIN, 1000)). */
+static int64_t floormod(int64_t a, int64_t b)
+{
+    int64_t r = a % b;
+    return r != 0 && ((r < 0) != (b < 0)) ? r + b : r;
+}
 
 /* ---- calendar ---------------------------------------------------------- */
 
