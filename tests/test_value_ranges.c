@@ -520,6 +520,210 @@ static void test_overflow_table(void **state)
     strata_graph_free(&g);
 }
 
+/* ---- 3. a sweep: every combination either answers or errors, and every
+   answer can be saved and loaded ---------------------------------------- */
+
+static const char *const sweep_ints[] = {
+    "9223372036854775807", "(-9223372036854775807 - 1)", "-9223372036854775807",
+    "4611686018427387904", "3037000500", "-1", "0", "1", "999999999", "1000000000", "86400",
+};
+static const char *const sweep_floats[] = {
+    "1.0e18", "-9.3e18", "0.5", "1.0e-19", "(0.0 / 0.0)", "(1.0 / 0.0)",
+};
+static const char *const sweep_temporals[] = {
+    "date('-999999999-01-01')", "date('+999999999-12-31')", "date('2020-02-29')",
+    "localtime('23:59:59.999999999')", "time('00:00+18:00')", "time('23:59:59.999999999-18:00')",
+    "localdatetime('+999999999-12-31T23:59:59.999999999')",
+    "localdatetime('-999999999-01-01T00:00')", "datetime('-999999999-01-01T00:00+18:00')",
+    "datetime('+999999999-12-31T23:59:59.999999999-18:00')",
+    "datetime('+999999999-12-31T23:59:59.999999999[Europe/Stockholm]')",
+    "datetime('-999999999-01-01T00:00[America/New_York]')",
+};
+static const char *const sweep_duration_keys[] = {
+    "years", "quarters", "months", "weeks", "days", "hours", "minutes", "seconds",
+    "milliseconds", "microseconds", "nanoseconds",
+};
+static const char *const sweep_components[] = {
+    "years", "months", "days", "hours", "minutes", "seconds", "milliseconds", "microseconds",
+    "nanoseconds", "quartersOfYear", "monthsOfQuarter", "daysOfWeek", "minutesOfHour",
+    "secondsOfMinute", "millisecondsOfSecond", "nanosecondsOfSecond", "weeks", "quarters",
+    "year", "quarter", "month", "week", "weekYear", "day", "ordinalDay", "dayOfWeek",
+    "dayOfQuarter", "hour", "epochSeconds", "epochMillis", "offsetSeconds",
+};
+static const char *const sweep_units[] = {
+    "millennium", "century", "decade", "year", "weekYear", "quarter", "month", "week", "day",
+    "hour", "minute", "second", "millisecond", "microsecond",
+};
+static const char *const sweep_kinds[] = { "date", "localtime", "time", "localdatetime",
+                                           "datetime" };
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/* snprintf that fails the test rather than cut an expression short. */
+static void expr_of(char *out, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void expr_of(char *out, size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(out, cap, fmt, ap);
+    va_end(ap);
+    assert_true(n >= 0 && (size_t)n < cap);
+}
+
+typedef struct sweep {
+    strata_graph *g;
+    pwriter w;
+    FILE *f;
+    value *kept;   /* every answer, in the order written */
+    size_t n, cap, errors;
+} sweep;
+
+/* Runs RETURN expr: an answer is kept and written with the codec; an
+   error must be an argument or type error (never out of memory, never a
+   crash; under UBSan never an overflow). */
+static void sweep_one(sweep *s, const char *expr)
+{
+    char q[1024];
+    snprintf(q, sizeof q, "RETURN %s", expr);
+    strata_result *r = NULL;
+    strata_query(s->g, q, NULL, &r);
+    assert_non_null(r);
+    const strata_value *const *row;
+    if (strata_result_next(r, &row)) {
+        if (s->n == s->cap) {
+            s->cap = s->cap ? 2 * s->cap : 1024;
+            s->kept = realloc(s->kept, s->cap * sizeof *s->kept);
+            assert_non_null(s->kept);
+        }
+        s->kept[s->n++] = value_retain(row[0]->v);
+        pw_value(&s->w, &row[0]->v);
+    }
+    const strata_query_error *e = strata_result_error(r);
+    if (e) {
+        if (strcmp(e->code, "ArgumentError") != 0 && strcmp(e->code, "TypeError") != 0)
+            fail_msg("%s: %s %s", expr, e->code, e->message);
+        s->errors++;
+    }
+    strata_result_free(&r);
+}
+
+static void test_overflow_sweep_saves_every_answer(void **state)
+{
+    (void)state;
+    sweep s = { 0 };
+    assert_int_equal(strata_graph_new(&s.g), STRATA_OK);
+    s.f = tmpfile();
+    assert_non_null(s.f);
+    static unsigned char buf[1 << 16];
+    pw_init(&s.w, fileno(s.f), buf, sizeof buf);
+    char e[1024];
+    /* durations from every component at the extremes */
+    size_t nd = 0;
+    static char durs[COUNT(sweep_duration_keys) * (COUNT(sweep_ints) + COUNT(sweep_floats))][96];
+    for (size_t k = 0; k < COUNT(sweep_duration_keys); k++) {
+        for (size_t i = 0; i < COUNT(sweep_ints); i++)
+            expr_of(durs[nd++], sizeof durs[0], "duration({%s: %s})", sweep_duration_keys[k],
+                     sweep_ints[i]);
+        for (size_t i = 0; i < COUNT(sweep_floats); i++)
+            expr_of(durs[nd++], sizeof durs[0], "duration({%s: %s})", sweep_duration_keys[k],
+                     sweep_floats[i]);
+    }
+    for (size_t d = 0; d < nd; d++) {
+        sweep_one(&s, durs[d]);
+        for (size_t t = 0; t < COUNT(sweep_temporals); t++)
+            for (int op = 0; op < 2; op++) {
+                expr_of(e, sizeof e, "%s %c %s", sweep_temporals[t], "+-"[op], durs[d]);
+                sweep_one(&s, e);
+            }
+        for (size_t i = 0; i < COUNT(sweep_ints) + COUNT(sweep_floats); i++)
+            for (int op = 0; op < 2; op++) {
+                expr_of(e, sizeof e, "%s %c %s", durs[d], "*/"[op],
+                         i < COUNT(sweep_ints) ? sweep_ints[i]
+                                               : sweep_floats[i - COUNT(sweep_ints)]);
+                sweep_one(&s, e);
+            }
+        for (size_t d2 = d % 7; d2 < nd; d2 += 7)
+            for (int op = 0; op < 2; op++) {
+                expr_of(e, sizeof e, "%s %c %s", durs[d], "+-"[op], durs[d2]);
+                sweep_one(&s, e);
+            }
+    }
+    for (size_t a = 0; a < COUNT(sweep_temporals); a++) {
+        for (size_t b = 0; b < COUNT(sweep_temporals); b++) {
+            static const char *const modes[] = { "between", "inMonths", "inDays", "inSeconds" };
+            for (size_t m = 0; m < COUNT(modes); m++) {
+                expr_of(e, sizeof e, "duration.%s(%s, %s)", modes[m], sweep_temporals[a],
+                         sweep_temporals[b]);
+                sweep_one(&s, e);
+            }
+        }
+        for (size_t c = 0; c < COUNT(sweep_components); c++) {
+            expr_of(e, sizeof e, "%s.%s", sweep_temporals[a], sweep_components[c]);
+            sweep_one(&s, e);
+        }
+        for (size_t u = 0; u < COUNT(sweep_units); u++)
+            for (size_t k = 0; k < COUNT(sweep_kinds); k++) {
+                expr_of(e, sizeof e, "%s.truncate('%s', %s)", sweep_kinds[k], sweep_units[u],
+                         sweep_temporals[a]);
+                sweep_one(&s, e);
+            }
+    }
+    for (size_t a = 0; a < COUNT(sweep_ints); a++) {
+        for (size_t b = 0; b < COUNT(sweep_ints); b++) {
+            for (int op = 0; op < 5; op++) {
+                expr_of(e, sizeof e, "%s %c %s", sweep_ints[a], "+-*/%"[op], sweep_ints[b]);
+                sweep_one(&s, e);
+            }
+            expr_of(e, sizeof e, "size(range(%s, %s, 4611686018427387904))", sweep_ints[a],
+                     sweep_ints[b]);
+            sweep_one(&s, e);
+            expr_of(e, sizeof e, "datetime({epochSeconds: %s, nanosecond: %s})", sweep_ints[a],
+                     sweep_ints[b]);
+            sweep_one(&s, e);
+            expr_of(e, sizeof e, "datetime({epochMillis: %s, nanosecond: %s})", sweep_ints[a],
+                     sweep_ints[b]);
+            sweep_one(&s, e);
+        }
+        for (size_t k = 0; k < COUNT(sweep_duration_keys); k++) {
+            expr_of(e, sizeof e, "duration({%s: %s}).%s", sweep_duration_keys[k],
+                     sweep_ints[a], sweep_duration_keys[k]);
+            sweep_one(&s, e);
+        }
+        static const char *const fields[] = { "year", "month", "day", "week", "ordinalDay",
+                                              "quarter", "hour", "nanosecond" };
+        for (size_t fl = 0; fl < COUNT(fields); fl++)
+            for (size_t k = 0; k < COUNT(sweep_kinds); k++) {
+                expr_of(e, sizeof e, "%s({year: 2000, hour: 1, minute: 1, second: 1, %s: %s})",
+                         sweep_kinds[k], fields[fl], sweep_ints[a]);
+                sweep_one(&s, e);
+            }
+    }
+    /* Every answer comes back from the file as it went in. */
+    pw_flush(&s.w);
+    assert_int_equal(s.w.err, 0);
+    off_t size = lseek(fileno(s.f), 0, SEEK_END);
+    unsigned char *bytes = malloc((size_t)size);
+    assert_non_null(bytes);
+    assert_int_equal(pread(fileno(s.f), bytes, (size_t)size, 0), size);
+    preader rd;
+    pr_init(&rd, bytes, 0, (size_t)size, mem_scratch(), "test");
+    for (size_t i = 0; i < s.n; i++) {
+        value got;
+        if (pr_value(&rd, &got) != 0)
+            fail_msg("answer %zu: %s", i, rd.err);
+        assert_same(&s.kept[i], &got, "sweep");
+        value_release(&got);
+        value_release(&s.kept[i]);
+    }
+    print_message("sweep: %zu answers saved and loaded, %zu errors\n", s.n, s.errors);
+    /* Both outcomes occur: the sweep is not all errors nor all answers. */
+    assert_true(s.n > 1000);
+    assert_true(s.errors > 1000);
+    free(bytes);
+    free(s.kept);
+    fclose(s.f);
+    strata_graph_free(&s.g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -528,6 +732,7 @@ int main(void)
         cmocka_unit_test(test_map_of_extremes_through_codec),
         cmocka_unit_test(test_loader_refuses_what_cypher_refuses),
         cmocka_unit_test(test_overflow_table),
+        cmocka_unit_test(test_overflow_sweep_saves_every_answer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
