@@ -236,6 +236,7 @@ static void test_loader_uses_the_same_limit(void **state)
 static void test_api_constructors_refuse_past_limit(void **state)
 {
     (void)state;
+    assert_int_equal(STRATA_VALUE_MAX_DEPTH, VALUE_MAX_DEPTH);
     strata_value *v = strata_value_int(1), *below = NULL;
     for (int d = 1; d <= VALUE_MAX_DEPTH; d++) {
         const strata_value *items[] = { v };
