@@ -154,14 +154,12 @@ static void path_text(strbuf *b, strata_view *v, const value *items, size_t n)
     }
 }
 
-static void text_of(strbuf *b, strata_view *v, const value *val, bool top)
+/* Numbers and temporals, outside text_of's recursive frame: their
+   buffers would otherwise sit in every level of a deeply nested value. */
+static __attribute__((noinline)) void scalar_text(strbuf *b, const value *val)
 {
-    char num[64];
-    size_t len;
-    const char *s;
+    char num[160];
     switch (value_kind(val)) {
-    case VAL_NULL: strbuf_str(b, "null"); break;
-    case VAL_BOOL: strbuf_str(b, val->u.b ? "true" : "false"); break;
     case VAL_INT:
         snprintf(num, sizeof num, "%lld", (long long)val->u.i);
         strbuf_str(b, num);
@@ -176,6 +174,21 @@ static void text_of(strbuf *b, strata_view *v, const value *val, bool top)
             strbuf_str(b, num);
         }
         break;
+    default: {
+        int n = temporal_format(val, num, sizeof num);
+        strbuf_put(b, num, n < 0 ? 0 : (size_t)n);
+        break;
+    }
+    }
+}
+
+static void text_of(strbuf *b, strata_view *v, const value *val, bool top)
+{
+    size_t len;
+    const char *s;
+    switch (value_kind(val)) {
+    case VAL_NULL: strbuf_str(b, "null"); break;
+    case VAL_BOOL: strbuf_str(b, val->u.b ? "true" : "false"); break;
     case VAL_STRING:
         s = value_str(val, &len);
         if (top)
@@ -198,7 +211,7 @@ static void text_of(strbuf *b, strata_view *v, const value *val, bool top)
         for (size_t i = 0; i < value_map_len(val); i++) {
             if (i)
                 strbuf_str(b, ", ");
-            name_text(b, value_str(&value_map_keys(val)[i], &len));
+            name_text(b, value_str(&value_map_keys(val)[i], NULL));
             strbuf_str(b, ": ");
             text_of(b, v, &value_map_vals(val)[i], false);
         }
@@ -206,12 +219,9 @@ static void text_of(strbuf *b, strata_view *v, const value *val, bool top)
         break;
     case VAL_NODE: node_text(b, v, val->u.id); break;
     case VAL_REL: rel_text(b, v, val->u.id); break;
-    default: {
-        char t[160];
-        int n = temporal_format(val, t, sizeof t);
-        strbuf_put(b, t, n < 0 ? 0 : (size_t)n);
+    default:
+        scalar_text(b, val);
         break;
-    }
     }
 }
 

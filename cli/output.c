@@ -122,12 +122,13 @@ static void json_rel(strbuf *b, strata_view *v, uint64_t id)
     strbuf_str(b, "}}");
 }
 
-static void json_value(strbuf *b, strata_view *v, const value *val)
+/* Numbers and temporals, outside json_value's recursive frame: their
+   buffers would otherwise sit in every level of a deeply nested value
+   (1,000 levels, value.h, must print on a small stack). */
+static __attribute__((noinline)) void json_scalar(strbuf *b, const value *val)
 {
-    char num[64];
+    char num[160];
     switch (value_kind(val)) {
-    case VAL_NULL: strbuf_str(b, "null"); break;
-    case VAL_BOOL: strbuf_str(b, val->u.b ? "true" : "false"); break;
     case VAL_INT:
         snprintf(num, sizeof num, "%lld", (long long)val->u.i);
         strbuf_str(b, num);
@@ -148,6 +149,23 @@ static void json_value(strbuf *b, strata_view *v, const value *val)
         sb_json_string(b, s, len);
         break;
     }
+    default: {   /* temporals */
+        int n = temporal_format(val, num, sizeof num);
+        strbuf_str(b, "{\"");
+        strbuf_str(b, temporal_tag(val));
+        strbuf_str(b, "\": ");
+        sb_json_string(b, num, n < 0 ? 0 : (size_t)n);
+        strbuf_str(b, "}");
+        break;
+    }
+    }
+}
+
+static void json_value(strbuf *b, strata_view *v, const value *val)
+{
+    switch (value_kind(val)) {
+    case VAL_NULL: strbuf_str(b, "null"); break;
+    case VAL_BOOL: strbuf_str(b, val->u.b ? "true" : "false"); break;
     case VAL_LIST:
     case VAL_PATH: {
         strbuf_str(b, value_kind(val) == VAL_PATH ? "{\"~path\": [" : "[");
@@ -162,11 +180,9 @@ static void json_value(strbuf *b, strata_view *v, const value *val)
     case VAL_MAP:
         strbuf_str(b, "{");
         for (size_t i = 0; i < value_map_len(val); i++) {
-            size_t len;
-            const char *k = value_str(&value_map_keys(val)[i], &len);
             if (i)
                 strbuf_str(b, ", ");
-            sb_json_string(b, k, len);
+            json_scalar(b, &value_map_keys(val)[i]);
             strbuf_str(b, ": ");
             json_value(b, v, &value_map_vals(val)[i]);
         }
@@ -174,21 +190,9 @@ static void json_value(strbuf *b, strata_view *v, const value *val)
         break;
     case VAL_NODE: json_node(b, v, val->u.id); break;
     case VAL_REL: json_rel(b, v, val->u.id); break;
-    case VAL_DATE:
-    case VAL_LOCALTIME:
-    case VAL_TIME:
-    case VAL_LOCALDATETIME:
-    case VAL_DATETIME:
-    case VAL_DURATION: {
-        char t[160];
-        int n = temporal_format(val, t, sizeof t);
-        strbuf_str(b, "{\"");
-        strbuf_str(b, temporal_tag(val));
-        strbuf_str(b, "\": ");
-        sb_json_string(b, t, n < 0 ? 0 : (size_t)n);
-        strbuf_str(b, "}");
+    default:
+        json_scalar(b, val);
         break;
-    }
     }
 }
 

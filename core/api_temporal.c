@@ -9,10 +9,6 @@
 _Static_assert(sizeof(((strata_temporal *)0)->zone) == TM_ZONE_MAX,
                "the public zone buffer matches the engine's");
 
-/* The loader's bound on dates (core/persist_codec.c): what is built here
-   can be saved and loaded again. */
-#define API_MAX_ABS_DAYS (1LL << 40)
-
 static bool is_temporal_type(strata_type t)
 {
     return t >= STRATA_DATE && t <= STRATA_DATETIME;
@@ -56,8 +52,6 @@ static bool temporal_fields_valid(const strata_temporal *in, temporal *t)
     bool has_date = in->type != STRATA_LOCALTIME && in->type != STRATA_TIME;
     bool has_time = in->type != STRATA_DATE;
     bool has_offset = in->type == STRATA_TIME || in->type == STRATA_DATETIME;
-    if (has_date && (in->days > API_MAX_ABS_DAYS || in->days < -API_MAX_ABS_DAYS))
-        return false;
     if (has_time && (in->nanos < 0 || in->nanos >= TM_NANOS_PER_DAY))
         return false;
     if (has_offset && (in->offset < -18 * 3600 || in->offset > 18 * 3600))
@@ -79,8 +73,11 @@ strata_status strata_value_temporal(const strata_temporal *in, strata_value **ou
     temporal t;
     if (!temporal_fields_valid(in, &t))
         return STRATA_EINVAL;
+    /* The engine's one definition of a valid value (temporal_check), so
+       what is built here can be saved and loaded again. */
     temporal_err e;
-    if (temporal_resolve_zone(&t, &e) != 0)
+    if (temporal_check(&t, &e) != 0 || temporal_resolve_zone(&t, &e) != 0 ||
+        temporal_check(&t, &e) != 0)
         return STRATA_EINVAL;
     value v;
     if (temporal_to_value(mem_scratch(), &t, &v) != 0)

@@ -6,6 +6,8 @@
 #include "core/graph_impl.h"
 #include "storage/utf8.h"
 
+_Static_assert(STRATA_VALUE_MAX_DEPTH == VALUE_MAX_DEPTH, "the API states the engine's limit");
+
 static strata_value *wrap(value v)
 {
     strata_value *r = mem_alloc(mem_scratch(), sizeof *r);

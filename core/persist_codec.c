@@ -190,7 +190,14 @@ enum {
     FT_DURATION = 16,
 };
 
-static void pw_temporal(pwriter *w, const value *v)
+/* Functions never inlined into the recursive pw_value / get_value: their
+   locals (a decoded temporal, a map's cursor) would otherwise sit in every
+   level's frame of a deeply nested value; get_value used 317 bytes a level
+   with them inlined, measured with a 1000-level list on a pre-filled
+   stack. */
+#define NOINLINE __attribute__((noinline))
+
+static NOINLINE void pw_temporal(pwriter *w, const value *v)
 {
     temporal t;
     temporal_from_value(v, &t);
@@ -207,6 +214,24 @@ static void pw_temporal(pwriter *w, const value *v)
         pw_svarint(w, t.offset);
     if (t.kind == VAL_DATETIME)
         pw_string(w, t.zone, strlen(t.zone));
+}
+
+static NOINLINE void pw_string_value(pwriter *w, const value *v)
+{
+    size_t n;
+    const char *s = value_str(v, &n);
+    pw_string(w, s, n);
+}
+
+static NOINLINE void pw_duration(pwriter *w, const value *v)
+{
+    duration d;
+    duration_from_value(v, &d);
+    pw_u8(w, FT_DURATION);
+    pw_svarint(w, d.months);
+    pw_svarint(w, d.days);
+    pw_svarint(w, d.seconds);
+    pw_varint(w, (uint64_t)d.nanos);
 }
 
 void pw_value(pwriter *w, const value *v)
@@ -230,12 +255,10 @@ void pw_value(pwriter *w, const value *v)
         pw_u64(w, bits);
         return;
     }
-    case VAL_STRING: {
-        const char *s = value_str(v, &n);
+    case VAL_STRING:
         pw_u8(w, FT_STRING);
-        pw_string(w, s, n);
+        pw_string_value(w, v);
         return;
-    }
     case VAL_LIST:
     case VAL_PATH:
         pw_u8(w, value_kind(v) == VAL_LIST ? FT_LIST : FT_PATH);
@@ -249,9 +272,7 @@ void pw_value(pwriter *w, const value *v)
         n = value_map_len(v);
         pw_varint(w, n);
         for (size_t i = 0; i < n; i++) {
-            size_t kl;
-            const char *k = value_str(&value_map_keys(v)[i], &kl);
-            pw_string(w, k, kl);
+            pw_string_value(w, &value_map_keys(v)[i]);
             pw_value(w, &value_map_vals(v)[i]);
         }
         return;
@@ -260,16 +281,9 @@ void pw_value(pwriter *w, const value *v)
         pw_u8(w, value_kind(v) == VAL_NODE ? FT_NODE : FT_REL);
         pw_varint(w, v->u.id);
         return;
-    case VAL_DURATION: {
-        duration d;
-        duration_from_value(v, &d);
-        pw_u8(w, FT_DURATION);
-        pw_svarint(w, d.months);
-        pw_svarint(w, d.days);
-        pw_svarint(w, d.seconds);
-        pw_varint(w, (uint64_t)d.nanos);
+    case VAL_DURATION:
+        pw_duration(w, v);
         return;
-    }
     default:
         pw_temporal(w, v);
         return;
@@ -454,20 +468,45 @@ int pr_string(preader *r, size_t max, const char *what, const char **s, size_t *
 
 static int get_value(preader *r, value *out, int depth);
 
-/* n items into a new array from scratch memory, each decoded at depth. */
-static int get_items(preader *r, size_t n, int depth, value **items)
+/* The engine's own nesting limit (value.h): a file cannot hold a value
+   Cypher could not have built. */
+static int too_deep(preader *r)
 {
-    *items = mem_calloc(mem_scratch(), mem_array_size(n ? n : 1, sizeof(value)));
-    if (!*items)
-        return pr_nomem(r, "reading a list");
+    return pr_fail(r, "values nest deeper than %d", PCODEC_MAX_DEPTH);
+}
+
+/* The recursion's frames hold no local whose address is taken (a
+   sanitizer pads each such local): counts and tags are read by these two,
+   -1 on failure. */
+static NOINLINE int64_t read_count(preader *r, uint64_t max, const char *what)
+{
+    uint64_t n;
+    return pr_count(r, max, what, &n) ? -1 : (int64_t)n;
+}
+
+static NOINLINE int read_tag(preader *r)
+{
+    uint8_t tag;
+    return pr_u8(r, &tag) ? -1 : tag;
+}
+
+/* n items into a new array from scratch memory, each decoded at depth;
+   NULL on failure. */
+static value *get_items(preader *r, size_t n, int depth)
+{
+    value *items = mem_calloc(mem_scratch(), mem_array_size(n ? n : 1, sizeof(value)));
+    if (!items) {
+        pr_nomem(r, "reading a list");
+        return NULL;
+    }
     for (size_t i = 0; i < n; i++)
-        if (get_value(r, &(*items)[i], depth)) {
+        if (get_value(r, &items[i], depth)) {
             for (size_t j = 0; j < i; j++)
-                value_release(&(*items)[j]);
-            mem_free(mem_scratch(), *items, mem_array_size(n ? n : 1, sizeof(value)));
-            return -1;
+                value_release(&items[j]);
+            mem_free(mem_scratch(), items, mem_array_size(n ? n : 1, sizeof(value)));
+            return NULL;
         }
-    return 0;
+    return items;
 }
 
 static void free_items(value *items, size_t n)
@@ -487,11 +526,14 @@ static bool path_shape(const value *items, size_t n)
 
 static int get_list(preader *r, bool path, value *out, int depth)
 {
-    uint64_t n;
-    value *items;
     /* Every item takes at least one byte: a count beyond the bytes left
        is damage, and must not size an allocation. */
-    if (pr_count(r, pr_left(r), "a list length", &n) || get_items(r, n, depth + 1, &items))
+    int64_t count = read_count(r, pr_left(r), "a list length");
+    if (count < 0)
+        return -1;
+    size_t n = (size_t)count;
+    value *items = get_items(r, n, depth + 1);
+    if (!items)
         return -1;
     if (path && !path_shape(items, n)) {
         for (size_t i = 0; i < n; i++)
@@ -501,10 +543,12 @@ static int get_list(preader *r, bool path, value *out, int depth)
     }
     int rc = path ? value_path_from(r->m, items, n, out) : value_list_from(r->m, items, n, out);
     free_items(items, n);
+    if (rc == VALUE_TOO_DEEP)
+        return too_deep(r);
     return rc ? pr_nomem(r, "building a list") : 0;
 }
 
-static int get_map(preader *r, value *out, int depth)
+static NOINLINE int get_map(preader *r, value *out, int depth)
 {
     uint64_t n;
     if (pr_count(r, pr_left(r) / 2, "a map size", &n))
@@ -543,7 +587,8 @@ static int get_map(preader *r, value *out, int depth)
     }
     int rc = -1;
     if (i == n) {
-        rc = value_map_from(r->m, keys, vals, n, out) ? pr_nomem(r, "building a map") : 0;
+        rc = value_map_from(r->m, keys, vals, n, out);
+        rc = rc == VALUE_TOO_DEEP ? too_deep(r) : rc ? pr_nomem(r, "building a map") : 0;
     } else {
         for (size_t j = 0; j < i; j++) {
             value_release(&keys[j]);
@@ -555,12 +600,11 @@ static int get_map(preader *r, value *out, int depth)
     return rc;
 }
 
-/* Days within ±2^40 (far beyond Cypher's ±999,999,999 years) keep every
-   seconds-since-epoch computation inside 64 bits. */
-#define MAX_ABS_DAYS (1LL << 40)
-#define MAX_ABS_OFFSET (18 * 3600)
-
-static int get_temporal(preader *r, value_type kind, value *out)
+/* A temporal is read into its decoded form with each field bounded only
+   by what the decoded form can hold; temporal_check then applies the
+   engine's own definition of a valid value (its ranges), so a file holds
+   exactly what Cypher could have made. */
+static NOINLINE int get_temporal(preader *r, value_type kind, value *out)
 {
     temporal t;
     memset(&t, 0, sizeof t);
@@ -570,21 +614,19 @@ static int get_temporal(preader *r, value_type kind, value *out)
     if (kind == VAL_DATE || kind == VAL_LOCALDATETIME || kind == VAL_DATETIME) {
         if (pr_svarint(r, &t.days))
             return -1;
-        if (t.days > MAX_ABS_DAYS || t.days < -MAX_ABS_DAYS)
-            return pr_fail(r, "a date is out of range");
     }
     if (kind != VAL_DATE) {
         if (pr_varint(r, &nanos))
             return -1;
         if (nanos >= (uint64_t)TM_NANOS_PER_DAY)
-            return pr_fail(r, "a time of day is out of range");
+            return pr_fail(r, "a time of day is out of range");   /* before the cast */
         t.nanos = (int64_t)nanos;
     }
     if (kind == VAL_TIME || kind == VAL_DATETIME) {
         if (pr_svarint(r, &off))
             return -1;
-        if (off > MAX_ABS_OFFSET || off < -MAX_ABS_OFFSET)
-            return pr_fail(r, "a zone offset is out of range");
+        if (off > INT32_MAX || off < INT32_MIN)
+            return pr_fail(r, "a zone offset is out of range");   /* before the cast */
         t.offset = (int32_t)off;
     }
     if (kind == VAL_DATETIME) {
@@ -597,10 +639,17 @@ static int get_temporal(preader *r, value_type kind, value *out)
         memcpy(t.zone, z, zl);
         t.zone[zl] = '\0';
     }
+    static const char *const names[] = {
+        [VAL_DATE] = "Date", [VAL_LOCALTIME] = "LocalTime", [VAL_TIME] = "Time",
+        [VAL_LOCALDATETIME] = "LocalDateTime", [VAL_DATETIME] = "DateTime",
+    };
+    temporal_err e;
+    if (temporal_check(&t, &e) != 0)
+        return pr_fail(r, "a %s value: %s", names[kind], e.msg);
     return temporal_to_value(r->m, &t, out) ? pr_nomem(r, "reading a datetime") : 0;
 }
 
-static int get_duration(preader *r, value *out)
+static NOINLINE int get_duration(preader *r, value *out)
 {
     duration d;
     uint64_t nanos;
@@ -613,14 +662,9 @@ static int get_duration(preader *r, value *out)
     return duration_to_value(r->m, &d, out) ? pr_nomem(r, "reading a duration") : 0;
 }
 
-static int get_value(preader *r, value *out, int depth)
+/* A value that holds no other: everything but lists, paths and maps. */
+static NOINLINE int get_scalar(preader *r, uint8_t tag, value *out)
 {
-    *out = value_null();
-    if (depth > PCODEC_MAX_DEPTH)
-        return pr_fail(r, "values nest deeper than %d", PCODEC_MAX_DEPTH);
-    uint8_t tag;
-    if (pr_u8(r, &tag))
-        return -1;
     switch (tag) {
     case FT_NULL:
         return 0;
@@ -651,11 +695,6 @@ static int get_value(preader *r, value *out, int depth)
             return -1;
         return value_string(r->m, s, n, out) ? pr_nomem(r, "reading a string") : 0;
     }
-    case FT_LIST:
-    case FT_PATH:
-        return get_list(r, tag == FT_PATH, out, depth);
-    case FT_MAP:
-        return get_map(r, out, depth);
     case FT_NODE:
     case FT_REL: {
         uint64_t id;
@@ -679,6 +718,27 @@ static int get_value(preader *r, value *out, int depth)
     default:
         r->p--;   /* point the message at the tag */
         return pr_fail(r, "unknown value tag %u", tag);
+    }
+}
+
+/* Recursive through get_list / get_map, so it keeps its frame to the tag:
+   the scalars are read in get_scalar. */
+static int get_value(preader *r, value *out, int depth)
+{
+    *out = value_null();
+    if (depth > PCODEC_MAX_DEPTH)
+        return too_deep(r);
+    int tag = read_tag(r);
+    switch (tag) {
+    case -1:
+        return -1;
+    case FT_LIST:
+    case FT_PATH:
+        return get_list(r, tag == FT_PATH, out, depth);
+    case FT_MAP:
+        return get_map(r, out, depth);
+    default:
+        return get_scalar(r, (uint8_t)tag, out);
     }
 }
 

@@ -17,7 +17,8 @@
  * makes every later read fail too, so parsers may check once per record.
  *
  * Values: a tag byte, then the kind's payload (FORMAT.md, "Values").
- * Decoding bounds nesting at PCODEC_MAX_DEPTH, every count by the bytes
+ * Decoding bounds nesting at PCODEC_MAX_DEPTH (the engine's VALUE_MAX_DEPTH:
+ * one limit for what Cypher builds and what a file may hold), every count by the bytes
  * left, and checks each kind's ranges (booleans 0/1, nanoseconds within a
  * second or a day, offsets within ±18 h, zone names, map keys in order),
  * so a decoded value is one the engine could have made.
@@ -33,7 +34,7 @@
 #include "storage/mem.h"
 #include "storage/value.h"
 
-#define PCODEC_MAX_DEPTH 64
+#define PCODEC_MAX_DEPTH VALUE_MAX_DEPTH
 #define PCODEC_SECTION_HEADER 24
 #define PCODEC_ERR_MAX 256
 

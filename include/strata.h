@@ -338,7 +338,12 @@ STRATA_API strata_value *strata_value_float(double f);
    (overlong forms, UTF-16 surrogates and code points above U+10FFFF are
    not; U+0000 is). */
 STRATA_API strata_value *strata_value_string(const char *s, size_t len);
-/* A list of copies of items[0..n) (borrowed). */
+/* Lists and maps nest at most STRATA_VALUE_MAX_DEPTH levels, counting
+   themselves ([[1]] is 2), as every value Cypher builds or a file holds;
+   strata_value_list and strata_value_map return NULL for a deeper one. */
+#define STRATA_VALUE_MAX_DEPTH 1000
+/* A list of copies of items[0..n) (borrowed); NULL when out of memory or
+   too deep. */
 STRATA_API strata_value *strata_value_list(const strata_value *const *items, size_t n);
 STRATA_API void strata_value_free(strata_value **v);
 
@@ -355,7 +360,8 @@ STRATA_API strata_status strata_value_list_get(const strata_value *v, size_t i,
                                                strata_value **out);
 /* Maps (string keys, sorted by key bytes).  strata_value_map copies
    keys[0..n) and vals[0..n) (borrowed); a repeated key keeps its last
-   value; NULL when out of memory or when a key is not UTF-8. */
+   value; NULL when out of memory, when a key is not UTF-8, or when too
+   deep (STRATA_VALUE_MAX_DEPTH). */
 STRATA_API strata_value *strata_value_map(const char *const *keys,
                                           const strata_value *const *vals, size_t n);
 STRATA_API size_t strata_value_map_len(const strata_value *v);

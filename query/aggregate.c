@@ -174,7 +174,7 @@ static value percentile_of(acc *a, agg_kind k)
     return value_float(vlo + (vhi - vlo) * (pos - (double)lo));
 }
 
-int acc_result(exec *x, agg_kind k, acc *a, value *out)
+int acc_result(exec *x, const cypher_ast_node *call, agg_kind k, acc *a, value *out)
 {
     *out = value_null();
     switch (k) {
@@ -211,7 +211,7 @@ int acc_result(exec *x, agg_kind k, acc *a, value *out)
             copy[i] = value_retain(a->items[i]);
         int rc = value_list_from(x->m, copy, a->nitems, out);
         mem_free(x->m, copy, (a->nitems ? a->nitems : 1) * sizeof(value));
-        return rc == 0 ? 0 : exec_oom(x);
+        return rc == 0 ? 0 : exec_value_fail(x, call, rc);
     }
     }
     return 0;

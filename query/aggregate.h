@@ -54,7 +54,7 @@ typedef struct acc {
    kind k, evaluated in c. */
 int acc_add(exec *x, const cypher_ast_node *call, agg_kind k, acc *a, const evalctx *c);
 /* The result of an aggregate of kind k over what a holds; *out is new. */
-int acc_result(exec *x, agg_kind k, acc *a, value *out);
+int acc_result(exec *x, const cypher_ast_node *call, agg_kind k, acc *a, value *out);
 /* Releases what a holds; a is zeroed. */
 void acc_free(acc *a);
 

@@ -52,7 +52,8 @@ static double as_double(const value *v)
     return value_kind(v) == VAL_INT ? (double)v->u.i : v->u.f;
 }
 
-static int concat_lists(const evalctx *c, value *a, value *b, value *out)
+static int concat_lists(const evalctx *c, const cypher_ast_node *e, value *a, value *b,
+                        value *out)
 {
     /* a or b may be a non-list element: it is appended / prepended. */
     size_t na = value_kind(a) == VAL_LIST ? value_list_len(a) : 1;
@@ -72,7 +73,7 @@ static int concat_lists(const evalctx *c, value *a, value *b, value *out)
         items[na] = value_retain(*b);
     int rc = value_list_from(c->x->m, items, na + nb, out);
     mem_free(c->x->m, items, (na + nb ? na + nb : 1) * sizeof(value));
-    return rc == 0 ? 0 : exec_oom(c->x);
+    return rc == 0 ? 0 : exec_value_fail(c->x, e, rc);
 }
 
 static int string_of_scalar(const evalctx *c, const value *v, char *buf, size_t cap,
@@ -113,7 +114,7 @@ static int arith(const evalctx *c, const cypher_ast_node *e, cypher_ast_op op, v
     exec *x = c->x;
     *out = value_null();
     if (op == CYPHER_OP_ADD && (value_kind(a) == VAL_LIST || value_kind(b) == VAL_LIST))
-        return concat_lists(c, a, b, out);
+        return concat_lists(c, e, a, b, out);
     if (value_is_null(a) || value_is_null(b))
         return 0;
     if (value_is_temporal(a) || value_is_temporal(b)) {
@@ -616,8 +617,8 @@ static int eval_list(const evalctx *c, const cypher_ast_node *e, value *out)
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++)
         rc = eval(c, e->u.list.items[i], &items[i]);
-    if (rc == 0 && value_list_from(c->x->m, items, n, out) != 0)
-        rc = exec_oom(c->x);
+    if (rc == 0 && (rc = value_list_from(c->x->m, items, n, out)) != 0)
+        rc = exec_value_fail(c->x, e, rc);
     if (rc != 0)
         for (size_t i = 0; i < n; i++)
             value_release(&items[i]);
@@ -638,8 +639,8 @@ static int eval_map(const evalctx *c, const cypher_ast_node *e, value *out)
         if (rc == 0)
             rc = eval(c, en->u.entry.value, &kv[n + i]);
     }
-    if (rc == 0 && value_map_from(c->x->m, kv, kv + n, n, out) != 0)
-        rc = exec_oom(c->x);
+    if (rc == 0 && (rc = value_map_from(c->x->m, kv, kv + n, n, out)) != 0)
+        rc = exec_value_fail(c->x, e, rc);
     if (rc != 0)
         for (size_t i = 0; i < 2 * n; i++)
             value_release(&kv[i]);
@@ -750,8 +751,8 @@ static int eval_comprehension(const evalctx *c, const cypher_ast_node *e, value 
                 break;
             }
             *out = tri_value(r);
-        } else if (value_list_from(c->x->m, items, kept, out) != 0) {
-            rc = exec_oom(c->x);
+        } else if ((rc = value_list_from(c->x->m, items, kept, out)) != 0) {
+            rc = exec_value_fail(c->x, e, rc);
         }
     }
     if (rc != 0 || e->kind == CYPHER_AST_QUANTIFIER)
@@ -959,8 +960,8 @@ static int eval_map_projection(const evalctx *c, const cypher_ast_node *e, value
         }
         cnt++;
     }
-    if (rc == 0 && value_map_from(c->x->m, k, v, cnt, out) != 0)
-        rc = exec_oom(c->x);
+    if (rc == 0 && (rc = value_map_from(c->x->m, k, v, cnt, out)) != 0)
+        rc = exec_value_fail(c->x, e, rc);
     if (rc != 0)
         for (size_t i = 0; i < cnt; i++) {
             value_release(&k[i]);

@@ -228,8 +228,8 @@ int eval_pattern_comprehension(const evalctx *c, const cypher_ast_node *e, value
         rc = match_part_row(c->x, part, &f.sc, f.in_width, e->u.comprehension.where, f.row,
                             gather_one, &g);
     frame_close(&f);
-    if (rc == 0 && value_list_from(c->x->m, g.items, g.n, out) != 0)
-        rc = exec_oom(c->x);
+    if (rc == 0 && (rc = value_list_from(c->x->m, g.items, g.n, out)) != 0)
+        rc = exec_value_fail(c->x, e, rc);
     if (rc != 0)
         for (size_t i = 0; i < g.n; i++)
             value_release(&g.items[i]);

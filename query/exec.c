@@ -34,6 +34,14 @@ int exec_fail(exec *x, const cypher_ast_node *n, const char *category, const cha
 
 int exec_oom(exec *x) { return exec_fail(x, NULL, "OutOfMemory", NULL, "out of memory"); }
 
+int exec_value_fail(exec *x, const cypher_ast_node *at, int rc)
+{
+    if (rc == VALUE_TOO_DEEP)
+        return exec_fail(x, at, "ArgumentError", "NestingTooDeep",
+                         "a list or map would nest deeper than %d levels", VALUE_MAX_DEPTH);
+    return exec_oom(x);
+}
+
 int exec_status(exec *x, const cypher_ast_node *n, strata_status s)
 {
     const char *msg = x->g ? strata_errmsg(x->g) : strata_view_errmsg(&x->view);

@@ -108,6 +108,10 @@ strata_view *exec_view(exec *x);
 int exec_fail(exec *x, const cypher_ast_node *n, const char *category, const char *detail,
               const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 int exec_oom(exec *x);
+/* The error for a failed value_list_from / value_map_from / value_path_from
+   whose result code is rc: the nesting limit (VALUE_TOO_DEEP) or out of
+   memory.  Returns -1. */
+int exec_value_fail(exec *x, const cypher_ast_node *at, int rc);
 int exec_check_interrupt(exec *x);   /* -1 with "Interrupted" once asked to stop */
 /* An error from the C API, mapped to a category. */
 int exec_status(exec *x, const cypher_ast_node *n, strata_status s);

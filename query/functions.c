@@ -249,8 +249,12 @@ static int fn_range(const evalctx *c, const cypher_ast_node *at, value *a, size_
     value *items = mem_alloc(c->x->m, (m ? m : 1) * sizeof(value));
     if (!items)
         return exec_oom(c->x);
+    /* In unsigned arithmetic, which wraps by definition: every item lies
+       between from and to, so the wrapped sum is the item itself, where
+       from + i * step in int64 could overflow on the way (range(-2^63,
+       2^63 - 1, 2^62)). */
     for (size_t i = 0; i < m; i++)
-        items[i] = value_int(from + (int64_t)i * step);
+        items[i] = value_int((int64_t)((uint64_t)from + (uint64_t)i * (uint64_t)step));
     int rc = value_list_from(c->x->m, items, m, out) == 0 ? 0 : exec_oom(c->x);
     mem_free(c->x->m, items, (m ? m : 1) * sizeof(value));
     return rc;

@@ -23,8 +23,13 @@ static int bad_type(exec *x, const cypher_ast_node *at, const char *fn)
                      fn);
 }
 
-static int put(exec *x, const temporal *t, value *out)
+/* Every temporal Cypher makes passes here: one that could not be saved
+   (temporal_check) is an error where it is made. */
+static int put(exec *x, const cypher_ast_node *at, const temporal *t, value *out)
 {
+    temporal_err e = {0};
+    if (temporal_check(t, &e) != 0)
+        return tfail(x, at, &e);
     return temporal_to_value(x->m, t, out) == 0 ? 0 : exec_oom(x);
 }
 
@@ -71,7 +76,7 @@ static int construct(exec *x, const cypher_ast_node *at, value_type kind, const 
     if (n == 0) {
         if (statement_now(x, kind, NULL, 0, &t, &e) != 0)
             return tfail(x, at, &e);
-        return put(x, &t, out);
+        return put(x, at, &t, out);
     }
     if (value_is_null(&a[0]))
         return 0;
@@ -97,7 +102,7 @@ static int construct(exec *x, const cypher_ast_node *at, value_type kind, const 
     }
     if (rc != 0)
         return tfail(x, at, &e);
-    return put(x, &t, out);
+    return put(x, at, &t, out);
 }
 
 #define CTOR(fname, kind)                                                                 \
@@ -136,7 +141,7 @@ static int now(exec *x, const cypher_ast_node *at, value_type kind, bool realtim
     int rc = realtime ? temporal_now(kind, z, zl, &t, &e) : statement_now(x, kind, z, zl, &t, &e);
     if (rc != 0)
         return tfail(x, at, &e);
-    return put(x, &t, out);
+    return put(x, at, &t, out);
 }
 
 #define NOW(fname, kind, realtime)                                                        \
@@ -171,7 +176,7 @@ static int truncate_impl(exec *x, const cypher_ast_node *at, value_type kind, co
     temporal_err e = {0};
     if (temporal_truncate(kind, u, ul, &in, n == 3 ? &a[2] : NULL, &t, &e) != 0)
         return tfail(x, at, &e);
-    return put(x, &t, out);
+    return put(x, at, &t, out);
 }
 
 #define TRUNC(fname, kind)                                                                \
@@ -206,7 +211,7 @@ static int fn_fromepoch(exec *x, const cypher_ast_node *at, const value *a, size
     temporal_err e = {0};
     int rc = temporal_from_map(VAL_DATETIME, &map, &t, &e);
     value_release(&map);
-    return rc != 0 ? tfail(x, at, &e) : put(x, &t, out);
+    return rc != 0 ? tfail(x, at, &e) : put(x, at, &t, out);
 }
 
 static int fn_fromepochmillis(exec *x, const cypher_ast_node *at, const value *a, size_t n,
@@ -226,7 +231,7 @@ static int fn_fromepochmillis(exec *x, const cypher_ast_node *at, const value *a
     temporal_err e = {0};
     int rc = temporal_from_map(VAL_DATETIME, &map, &t, &e);
     value_release(&map);
-    return rc != 0 ? tfail(x, at, &e) : put(x, &t, out);
+    return rc != 0 ? tfail(x, at, &e) : put(x, at, &t, out);
 }
 
 static int fn_duration(exec *x, const cypher_ast_node *at, const value *a, size_t n, value *out)
@@ -349,6 +354,10 @@ int temporal_property(exec *x, const cypher_ast_node *at, const value *v, const 
             return bad_type(x, at, "property access");
         rc = temporal_component(x->m, &t, key, len, out);
     }
+    if (rc == -2)
+        return exec_fail(x, at, "ArgumentError", "IntegerOverflow",
+                         "%s.%.*s does not fit a 64-bit integer", temporal_type_name(v), (int)len,
+                         key);
     if (rc < 0)
         return exec_oom(x);
     if (rc > 0)
@@ -375,14 +384,14 @@ int temporal_arith(exec *x, const cypher_ast_node *at, char op, const value *a, 
         duration_from_value(b, &db);
         if (temporal_add(&t, &db, op == '+' ? 1 : -1, &tr, &e) != 0)
             return tfail(x, at, &e);
-        return put(x, &tr, out);
+        return put(x, at, &tr, out);
     }
     if (op == '+' && adur && temporal_kind(value_kind(b))) {
         temporal_from_value(b, &t);
         duration_from_value(a, &da);
         if (temporal_add(&t, &da, 1, &tr, &e) != 0)
             return tfail(x, at, &e);
-        return put(x, &tr, out);
+        return put(x, at, &tr, out);
     }
     if ((op == '+' || op == '-') && adur && bdur) {
         duration_from_value(a, &da);

@@ -130,7 +130,7 @@ static int emit_group(exec *x, stage *st, group_state *gs, size_t gi, value *out
     size_t got = 0;
     int rc = 0;
     for (; got < p->ncalls && rc == 0; got += rc == 0)
-        rc = acc_result(x, gs->kinds[got], &gs->accs[gi * p->ncalls + got], &vals[got]);
+        rc = acc_result(x, p->calls[got], gs->kinds[got], &gs->accs[gi * p->ncalls + got], &vals[got]);
     agg_values av = {p->calls, vals, p->ncalls};
     evalctx c = {x, &p->in, &gs->reps[gi * gs->width], NULL, &av};
     const value *key = keyset_tuple(&gs->groups, gi);

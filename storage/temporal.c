@@ -40,6 +40,17 @@ static int fail(temporal_err *e, const char *detail, const char *fmt, ...)
 }
 
 #define BAD_VALUE "InvalidArgumentValue"
+#define MAX_OFFSET (18 * 3600)
+
+static bool add_ovf(int64_t a, int64_t b, int64_t *r) { return __builtin_add_overflow(a, b, r); }
+static bool mul_ovf(int64_t a, int64_t b, int64_t *r) { return __builtin_mul_overflow(a, b, r); }
+
+/* A duration component left the 64-bit range. */
+static int duration_range(temporal_err *e)
+{
+    return fail(e, BAD_VALUE, "duration out of range (each of its months, days and seconds "
+                              "must fit a 64-bit integer)");
+}
 
 static int64_t floordiv(int64_t a, int64_t b)
 {
@@ -47,7 +58,13 @@ static int64_t floordiv(int64_t a, int64_t b)
     return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
-static int64_t floormod(int64_t a, int64_t b) { return a - floordiv(a, b) * b; }
+/* From the remainder, not a - floordiv(a, b) * b, whose product
+   overflows for a near INT64_MIN (floormod(INT64_MIN, 1000)). */
+static int64_t floormod(int64_t a, int64_t b)
+{
+    int64_t r = a % b;
+    return r != 0 && ((r < 0) != (b < 0)) ? r + b : r;
+}
 
 /* ---- calendar ---------------------------------------------------------- */
 
@@ -108,6 +125,35 @@ static void iso_week(int64_t days, int64_t *wyear, int *week)
 }
 
 static int weeks_in_year(int64_t y) { return (int)((week1_monday(y + 1) - week1_monday(y)) / 7); }
+
+static bool kind_has_date(value_type k)
+{
+    return k == VAL_DATE || k == VAL_LOCALDATETIME || k == VAL_DATETIME;
+}
+static bool kind_has_time(value_type k) { return k != VAL_DATE; }
+static bool kind_has_zone(value_type k) { return k == VAL_TIME || k == VAL_DATETIME; }
+
+/* The first and last day of the supported years, as days since 1970. */
+static int64_t min_days(void) { return tm_days_from_civil(-MAX_YEAR, 1, 1); }
+static int64_t max_days(void) { return tm_days_from_civil(MAX_YEAR, 12, 31); }
+
+static int check_days(int64_t days, temporal_err *e)
+{
+    if (days < min_days() || days > max_days())
+        return fail(e, BAD_VALUE, "date out of range (years %lld to %lld)", -MAX_YEAR, MAX_YEAR);
+    return 0;
+}
+
+/* Instants (UTC seconds) whose local date in any offset could be in
+   range; checked before adding an offset so that the sum cannot overflow.
+   check_days decides exactly afterwards. */
+static int check_instant(int64_t utc_secs, temporal_err *e)
+{
+    if (utc_secs < min_days() * 86400 - 86400 || utc_secs > max_days() * 86400 + 2 * 86400)
+        return fail(e, BAD_VALUE, "instant out of range (years %lld to %lld)", -MAX_YEAR,
+                    MAX_YEAR);
+    return 0;
+}
 
 /* ---- zones --------------------------------------------------------------- */
 
@@ -478,6 +524,8 @@ int temporal_resolve_zone(temporal *t, temporal_err *e)
 /* Re-expresses a DATETIME/TIME at the same instant in its (new) zone. */
 static int rezone_instant(temporal *t, int64_t utc_secs, int64_t sub, temporal_err *e)
 {
+    if (check_instant(utc_secs, e) != 0)
+        return -1;
     if (t->zone[0]) {
         const tz_zone *z = tz_find(t->zone);
         if (!z)
@@ -526,8 +574,27 @@ static uint32_t cell_aux(const value *v)
     return x;
 }
 
+int temporal_check(const temporal *t, temporal_err *e)
+{
+    if (!temporal_kind(t->kind))
+        return fail(e, "InvalidArgumentType", "not a temporal value");
+    if (kind_has_date(t->kind) && check_days(t->days, e) != 0)
+        return -1;
+    if (kind_has_time(t->kind) && (t->nanos < 0 || t->nanos >= NS_DAY))
+        return fail(e, BAD_VALUE, "time of day out of range");
+    if (kind_has_zone(t->kind) && (t->offset < -MAX_OFFSET || t->offset > MAX_OFFSET))
+        return fail(e, BAD_VALUE, "zone offset out of range (-18:00 to +18:00)");
+    if (t->kind == VAL_DATETIME && !memchr(t->zone, '\0', sizeof t->zone))
+        return fail(e, BAD_VALUE, "time zone name too long");
+    return 0;
+}
+
 int temporal_to_value(mem_ctx *m, const temporal *t, value *out)
 {
+    if (temporal_check(t, NULL) != 0) {
+        *out = value_null();
+        return -1;
+    }
     value v = {0};
     v.type = (uint8_t)t->kind;
     switch (t->kind) {
@@ -895,9 +962,10 @@ bad:
 /* ---- durations ------------------------------------------------------------ */
 
 static int normalize_duration(int64_t months, int64_t days, int64_t secs, int64_t nanos,
-                              duration *out)
+                              duration *out, temporal_err *e)
 {
-    secs += floordiv(nanos, NS_SEC);
+    if (add_ovf(secs, floordiv(nanos, NS_SEC), &secs))
+        return duration_range(e);
     nanos = floormod(nanos, NS_SEC);
     out->months = months;
     out->days = days;
@@ -912,7 +980,7 @@ int duration_from_parts(double months, double days, double seconds, double nanos
                         temporal_err *e)
 {
     if (too_big(months) || too_big(days) || too_big(seconds) || too_big(nanos))
-        return fail(e, BAD_VALUE, "duration out of range");
+        return duration_range(e);
     int64_t mi = (int64_t)months;
     days += (months - (double)mi) * (AVG_SECS_PER_MONTH / 86400.0);
     int64_t di = (int64_t)days;
@@ -921,8 +989,11 @@ int duration_from_parts(double months, double days, double seconds, double nanos
     nanos += (seconds - (double)si) * 1e9;
     /* Truncated as Neo4j does, but binary noise (x.9999999) rounds. */
     double rn = nearbyint(nanos);
-    int64_t ni = (int64_t)(fabs(nanos - rn) < 1e-3 ? rn : trunc(nanos));
-    return normalize_duration(mi, di, si, ni, out);
+    nanos = fabs(nanos - rn) < 1e-3 ? rn : trunc(nanos);
+    /* The cascades above may carry a component just past the range. */
+    if (too_big(days) || too_big(seconds) || too_big(nanos))
+        return duration_range(e);
+    return normalize_duration(mi, di, si, (int64_t)nanos, out, e);
 }
 
 /* Accumulates integer parts exactly and fractional ones as doubles. */
@@ -932,38 +1003,84 @@ typedef struct dacc {
     bool frac;
 } dacc;
 
-static void dacc_add(dacc *a, int which, double v, int64_t scale)
+/* Adds v units of scale to component which (0 months, 1 days, 2 seconds,
+   3 nanos), exactly. */
+static int dacc_int(dacc *a, int which, int64_t v, int64_t scale, temporal_err *e)
 {
-    /* which: 0 months, 1 days, 2 seconds, 3 nanos */
-    double whole = trunc(v);
-    int64_t w = (int64_t)whole * scale;
-    double f = (v - whole) * (double)scale;
     int64_t *ip[] = {&a->mi, &a->di, &a->si, &a->ni};
+    int64_t w;
+    if (which == 3) {
+        /* Sub-second units carry their whole seconds over first, so that
+           {milliseconds: 2^63 - 1} (some 292 million years) is a duration,
+           not a nanosecond count past 64 bits. */
+        int64_t per_sec = NS_SEC / scale;
+        if (add_ovf(a->si, v / per_sec, &a->si))
+            return duration_range(e);
+        v %= per_sec;
+    }
+    if (mul_ovf(v, scale, &w) || add_ovf(*ip[which], w, ip[which]))
+        return duration_range(e);
+    return 0;
+}
+
+/* Adds a number of units: its whole part exactly, its fraction to the
+   component's fractional sum. */
+static int dacc_add(dacc *a, int which, double v, int64_t scale, temporal_err *e)
+{
+    if (too_big(v))
+        return duration_range(e);
+    double whole = trunc(v);
+    if (dacc_int(a, which, (int64_t)whole, scale, e) != 0)
+        return -1;
+    double f = (v - whole) * (double)scale;
     double *fp[] = {&a->mf, &a->df, &a->sf, &a->nf};
-    *ip[which] += w;
     if (f != 0) {
         *fp[which] += f;
         a->frac = true;
     }
+    return 0;
+}
+
+/* Seconds: the fraction is kept exact as nanoseconds. */
+static int dacc_seconds(dacc *a, double v, temporal_err *e)
+{
+    if (too_big(v))
+        return duration_range(e);
+    double whole = trunc(v);
+    if (dacc_int(a, 2, (int64_t)whole, 1, e) != 0)
+        return -1;
+    return dacc_int(a, 3, (int64_t)llround((v - whole) * 1e9), 1, e);
 }
 
 static int dacc_finish(const dacc *a, duration *out, temporal_err *e)
 {
     if (!a->frac)
-        return normalize_duration(a->mi, a->di, a->si, a->ni, out);
+        return normalize_duration(a->mi, a->di, a->si, a->ni, out, e);
     duration f = { 0 };
     if (duration_from_parts(a->mf, a->df, a->sf, a->nf, &f, e) != 0)
         return -1;
-    return normalize_duration(a->mi + f.months, a->di + f.days, a->si + f.seconds,
-                              a->ni + f.nanos, out);
+    int64_t mo, d, s, ns;
+    if (add_ovf(a->mi, f.months, &mo) || add_ovf(a->di, f.days, &d) ||
+        add_ovf(a->si, f.seconds, &s) || add_ovf(a->ni, f.nanos, &ns))
+        return duration_range(e);
+    return normalize_duration(mo, d, s, ns, out, e);
 }
 
-static bool parse_number(cur *c, double *v)
+/* A number in a duration's text: *v, and when it has no fraction also
+   *whole, exact (*exact false when it has a fraction or does not fit 64
+   bits). */
+static bool parse_number(cur *c, double *v, int64_t *whole, bool *exact)
 {
     size_t st = c->i;
+    int sign = 1;
     if (peek(c) == '-' || peek(c) == '+')
-        c->i++;
+        sign = c->s[c->i++] == '-' ? -1 : 1;
     size_t k = digits_ahead(c);
+    *exact = true;
+    *whole = 0;
+    for (size_t j = 0; j < k; j++)
+        if (mul_ovf(*whole, 10, whole) || add_ovf(*whole, sign * (c->s[c->i + j] - '0'), whole))
+            *exact = false;
     c->i += k;
     if (peek(c) == '.' || peek(c) == ',') {
         c->i++;
@@ -971,6 +1088,7 @@ static bool parse_number(cur *c, double *v)
         if (!f)
             return false;
         c->i += f;
+        *exact = false;
     }
     if (!k)
         return false;
@@ -1034,7 +1152,7 @@ int duration_parse(const char *s, size_t len, duration *out, temporal_err *e)
         if (!at_end(&c))
             goto bad;
         return normalize_duration(sign * (y * 12 + mo), sign * d, sign * (h * 3600 + mi * 60 + se),
-                                  sign * fr, out);
+                                  sign * fr, out, e);
     }
     bool time = false, any = false;
     int last = -1;   /* order of designators */
@@ -1051,7 +1169,9 @@ int duration_parse(const char *s, size_t len, duration *out, temporal_err *e)
             continue;
         }
         double v;
-        if (!parse_number(&c, &v))
+        int64_t whole;
+        bool exact;
+        if (!parse_number(&c, &v, &whole, &exact))
             goto bad;
         char d = (char)toupper((unsigned char)peek(&c));
         c.i++;
@@ -1061,25 +1181,24 @@ int duration_parse(const char *s, size_t len, duration *out, temporal_err *e)
             goto bad;
         last = (int)(p - des);
         v *= sign;
+        if (sign < 0 && whole == INT64_MIN)
+            exact = false;   /* -(-2^63) does not fit: the double path refuses it */
+        else if (sign < 0)
+            whole = -whole;
         any = true;
-        if (!time) {
-            if (d == 'Y')
-                dacc_add(&a, 0, v, 12);
-            else if (d == 'M')
-                dacc_add(&a, 0, v, 1);
-            else if (d == 'W')
-                dacc_add(&a, 1, v, 7);
-            else
-                dacc_add(&a, 1, v, 1);
-        } else if (d == 'H')
-            dacc_add(&a, 2, v, 3600);
-        else if (d == 'M')
-            dacc_add(&a, 2, v, 60);
-        else {
-            /* Seconds: keep the fraction exact as nanoseconds. */
-            double whole = trunc(v);
-            a.si += (int64_t)whole;
-            a.ni += (int64_t)llround((v - whole) * 1e9);
+        static const struct { char des; bool time; int which; int64_t scale; } units[] = {
+            {'Y', false, 0, 12}, {'M', false, 0, 1}, {'W', false, 1, 7}, {'D', false, 1, 1},
+            {'H', true, 2, 3600}, {'M', true, 2, 60}, {'S', true, 2, 1},
+        };
+        for (size_t u = 0; u < sizeof units / sizeof *units; u++) {
+            if (units[u].des != d || units[u].time != time)
+                continue;
+            /* Whole numbers exactly (a double would round past 2^53). */
+            int rc = exact ? dacc_int(&a, units[u].which, whole, units[u].scale, e)
+                     : d == 'S' && time ? dacc_seconds(&a, v, e)
+                                        : dacc_add(&a, units[u].which, v, units[u].scale, e);
+            if (rc != 0)
+                return -1;
         }
     }
     if (!any)
@@ -1165,12 +1284,6 @@ static int mbase(const value *map, const char *k, temporal *t, temporal_err *e)
     return 1;
 }
 
-static bool kind_has_date(value_type k)
-{
-    return k == VAL_DATE || k == VAL_LOCALDATETIME || k == VAL_DATETIME;
-}
-static bool kind_has_time(value_type k) { return k != VAL_DATE; }
-static bool kind_has_zone(value_type k) { return k == VAL_TIME || k == VAL_DATETIME; }
 
 static int date_from_map(const value *map, const temporal *base, bool has_base, int64_t *days,
                          temporal_err *e)
@@ -1314,12 +1427,12 @@ int temporal_from_map(value_type kind, const value *map, temporal *out, temporal
         if (r1 < 0 || r2 < 0 || mint(map, "nanosecond", &ns, e) < 0)
             return -1;
         int64_t sub = 0;
-        if (r2) {
-            secs += floordiv(ms, 1000);
+        if (r2 && add_ovf(secs, floordiv(ms, 1000), &secs))
+            return check_instant(INT64_MAX, e);
+        if (r2)
             sub = floormod(ms, 1000) * 1000000;
-        }
-        sub += ns;
-        secs += floordiv(sub, NS_SEC);
+        if (add_ovf(sub, ns, &sub) || add_ovf(secs, floordiv(sub, NS_SEC), &secs))
+            return check_instant(INT64_MAX, e);
         sub = floormod(sub, NS_SEC);
         bool hz;
         if (zone_value(map, out, &hz, e) != 0)
@@ -1451,15 +1564,15 @@ int duration_from_map(const value *map, duration *out, temporal_err *e)
         const value *v = mget(map, comps[j].k);
         if (!present)
             continue;
-        if (value_kind(v) == VAL_INT) {
-            int64_t *ip[] = {&a.mi, &a.di, &a.si, &a.ni};
-            *ip[comps[j].which] += v->u.i * comps[j].scale;
-        } else if (comps[j].which == 2 && comps[j].scale == 1) {
-            double whole = trunc(f);
-            a.si += (int64_t)whole;
-            a.ni += (int64_t)llround((f - whole) * 1e9);
-        } else
-            dacc_add(&a, comps[j].which, f, comps[j].scale);
+        int rc;
+        if (value_kind(v) == VAL_INT)
+            rc = dacc_int(&a, comps[j].which, v->u.i, comps[j].scale, e);
+        else if (comps[j].which == 2 && comps[j].scale == 1)
+            rc = dacc_seconds(&a, f, e);
+        else
+            rc = dacc_add(&a, comps[j].which, f, comps[j].scale, e);
+        if (rc != 0)
+            return -1;
     }
     return dacc_finish(&a, out, e);
 }
@@ -1689,8 +1802,10 @@ int temporal_component(mem_ctx *m, const temporal *t, const char *k, size_t n, v
         int64_t secs = utc_secs_of(t);
         if (keq(k, n, "epochSeconds"))
             return *out = value_int(secs), 0;
+        int64_t ms;
         if (keq(k, n, "epochMillis"))
-            return *out = value_int(secs * 1000 + t->nanos % NS_SEC / 1000000), 0;
+            return mul_ovf(secs, 1000, &ms) ? -2
+                                              : (*out = value_int(ms + t->nanos % NS_SEC / 1000000), 0);
     }
     return 1;
 }
@@ -1718,12 +1833,21 @@ int duration_component(const duration *d, const char *k, size_t n, value *out)
         return *out = value_int(s / 60), 0;
     if (keq(k, n, "seconds"))
         return *out = value_int(s), 0;
-    if (keq(k, n, "milliseconds"))
-        return *out = value_int(s * 1000 + ns / 1000000), 0;
-    if (keq(k, n, "microseconds"))
-        return *out = value_int(s * 1000000 + ns / 1000), 0;
-    if (keq(k, n, "nanoseconds"))
-        return *out = value_int(s * NS_SEC + ns), 0;
+    /* The sub-second totals scale the seconds: checked, s * unit + part
+       (part < unit) overflows exactly when the product does or the sum
+       passes INT64_MAX. */
+    static const struct { const char *name; int64_t unit; } totals[] = {
+        {"milliseconds", 1000}, {"microseconds", 1000000}, {"nanoseconds", NS_SEC},
+    };
+    for (size_t i = 0; i < sizeof totals / sizeof *totals; i++) {
+        if (!keq(k, n, totals[i].name))
+            continue;
+        int64_t scaled, total;
+        if (mul_ovf(s, totals[i].unit, &scaled) ||
+            add_ovf(scaled, ns / (NS_SEC / totals[i].unit), &total))
+            return -2;
+        return *out = value_int(total), 0;
+    }
     if (keq(k, n, "quartersOfYear"))
         return *out = value_int(d->months / 3 % 4), 0;
     if (keq(k, n, "monthsOfQuarter"))
@@ -1803,9 +1927,6 @@ int duration_order(const duration *a, const duration *b)
 
 /* ---- arithmetic ------------------------------------------------------------------ */
 
-static bool add_ovf(int64_t a, int64_t b, int64_t *r) { return __builtin_add_overflow(a, b, r); }
-static bool mul_ovf(int64_t a, int64_t b, int64_t *r) { return __builtin_mul_overflow(a, b, r); }
-
 static int plus_months(int64_t days, int64_t months, int64_t *out, temporal_err *e)
 {
     int64_t y;
@@ -1813,35 +1934,48 @@ static int plus_months(int64_t days, int64_t months, int64_t *out, temporal_err 
     tm_civil_from_days(days, &y, &m, &d);
     int64_t total;
     if (add_ovf(y * 12 + (m - 1), months, &total))
-        return fail(e, BAD_VALUE, "date out of range");
+        return check_days(INT64_MAX, e);
     int64_t ny = floordiv(total, 12);
     int nm = (int)floormod(total, 12) + 1;
-    if (ny < -MAX_YEAR || ny > MAX_YEAR)
-        return fail(e, BAD_VALUE, "date out of range");
+    /* Far enough for duration.between's steps past the last year, near
+       enough that the calendar arithmetic below cannot overflow; the
+       caller checks the exact range. */
+    if (ny < -2 * MAX_YEAR || ny > 2 * MAX_YEAR)
+        return check_days(INT64_MAX, e);
     int md = tm_month_days(ny, nm);
     *out = tm_days_from_civil(ny, nm, d > md ? md : d);
     return 0;
 }
 
-static void negate(const duration *d, duration *out)
+static int negate(const duration *d, duration *out, temporal_err *e)
 {
-    normalize_duration(-d->months, -d->days, -d->seconds, -(int64_t)d->nanos, out);
+    if (d->months == INT64_MIN || d->days == INT64_MIN || d->seconds == INT64_MIN)
+        return duration_range(e);
+    return normalize_duration(-d->months, -d->days, -d->seconds, -(int64_t)d->nanos, out, e);
 }
 
-int temporal_add(const temporal *t, const duration *dur, int sign, temporal *out, temporal_err *e)
+/* t + sign * dur.  Every step is checked for overflow; checked also
+   requires the result to be a valid value (check_days), which
+   duration.between's internal steps do not: they may pass the last year by
+   the two values' offsets on their way to an answer that is in range. */
+static int add_duration(const temporal *t, const duration *dur, int sign, bool checked,
+                        temporal *out, temporal_err *e)
 {
     duration d = *dur;
-    if (sign < 0)
-        negate(dur, &d);
+    if (sign < 0 && negate(dur, &d, e) != 0)
+        return -1;
     *out = *t;
     if (kind_has_date(t->kind)) {
         if (d.months && plus_months(out->days, d.months, &out->days, e) != 0)
             return -1;
-        out->days += d.days;
+        if (add_ovf(out->days, d.days, &out->days))
+            return check_days(INT64_MAX, e);
     }
     if (t->kind == VAL_DATE) {
-        out->days += d.seconds / 86400;   /* whole days of the seconds (Neo4j) */
-        return 0;
+        /* whole days of the seconds (Neo4j) */
+        if (add_ovf(out->days, d.seconds / 86400, &out->days))
+            return check_days(INT64_MAX, e);
+        return checked ? check_days(out->days, e) : 0;
     }
     /* Time of day: seconds and nanos, overflowing into days when there is
        a date and wrapping otherwise. */
@@ -1849,28 +1983,30 @@ int temporal_add(const temporal *t, const duration *dur, int sign, temporal *out
     int64_t ns = out->nanos + (secs % 86400) * NS_SEC + d.nanos;
     int64_t carry = secs / 86400 + floordiv(ns, NS_DAY);
     out->nanos = floormod(ns, NS_DAY);
-    if (kind_has_date(t->kind))
-        out->days += carry;
-    int64_t y;
-    int m, dd;
-    tm_civil_from_days(out->days, &y, &m, &dd);
-    if (y < -MAX_YEAR || y > MAX_YEAR)
-        return fail(e, BAD_VALUE, "date out of range");
+    if (kind_has_date(t->kind) && add_ovf(out->days, carry, &out->days))
+        return check_days(INT64_MAX, e);
+    if (kind_has_date(t->kind) && checked && check_days(out->days, e) != 0)
+        return -1;
     if (t->kind == VAL_DATETIME && t->zone[0])
         return temporal_resolve_zone(out, e);
     return 0;
 }
 
+int temporal_add(const temporal *t, const duration *d, int sign, temporal *out, temporal_err *e)
+{
+    return add_duration(t, d, sign, true, out, e);
+}
+
 int duration_add(const duration *a, const duration *b, int sign, duration *out, temporal_err *e)
 {
     duration nb = *b;
-    if (sign < 0)
-        negate(b, &nb);
+    if (sign < 0 && negate(b, &nb, e) != 0)
+        return -1;
     int64_t mo, d, s;
     if (add_ovf(a->months, nb.months, &mo) || add_ovf(a->days, nb.days, &d) ||
         add_ovf(a->seconds, nb.seconds, &s))
-        return fail(e, BAD_VALUE, "duration out of range");
-    return normalize_duration(mo, d, s, (int64_t)a->nanos + nb.nanos, out);
+        return duration_range(e);
+    return normalize_duration(mo, d, s, (int64_t)a->nanos + nb.nanos, out, e);
 }
 
 int duration_scale(const duration *a, double f, bool divide, duration *out, temporal_err *e)
@@ -1884,7 +2020,7 @@ int duration_scale(const duration *a, double f, bool divide, duration *out, temp
         int64_t k = (int64_t)f, mo, d, s, ns;
         if (!mul_ovf(a->months, k, &mo) && !mul_ovf(a->days, k, &d) &&
             !mul_ovf(a->seconds, k, &s) && !mul_ovf((int64_t)a->nanos, k, &ns))
-            return normalize_duration(mo, d, s, ns, out);
+            return normalize_duration(mo, d, s, ns, out, e);
     }
     return duration_from_parts((double)a->months * f, (double)a->days * f,
                                (double)a->seconds * f, (double)a->nanos * f, out, e);
@@ -1999,7 +2135,7 @@ static int calendar_step(temporal *a, int64_t months, int64_t days, temporal_err
 {
     duration d = {months, days, 0, 0};
     temporal r;
-    if (temporal_add(a, &d, 1, &r, e) != 0)
+    if (add_duration(a, &d, 1, false, &r, e) != 0)
         return -1;
     if (r.kind == VAL_DATETIME)
         prefer_offset(&r, a->offset);
@@ -2014,20 +2150,20 @@ int duration_between(const temporal *a0, const temporal *b0, tm_between mode, du
     if (until(a0, b0, &months, &days, &secs, &nanos, e) != 0)
         return -1;
     switch (mode) {
-    case TM_IN_MONTHS: return normalize_duration(months, 0, 0, 0, out);
-    case TM_IN_DAYS: return normalize_duration(0, days, 0, 0, out);
-    case TM_IN_SECONDS: return normalize_duration(0, 0, secs, nanos, out);
+    case TM_IN_MONTHS: return normalize_duration(months, 0, 0, 0, out, e);
+    case TM_IN_DAYS: return normalize_duration(0, days, 0, 0, out, e);
+    case TM_IN_SECONDS: return normalize_duration(0, 0, secs, nanos, out, e);
     case TM_BETWEEN: break;
     }
     if (!kind_has_date(a0->kind) || !kind_has_date(b0->kind))
-        return normalize_duration(0, 0, secs, nanos, out);
+        return normalize_duration(0, 0, secs, nanos, out, e);
     temporal a = *a0;
     if (calendar_step(&a, months, 0, e) != 0 ||
         until(&a, b0, &unused, &days, &secs, &nanos, e) != 0 ||
         calendar_step(&a, 0, days, e) != 0 ||
         until(&a, b0, &unused, &unused, &secs, &nanos, e) != 0)
         return -1;
-    return normalize_duration(months, days, secs, nanos, out);
+    return normalize_duration(months, days, secs, nanos, out, e);
 }
 
 /* ---- truncate ------------------------------------------------------------------------ */

@@ -79,7 +79,21 @@ int tm_month_days(int64_t y, int m);
 int tm_weekday(int64_t days);
 
 /* ---- values ---- */
-/* Cell or heap form.  -1 when out of memory. */
+/* Whether t is a value of its kind: the one definition of a valid
+   temporal, which every constructor, the arithmetic and the loader apply,
+   so that whatever Cypher can make can be saved and loaded:
+     dates (DATE, LOCALDATETIME, DATETIME: the local date) in years
+       -999999999 .. 999999999;
+     times of day in [00:00, 24:00);
+     offsets (TIME, DATETIME) within -18:00 .. +18:00;
+     zone names shorter than TM_ZONE_MAX.
+   Durations have no range of their own beyond their components' 64 bits
+   (months, days, seconds; nanoseconds 0..999999999); an operation whose
+   result leaves it is an error, never a wrap.
+   0, or -1 with e filled (ArgumentError / InvalidArgumentValue). */
+int temporal_check(const temporal *t, temporal_err *e);
+/* Cell or heap form.  -1 when out of memory, or when t is not valid
+   (temporal_check: call it first for the message). */
 int temporal_to_value(mem_ctx *m, const temporal *t, value *out);
 /* Decodes a temporal value; -1 when v is not one. */
 int temporal_from_value(const value *v, temporal *t);
@@ -116,7 +130,9 @@ int duration_format_iso(const duration *d, char *buf, size_t cap);
 
 /* ---- accessors ---- */
 /* Component by name (date.year, dt.timezone, dur.minutesOfHour, ...):
-   1 when key is not a component of this kind, -1 out of memory, 0 ok. */
+   1 when key is not a component of this kind, -1 out of memory, -2 when
+   the component does not fit a 64-bit integer (a datetime's epochMillis
+   at the ends of the year range, a huge duration's nanoseconds), 0 ok. */
 int temporal_component(mem_ctx *m, const temporal *t, const char *key, size_t len, value *out);
 int duration_component(const duration *d, const char *key, size_t len, value *out);
 

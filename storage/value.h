@@ -16,6 +16,13 @@
  * Heap objects are immutable once built and may be read from any thread;
  * their refcounts are atomic.
  *
+ * Nesting: a list, map or path may hold containers at most VALUE_MAX_DEPTH
+ * levels deep, counting itself (value_depth).  Every constructor of a
+ * container refuses a deeper one with VALUE_TOO_DEEP, so no value, however
+ * it was built (Cypher, the C API, the loader), nests deeper; this is what
+ * bounds the recursion of release, clone, comparison, order, equivalence,
+ * hash, printing and saving.  The depth is kept in the cell.
+ *
  * Semantics (openCypher 9):
  *   value_equals   `=`: ternary; null anywhere -> TRI_NULL; 1 = 1.0 is true;
  *                  NaN = x is false; values of different kinds are not equal;
@@ -76,7 +83,8 @@ struct value_heap;   /* string, list, map or path body */
 typedef struct value {
     uint8_t type;     /* value_type */
     uint8_t inl_len;  /* VAL_STRING: inline length, or 0xFF when on the heap */
-    char inl_head[6]; /* first bytes of an inline string */
+    char inl_head[6]; /* first bytes of an inline string; a list's, map's or
+                         path's nesting depth (uint16) in the first two */
     union {
         bool b;
         int64_t i;
@@ -120,8 +128,22 @@ bool value_utf8_valid(const char *bytes, size_t len);
    (length 0) when v is not a string.  len may be NULL. */
 const char *value_str(const value *v, size_t *len);
 
+/* The deepest nesting of containers (lists, maps, paths) a value may
+   have, counting itself: [[1]] nests 2 deep.  1000 levels keep every
+   recursive walk over a value well inside a 512 KiB thread stack (the walks
+   checked on a 512 KiB thread in tests/test_value_nesting.c). */
+#define VALUE_MAX_DEPTH 1000
+/* What a container constructor returns when its result would nest deeper
+   than VALUE_MAX_DEPTH (out of memory is -1). */
+#define VALUE_TOO_DEEP (-2)
+
+/* Containers nested in v, counting v: 0 for a scalar, a string or a
+   temporal, 1 for a list or map of those, 2 for a list of lists, ... */
+unsigned value_depth(const value *v);
+
 /* Lists and paths: consume items[0..n) (the cells are left null either
-   way); on failure the items are released and -1 returned.  A path's items
+   way); on failure the items are released and -1 returned (VALUE_TOO_DEEP
+   when the list would nest deeper than VALUE_MAX_DEPTH).  A path's items
    must alternate node, rel, node, ..., node (n odd); any other shape is
    refused with -1 as well. */
 int value_list_from(mem_ctx *m, value *items, size_t n, value *out);
@@ -132,7 +154,8 @@ const value *value_list_items(const value *v);    /* borrowed */
 /* Maps: keys must be strings; consumes keys and vals (the cells are left
    null either way); a repeated key keeps its last value; entries are stored
    sorted by key bytes (memcmp, then length).  -1 when out of memory or when
-   a key is not a string, the inputs released. */
+   a key is not a string, VALUE_TOO_DEEP when the map would nest deeper than
+   VALUE_MAX_DEPTH; the inputs released either way. */
 int value_map_from(mem_ctx *m, value *keys, value *vals, size_t n, value *out);
 size_t value_map_len(const value *v);
 const value *value_map_keys(const value *v);      /* borrowed, sorted */
