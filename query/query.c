@@ -354,6 +354,14 @@ static cached_plan *checked_plan(exec *x, const char *text, cypher_error *perr)
     return plan;
 }
 
+/* Adds "; note" to the error already recorded, as room allows. */
+static void append_note(exec *x, const char *note)
+{
+    size_t len = strlen(x->err.message);
+    if (len + 2 < sizeof x->err.message)
+        snprintf(x->err.message + len, sizeof x->err.message - len, "; %s", note);
+}
+
 /* Runs the statement's body: on the writer inside a statement, or on a
    view (read-only). */
 static void run_statement(exec *x, const cypher_ast_node *root, strata_result *r)
@@ -385,7 +393,15 @@ static void run_statement(exec *x, const cypher_ast_node *root, strata_result *r
     }
     int rc = run_body(x, body, r);
     /* EXPLAIN writes nothing: whatever planning over no rows did is undone */
-    strata_statement_end(x->g, rc == 0 && !x->no_input);
+    st = strata_statement_end(x->g, rc == 0 && !x->no_input);
+    /* Ending can fail only in a rollback that could not finish (the
+       transaction around the statement was then dropped): the caller must
+       hear of it, after the error that caused the rollback if there was
+       one (exec_fail keeps the first error). */
+    if (st != STRATA_OK && !x->err.category)
+        exec_status(x, root, st);
+    else if (st != STRATA_OK)
+        append_note(x, strata_errmsg(x->g));
 }
 
 /* EXPLAIN / PROFILE: the statement runs as above, then the result holds
@@ -473,6 +489,15 @@ static strata_status query_run(strata_graph *g, strata_view *v, const char *text
                            perr.column);
     }
     const cypher_ast_node *root = plan ? cypher_ast_root(plan_ast(plan)) : NULL;
+    /* The view of a graph's state the result hands out is allocated before
+       the statement runs: once a statement has committed, its result must
+       not fail (a failed call changes nothing). */
+    strata_view *own = NULL;
+    if (g && root && !(own = mem_alloc(m, sizeof *own))) {
+        plan_release(&plan);
+        exec_release(x);
+        return fail_result(g, r, "OutOfMemory", NULL, "out of memory starting a query", 1, 1);
+    }
     if (root && root->u.statement.mode != CYPHER_MODE_RUN)
         run_profiled(x, root, text, r);
     else if (root && reads_lazily(root) && go_lazy(g, v, x, r, params))
@@ -492,12 +517,20 @@ static strata_status query_run(strata_graph *g, strata_view *v, const char *text
                                        x->err.line, x->err.column);
         r->plan = plan;     /* lazy_free releases it with the pipeline */
         lazy_free(r);
+        if (own)
+            mem_free(m, own, sizeof *own);
         return st;
     }
     r->stats = (strata_query_stats){x->stats.nodes_created, x->stats.nodes_deleted,
                                     x->stats.rels_created, x->stats.rels_deleted,
                                     x->stats.props_set, x->stats.labels_added,
                                     x->stats.labels_removed};
+    if (r->view || r->pipe) {
+        /* taken for a lazy statement, which wrote nothing */
+        if (own)
+            mem_free(m, own, sizeof *own);
+        own = NULL;
+    }
     if (r->pipe) {
         /* the rows come as they are read: the executor and the plan stay */
         r->plan = plan;
@@ -506,10 +539,20 @@ static strata_status query_run(strata_graph *g, strata_view *v, const char *text
     plan_release(&plan);
     exec_release(x);
     if (r->view)
-        return STRATA_OK;   /* taken for a lazy statement that finished at once */
-    strata_status st = g ? strata_snapshot_own(g, &r->view) : strata_view_clone(v, &r->view);
-    if (st != STRATA_OK)
-        return fail_result(g, r, "OutOfMemory", NULL, "out of memory taking a view", 1, 1);
+        return STRATA_OK;
+    if (!g) {
+        if (strata_view_clone(v, &r->view) != STRATA_OK)
+            return fail_result(g, r, "OutOfMemory", NULL, "out of memory taking a view", 1, 1);
+        return STRATA_OK;
+    }
+    /* Cannot fail: no statement is open once strata_query's has ended, and
+       nothing is allocated. */
+    strata_status st = graph_snapshot_own_into(g, own);
+    if (st != STRATA_OK) {
+        mem_free(m, own, sizeof *own);
+        return fail_result(g, r, "ArgumentError", NULL, strata_errmsg(g), 1, 1);
+    }
+    r->view = own;
     return STRATA_OK;
 }
 
