@@ -6,6 +6,8 @@
  *   strata -f FILE | -c QUERY   batch (batch.c)
  *   --format F, --bail          output format; stop at the first failure
  *   --init FILE                 run a script quietly first (errors reported)
+ *   --import-dir DIR            LOAD CSV reads only files under DIR
+ *   --no-load-csv               LOAD CSV is refused
  *
  * Exit status 0 when every statement and command succeeded, else 1; 2 for
  * bad arguments.
@@ -26,12 +28,13 @@ typedef struct options {
     bool fmt_given, bail;
     const char *file, *query, *init;
     const char *dbfile;     /* opened when it exists; :save writes it */
+    strata_csv_options csv; /* LOAD CSV's access (default: unrestricted) */
 } options;
 
 static void usage(void)
 {
     fprintf(stderr, "usage: strata [--format jsonl|json|csv|table] [--bail] [--init FILE] "
-                    "[-f FILE | -c QUERY] [DBFILE]\n"
+                    "[--import-dir DIR] [--no-load-csv] [-f FILE | -c QUERY] [DBFILE]\n"
                     "       strata import --nodes[=LABEL]=FILE ... "
                     "[--relationships[=TYPE]=FILE ...] OUT.db\n");
 }
@@ -53,6 +56,12 @@ static int parse_args(int argc, char **argv, options *o)
             o->bail = true;
         } else if (strcmp(a, "--init") == 0 && i + 1 < argc) {
             o->init = argv[++i];
+        } else if (strcmp(a, "--import-dir") == 0 && i + 1 < argc) {
+            o->csv.import_dir = argv[++i];
+        } else if (strncmp(a, "--import-dir=", 13) == 0) {
+            o->csv.import_dir = a + 13;
+        } else if (strcmp(a, "--no-load-csv") == 0) {
+            o->csv.disabled = true;
         } else if (strcmp(a, "-f") == 0 && i + 1 < argc) {
             o->file = argv[++i];
         } else if (strcmp(a, "-c") == 0 && i + 1 < argc) {
@@ -130,6 +139,11 @@ int main(int argc, char **argv)
     strata_graph *g = NULL;
     if (open_graph(&o, &g) != 0)
         return 1;
+    if (strata_set_csv_options(g, &o.csv) != STRATA_OK) {
+        fprintf(stderr, "strata: %s\n", strata_errmsg(g));
+        strata_graph_free(&g);
+        return 2;
+    }
     session s;
     session_init(&s, g, o.fmt);
     s.bail = o.bail;

@@ -73,6 +73,8 @@ static void catalog_release(catalog **cp)
     for (int k = 0; k < 3; k++)
         intern_free(&c->tokens[k]);
     intern_free(&c->labelsets);
+    if (c->import_dir)
+        mem_free(m, c->import_dir, c->import_dir_size);
     mem_free(m, c, sizeof *c);
     mem_ctx_release(m);
 }
@@ -89,6 +91,7 @@ static catalog *catalog_new(void)
     }
     atomic_init(&c->refs, 1);
     c->m = m;
+    c->csv_field_max = STRATA_CSV_FIELD_MAX;
     uint32_t empty;
     for (int k = 0; k < 3; k++)
         if (!(c->tokens[k] = intern_new(m)))

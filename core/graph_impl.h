@@ -66,6 +66,12 @@ typedef struct catalog {
     /* strata_interrupt: the running query stops.  Here rather than in the
        graph because a result read lazily may outlive the graph. */
     atomic_bool interrupt;
+    /* strata_set_csv_options (core/csv_options.c): read by LOAD CSV on any
+       view, set while no query runs.  import_dir is canonical, or NULL. */
+    bool csv_disabled;
+    char *import_dir;
+    size_t import_dir_size;
+    size_t csv_field_max;
 } catalog;
 
 typedef struct version {
