@@ -68,6 +68,12 @@ void mem_fail_at(long k);
 void mem_fail_clear(void);
 /* Allocations attempted since the last mem_fail_at / mem_fail_clear. */
 long mem_fail_count(void);
+/* Fails every allocation that would take the bytes live across all
+   contexts past bytes (0: no cap), so a fuzzer's query that asks for
+   gigabytes meets an out-of-memory error instead of the machine's
+   limit. */
+void mem_limit_set(size_t bytes);
+size_t mem_live_bytes(void);
 
 /* The copy counter: entries (slots, chunk pointers, properties, adjacency
    entries, index entries) copied because a shared structure had to be
