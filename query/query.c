@@ -362,9 +362,27 @@ static void append_note(exec *x, const char *note)
         snprintf(x->err.message + len, sizeof x->err.message - len, "; %s", note);
 }
 
+/* EXPLAIN / PROFILE: the plan, as the rows of the result out. */
+static int profile_output(exec *x, strata_result *out)
+{
+    query_out po = {0};
+    int rc = profile_rows(x, &po.cols, &po.rows);
+    if (rc == 0)
+        rc = set_columns(x, out, &po.cols);
+    if (rc == 0)
+        rc = take_rows(x, out, &po, false);
+    scope_free(&po.cols);
+    rowset_free(&po.rows);
+    return rc;
+}
+
 /* Runs the statement's body: on the writer inside a statement, or on a
-   view (read-only). */
-static void run_statement(exec *x, const cypher_ast_node *root, strata_result *r)
+   view (read-only).  With profile_into (EXPLAIN / PROFILE), the plan's
+   rows go there before the statement ends, so that a failure to make them
+   rolls the statement back rather than being reported after it
+   committed. */
+static void run_statement(exec *x, const cypher_ast_node *root, strata_result *r,
+                          strata_result *profile_into)
 {
     const cypher_ast_node *body = root->u.statement.body;
     if (x->prof && is_schema_command(body->kind)) {
@@ -378,8 +396,8 @@ static void run_statement(exec *x, const cypher_ast_node *root, strata_result *r
             exec_fail(x, u, "SemanticError", NULL,
                       "a query on a view only reads: %s writes",
                       cypher_ast_kind_name(u->kind));
-        else
-            run_body(x, body, r);
+        else if (run_body(x, body, r) == 0 && profile_into)
+            profile_output(x, profile_into);
         return;
     }
     if (is_schema_command(body->kind)) {
@@ -392,6 +410,8 @@ static void run_statement(exec *x, const cypher_ast_node *root, strata_result *r
         return;
     }
     int rc = run_body(x, body, r);
+    if (rc == 0 && profile_into)
+        rc = profile_output(x, profile_into);
     /* EXPLAIN writes nothing: whatever planning over no rows did is undone */
     st = strata_statement_end(x->g, rc == 0 && !x->no_input);
     /* Ending can fail only in a rollback that could not finish (the
@@ -415,18 +435,12 @@ static void run_profiled(exec *x, const cypher_ast_node *root, const char *text,
     strata_result *scratch = mem_calloc(x->m, sizeof *scratch);
     if (!scratch) {
         exec_oom(x);
-        return;
+    } else {
+        run_statement(x, root, scratch, r);
+        strata_result_free(&scratch);
     }
-    run_statement(x, root, scratch);
-    strata_result_free(&scratch);
     if (x->no_input)
         x->stats = (qstats){0};
-    query_out out = {0};
-    if (!x->err.category && profile_rows(x, &out.cols, &out.rows) == 0 &&
-        set_columns(x, r, &out.cols) == 0)
-        take_rows(x, r, &out, false);
-    scope_free(&out.cols);
-    rowset_free(&out.rows);
     profile_free(x);
     x->prof = NULL;
 }
@@ -501,9 +515,9 @@ static strata_status query_run(strata_graph *g, strata_view *v, const char *text
     if (root && root->u.statement.mode != CYPHER_MODE_RUN)
         run_profiled(x, root, text, r);
     else if (root && reads_lazily(root) && go_lazy(g, v, x, r, params))
-        run_statement(x, root, r);
+        run_statement(x, root, r, NULL);
     else if (root)
-        run_statement(x, root, r);
+        run_statement(x, root, r, NULL);
     if (x->err.category) {
         for (size_t i = 0; i < r->nrows * r->ncols; i++)
             value_release(&r->cells[i]);

@@ -408,6 +408,12 @@ static strata_status cypher_mix(fixture *f)
     return run_cypher(f);
 }
 
+static strata_status cypher_profile(fixture *f)
+{
+    cypher_text = "PROFILE MATCH (n:Person {email: 'b@x'}) SET n.age = 3 CREATE (:City {a: 7})";
+    return run_cypher(f);
+}
+
 /* The write fails at each of its allocations in turn under a held view:
    each failure leaves the graph unforked and unchanged; the write then
    runs through (and is undone by rebuilding the fixture). */
@@ -454,6 +460,7 @@ static void test_allocation_failures(void **state)
         { add_city_label, "adding a label" }, { create_rel, "relationship create" },
         { detach_delete, "detach delete" },   { delete_rel, "relationship delete" },
         { hash_index, "index create" },       { cypher_mix, "a Cypher statement" },
+        { cypher_profile, "a profiled Cypher statement" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         fail_each_allocation(f, cases[i].w, cases[i].what);
