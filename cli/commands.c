@@ -278,6 +278,16 @@ static void cmd_open(session *s, char *arg)
         session_fail(s, st == STRATA_ENOMEM ? "OutOfMemory" : "IOError", err);
         return;
     }
+    /* the loaded graph keeps the program's LOAD CSV access (--import-dir,
+       --no-load-csv) */
+    strata_csv_options csv;
+    if (strata_get_csv_options(s->g, &csv) != STRATA_OK ||
+        strata_set_csv_options(g, &csv) != STRATA_OK) {
+        free(copy);
+        session_fail(s, "IOError", strata_errmsg(g));
+        strata_graph_free(&g);
+        return;
+    }
     strata_graph_free(&s->g);
     s->g = g;
     free(s->path);

@@ -7,6 +7,8 @@
  *                               repeated, and they run in the order given
  *   --format F, --bail          output format; stop at the first failure
  *   --init FILE                 run a script quietly first (errors reported)
+ *   --import-dir DIR            LOAD CSV reads only files under DIR
+ *   --no-load-csv               LOAD CSV is refused
  *
  * Exit status 0 when every statement and command succeeded, else 1; 2 for
  * bad arguments.
@@ -36,12 +38,13 @@ typedef struct options {
     script *scripts;        /* argc entries at most (owned) */
     size_t nscripts;
     const char *dbfile;     /* opened when it exists; :save writes it */
+    strata_csv_options csv; /* LOAD CSV's access (default: unrestricted) */
 } options;
 
 static void usage(void)
 {
     fprintf(stderr, "usage: strata [--format jsonl|json|csv|table] [--bail] [--init FILE] "
-                    "[-f FILE | -c QUERY]... [DBFILE]\n"
+                    "[--import-dir DIR] [--no-load-csv] [-f FILE | -c QUERY]... [DBFILE]\n"
                     "       strata import --nodes[=LABEL]=FILE ... "
                     "[--relationships[=TYPE]=FILE ...] OUT.db\n");
 }
@@ -63,6 +66,12 @@ static int parse_args(int argc, char **argv, options *o)
             o->bail = true;
         } else if (strcmp(a, "--init") == 0 && i + 1 < argc) {
             o->init = argv[++i];
+        } else if (strcmp(a, "--import-dir") == 0 && i + 1 < argc) {
+            o->csv.import_dir = argv[++i];
+        } else if (strncmp(a, "--import-dir=", 13) == 0) {
+            o->csv.import_dir = a + 13;
+        } else if (strcmp(a, "--no-load-csv") == 0) {
+            o->csv.disabled = true;
         } else if ((strcmp(a, "-f") == 0 || strcmp(a, "-c") == 0) && i + 1 < argc) {
             o->scripts[o->nscripts++] = (script){ a[1] == 'f', argv[++i] };
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -138,6 +147,12 @@ int main(int argc, char **argv)
     if (open_graph(&o, &g) != 0) {
         free(o.scripts);
         return 1;
+    }
+    if (strata_set_csv_options(g, &o.csv) != STRATA_OK) {
+        fprintf(stderr, "strata: %s\n", strata_errmsg(g));
+        strata_graph_free(&g);
+        free(o.scripts);
+        return 2;
     }
     session s;
     session_init(&s, g, o.fmt);

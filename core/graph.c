@@ -74,6 +74,8 @@ static void catalog_release(catalog **cp)
     for (int k = 0; k < 3; k++)
         intern_free(&c->tokens[k]);
     intern_free(&c->labelsets);
+    if (c->import_dir)
+        mem_free(m, c->import_dir, c->import_dir_size);
     mem_free(m, c, sizeof *c);
     mem_ctx_release(m);
 }
@@ -90,6 +92,7 @@ static catalog *catalog_new(void)
     }
     atomic_init(&c->refs, 1);
     c->m = m;
+    c->csv_field_max = STRATA_CSV_FIELD_MAX;
     uint32_t empty;
     for (int k = 0; k < 3; k++)
         if (!(c->tokens[k] = intern_new(m)))
@@ -231,6 +234,8 @@ version *graph_write_begin(strata_graph *g)
 {
     pthread_mutex_lock(&g->lock);
     fold_back(g);
+    g->fork_old = NULL;
+    g->write_mark = g->j.n;
     return g->in_txn ? g->tx : g->current;
 }
 
@@ -280,10 +285,13 @@ version *graph_writable(strata_graph *g)
            graph's reference moves to published, and from there to bases
            or back to current when the statement ends). */
         g->published = cur;
+        g->fork_published = true;
     } else {
         /* The slot's reference to the old version moves to bases. */
         g->bases[g->nbases++] = cur;
+        g->fork_published = false;
     }
+    g->fork_old = cur;
     *slot = v;
     return v;
 nomem:
@@ -291,7 +299,37 @@ nomem:
     return NULL;
 }
 
-void graph_write_end(strata_graph *g) { pthread_mutex_unlock(&g->lock); }
+void graph_write_end(strata_graph *g)
+{
+    g->fork_old = NULL;
+    pthread_mutex_unlock(&g->lock);
+}
+
+/* Puts back the version the failed call's fork replaced.  The fork is
+   unshared (no view can be taken while the call holds the lock) and the
+   old version was never written, so dropping the fork is the whole undo;
+   the journal entries the call pushed in its prepare phase (saved index
+   stacks of the fork) go with it. */
+static void unfork(strata_graph *g)
+{
+    version **slot = g->in_txn ? &g->tx : &g->current;
+    version_release(slot);
+    *slot = g->fork_old;
+    if (g->fork_published) {
+        g->published = NULL;
+    } else {
+        /* the call added it last: nothing else adds bases within a call */
+        g->nbases--;
+    }
+    journal_truncate(&g->j, g->m, g->write_mark);
+}
+
+void graph_write_finish(strata_graph *g, strata_status s)
+{
+    if (s != STRATA_OK && g->fork_old)
+        unfork(g);
+    graph_write_end(g);
+}
 
 bool strata_is_forked(strata_graph *g)
 {

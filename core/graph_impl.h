@@ -66,6 +66,12 @@ typedef struct catalog {
     /* strata_interrupt: the running query stops.  Here rather than in the
        graph because a result read lazily may outlive the graph. */
     atomic_bool interrupt;
+    /* strata_set_csv_options (core/csv_options.c): read by LOAD CSV on any
+       view, set while no query runs.  import_dir is canonical, or NULL. */
+    bool csv_disabled;
+    char *import_dir;
+    size_t import_dir_size;
+    size_t csv_field_max;
 } catalog;
 
 typedef struct version {
@@ -96,6 +102,12 @@ struct strata_graph {
     uint64_t stmt_counts[4];/* live nodes, relationships, node and
                                relationship slots when it began */
     journal j;              /* undo entries of the open statement/transaction */
+    /* The write call in progress (graph_write_begin to graph_write_finish):
+       the version its fork replaced, if it forked, and the journal length
+       when it began, so that a call failing after its fork undoes it. */
+    version *fork_old;
+    bool fork_published;    /* fork_old went to published, not to bases */
+    uint32_t write_mark;
     char err[ERRMSG_MAX];
 };
 
@@ -149,7 +161,14 @@ version *graph_write_begin(strata_graph *g);
    NULL (message set, graph unchanged) when the fork ran out of memory.
    Called once validation has passed, so a rejected write never forks. */
 version *graph_writable(strata_graph *g);
+/* Ends a call that wrote nothing (or cannot fail after graph_writable):
+   unlocks. */
 void graph_write_end(strata_graph *g);
+/* Ends a write call with its status: a call that failed after forking
+   (out of memory in its prepare phase) drops the fork it made and the
+   journal entries it pushed, so a failed write leaves the graph unforked
+   as well as unchanged (strata.h).  Unlocks. */
+void graph_write_finish(strata_graph *g, strata_status s);
 /* Hands the graph's reference on a version it no longer uses to bases
    while views may share it (for fold-back and is_forked), else drops it. */
 void graph_keep_base(strata_graph *g, version **vp);
@@ -159,6 +178,19 @@ void graph_keep_base(strata_graph *g, version **vp);
    writer's version: O(the statement's writes).  NULL when out of memory.
    Called under the lock. */
 version *stmt_materialize(strata_graph *g);
+
+/* strata_snapshot_own into a view the caller allocated (from
+   mem_scratch()): allocates nothing, so a statement that committed can
+   always hand out the view of its writes.  Fails only inside an open
+   statement. */
+strata_status graph_snapshot_own_into(strata_graph *g, strata_view *v);
+
+#ifdef STRATA_TESTING
+/* Makes the next in-place rollback of a statement fail as if replaying
+   had needed memory — which it cannot, by construction (txn.c) — so tests
+   can check that callers handle strata_statement_end's status. */
+void txn_test_fail_next_rollback(void);
+#endif
 
 /* Records a message on the handle and returns s. */
 strata_status graph_fail(strata_graph *g, strata_status s, const char *fmt, ...)

@@ -114,15 +114,18 @@ strata_status strata_index_create_named(strata_graph *g, strata_index_kind kind,
     } else if (d.name[0] && idxset_find_name(v->indexes, d.name) >= 0) {
         s = graph_fail(g, STRATA_EINVAL, "an index or constraint named %s exists already",
                        d.name);
+    } else if ((s = index_build(g, v, &d, &ls)) != STRATA_OK) {
+        /* built (and a unique one checked) on the version as it is: a
+           refused index forks nothing */
     } else if (!(v = graph_writable(g))) {
         s = STRATA_ENOMEM;
-    } else if ((s = index_build(g, v, &d, &ls)) == STRATA_OK) {
-        if (idxset_add(g->m, &v->indexes, &d, ls) != 0)
-            s = graph_fail(g, STRATA_ENOMEM, "out of memory adding an index");
-        else
-            *out = d.id;
+        lstack_release(g->m, &ls);
+    } else if (idxset_add(g->m, &v->indexes, &d, ls) != 0) {   /* takes ls */
+        s = graph_fail(g, STRATA_ENOMEM, "out of memory adding an index");
+    } else {
+        *out = d.id;
     }
-    graph_write_end(g);
+    graph_write_finish(g, s);
     return s;
 }
 
@@ -142,7 +145,7 @@ strata_status strata_index_drop(strata_graph *g, strata_index idx)
         s = STRATA_ENOMEM;
     else if (idxset_remove(g->m, &v->indexes, (uint32_t)pos) != 0)
         s = graph_fail(g, STRATA_ENOMEM, "out of memory dropping an index");
-    graph_write_end(g);
+    graph_write_finish(g, s);
     return s;
 }
 

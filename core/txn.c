@@ -273,6 +273,17 @@ strata_status strata_statement_begin(strata_graph *g)
     return STRATA_OK;
 }
 
+#ifdef STRATA_TESTING
+/* txn_test_fail_next_rollback: see graph_impl.h. */
+static atomic_bool fail_next_rollback;
+
+void txn_test_fail_next_rollback(void) { atomic_store(&fail_next_rollback, true); }
+
+static bool rollback_fails(void) { return atomic_exchange(&fail_next_rollback, false); }
+#else
+static bool rollback_fails(void) { return false; }
+#endif
+
 strata_status strata_statement_end(strata_graph *g, bool commit)
 {
     if (!g)
@@ -292,7 +303,7 @@ strata_status strata_statement_end(strata_graph *g, bool commit)
         g->published = NULL;
     } else {
         version *w = g->in_txn ? g->tx : g->current;
-        int rc = replay(g, w, g->stmt_mark, true);
+        int rc = rollback_fails() ? -1 : replay(g, w, g->stmt_mark, true);
         if (rc != 0) {
             /* Cannot happen by construction (see the top of this file);
                if it ever did, the transaction is the unit left to drop. */
@@ -361,6 +372,19 @@ strata_status strata_rollback(strata_graph *g)
     return STRATA_OK;
 }
 
+strata_status graph_snapshot_own_into(strata_graph *g, strata_view *v)
+{
+    v->err[0] = '\0';
+    v->ver = NULL;
+    graph_write_begin(g);
+    if (g->in_stmt)
+        return misuse(g, "a statement is open: its writes can be viewed once it ends");
+    v->ver = g->in_txn ? g->tx : g->current;
+    version_retain(v->ver);
+    graph_write_end(g);
+    return STRATA_OK;
+}
+
 strata_status strata_snapshot_own(strata_graph *g, strata_view **out)
 {
     if (!g)
@@ -370,15 +394,11 @@ strata_status strata_snapshot_own(strata_graph *g, strata_view **out)
     strata_view *v = mem_alloc(mem_scratch(), sizeof *v);
     if (!v)
         return graph_fail(g, STRATA_ENOMEM, "out of memory taking a snapshot");
-    v->err[0] = '\0';
-    graph_write_begin(g);
-    if (g->in_stmt) {
+    strata_status s = graph_snapshot_own_into(g, v);
+    if (s != STRATA_OK) {
         mem_free(mem_scratch(), v, sizeof *v);
-        return misuse(g, "a statement is open: its writes can be viewed once it ends");
+        return s;
     }
-    v->ver = g->in_txn ? g->tx : g->current;
-    version_retain(v->ver);
-    graph_write_end(g);
     *out = v;
     return STRATA_OK;
 }

@@ -157,7 +157,7 @@ strata_status strata_node_create(strata_graph *g, const strata_token *labels, si
     }
     *out = id;
 cleanup:
-    graph_write_end(g);
+    graph_write_finish(g, s);
     return s;
 }
 
@@ -300,7 +300,7 @@ static strata_status node_delete(strata_graph *g, strata_id node, bool detach)
     store_node_free(&v->st, g->m, node, e ? &e->u.node.props : NULL, e ? &e->u.node.adj : NULL);
 cleanup:
     idxplan_free(&plan);
-    graph_write_end(g);
+    graph_write_finish(g, s);
     return s;
 }
 
@@ -337,7 +337,6 @@ static strata_status node_label(strata_graph *g, strata_id node, strata_token la
                        (unsigned long long)node, MAX_LABELS_PER_NODE);
         goto cleanup;
     }
-    MAKE_WRITABLE();
     if (labelset_with(g->cat, old_ls, label, on, &ls) != 0) {
         s = nomem(g, "changing a label");
         goto cleanup;
@@ -347,8 +346,13 @@ static strata_status node_label(strata_graph *g, strata_id node, strata_token la
     const prop_rec *props = store_node_props(&v->st, node);
     node_state(g->cat, old_ls, props, before_buf, &before);
     node_state(g->cat, ls, props, after_buf, &after);
+    /* The plan is checked on the version as it is (shared or not) and
+       stays valid across the fork, which shares the same indices. */
     if ((s = idxplan_build(g, v, node, &before, &after, UINT32_MAX, &plan)) ||
-        (s = idxplan_check(g, v, &plan)) || (s = idxplan_prepare(g, v, &plan)))
+        (s = idxplan_check(g, v, &plan)))
+        goto cleanup;
+    MAKE_WRITABLE();
+    if ((s = idxplan_prepare(g, v, &plan)))
         goto cleanup;
     node_meta *m;
     if (labelidx_prepare(g->m, &v->labels, label, node) != 0 ||
@@ -365,7 +369,7 @@ static strata_status node_label(strata_graph *g, strata_id node, strata_token la
     idxplan_commit(g, v, &plan);
 cleanup:
     idxplan_free(&plan);
-    graph_write_end(g);
+    graph_write_finish(g, s);
     return s;
 }
 
@@ -434,7 +438,7 @@ strata_status strata_rel_create(strata_graph *g, strata_id start, strata_id end,
 oom:
     s = nomem(g, "creating a relationship");
 cleanup:
-    graph_write_end(g);
+    graph_write_finish(g, s);
     return s;
 }
 
@@ -457,7 +461,7 @@ strata_status strata_rel_delete(strata_graph *g, strata_id rel)
         commit_rel_delete(g, v, rel, UINT64_MAX);
     }
     idxplan_free(&plan);
-    graph_write_end(g);
+    graph_write_finish(g, s);
     return s;
 }
 
@@ -523,7 +527,6 @@ static strata_status set_prop(strata_graph *g, bool is_rel, strata_id id, strata
     /* The slot and record read above stay valid across a fork: the old
        version lives on as a base, and they are shared, not moved. */
     uint32_t labelset = nm ? nm->labelset : 0, type = rm ? rm->type : 0;
-    MAKE_WRITABLE();
     if (!remove && value_clone(g->m, &val->v, &copy) != 0) {
         s = nomem(g, "copying a property value");
         goto cleanup;
@@ -539,10 +542,15 @@ static strata_status set_prop(strata_graph *g, bool is_rel, strata_id id, strata
         }
         after = before;
         after.props = (props_view){ rec, true, key, remove ? NULL : &copy };
+        /* Checked before the fork (a refused write must not fork); the
+           plan stays valid across it, which shares the same indices. */
         if ((s = idxplan_build(g, v, id, &before, &after, key, &plan)) ||
-            (s = idxplan_check(g, v, &plan)) || (s = idxplan_prepare(g, v, &plan)))
+            (s = idxplan_check(g, v, &plan)))
             goto cleanup;
     }
+    MAKE_WRITABLE();
+    if ((s = idxplan_prepare(g, v, &plan)))
+        goto cleanup;
     prop_rec **rp = is_rel ? store_rel_props_mut(&v->st, g->m, id)
                            : store_node_props_mut(&v->st, g->m, id);
     value old = value_null();
@@ -566,7 +574,7 @@ cleanup:
     value_release(&copy);
     if (plan.c)
         idxplan_free(&plan);
-    graph_write_end(g);
+    graph_write_finish(g, s);
     return s;
 }
 

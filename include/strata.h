@@ -494,6 +494,38 @@ STRATA_API const strata_query_error *strata_result_error(const strata_result *r)
 STRATA_API strata_view *strata_result_view(const strata_result *r);
 STRATA_API void strata_result_free(strata_result **r);
 
+/* ---- LOAD CSV's file access ---------------------------------------------- */
+
+/* What LOAD CSV may read.  The default (a new or loaded graph) is what an
+   embedding program running its own queries wants: any file the process
+   can read.  A program running queries it did not write sets an import
+   directory or disables LOAD CSV. */
+typedef struct strata_csv_options {
+    /* LOAD CSV fails with SecurityError before opening anything. */
+    bool disabled;
+    /* NULL: paths are the process's own.  Else a directory: file:///a/b.csv
+       and a/b.csv both name DIR/a/b.csv (an absolute path is taken
+       relative to DIR, as in Neo4j), and a path that leads out of DIR
+       through `..` or a symbolic link fails with SecurityError. */
+    const char *import_dir;
+    /* The longest field LOAD CSV accepts, in bytes; 0 for the default
+       (STRATA_CSV_FIELD_MAX).  A longer one is IOError naming file and
+       line. */
+    size_t field_max;
+} strata_csv_options;
+
+#define STRATA_CSV_FIELD_MAX ((size_t)16 << 20)   /* 16 MiB */
+
+/* Sets LOAD CSV's access for g and every view and result of it (opts is
+   borrowed; import_dir is resolved now to its canonical path, and must
+   name an existing directory: STRATA_ENOTFOUND or STRATA_EINVAL
+   otherwise, and nothing changes).  Call before running queries, not
+   while queries of g or its views run. */
+STRATA_API strata_status strata_set_csv_options(strata_graph *g, const strata_csv_options *opts);
+/* The options in force (import_dir canonical, borrowed from g until the
+   next strata_set_csv_options; field_max never 0). */
+STRATA_API strata_status strata_get_csv_options(strata_graph *g, strata_csv_options *out);
+
 /* ---- persistence --------------------------------------------------------- */
 
 /* A graph is saved to one file and loaded back whole (docs/FORMAT.md has

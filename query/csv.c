@@ -55,6 +55,7 @@ struct csv_reader {
     size_t nfields, cap_fields;
     uint64_t line;              /* the line of the next byte */
     uint64_t record_line;
+    size_t field_max;           /* csv_set_field_max */
     bool skip_lf;               /* a CR ended the last line: a LF next is part of it */
     bool started;               /* the BOM check has run */
     unsigned char stop_plain[256];  /* ends a run in an unquoted field */
@@ -81,6 +82,7 @@ csv_reader *csv_new(FILE *f, const char *name, char delimiter)
     r->f = f;
     r->delim = (unsigned char)delimiter;
     r->line = 1;
+    r->field_max = CSV_FIELD_MAX;
     r->failed = CSV_RECORD;
     r->stop_plain[r->delim] = r->stop_plain['"'] = r->stop_plain['\r'] = r->stop_plain['\n'] = 1;
     r->stop_quoted['"'] = r->stop_quoted['\n'] = 1;
@@ -175,10 +177,25 @@ static int rec_reserve(csv_reader *r, size_t more)
     return 0;
 }
 
+void csv_set_field_max(csv_reader *r, size_t max)
+{
+    r->field_max = max == 0 ? 1 : max > SIZE_MAX / 2 ? SIZE_MAX / 2 : max;
+}
+
+/* Appends to the field being built (fields[nfields]), refusing to grow it
+   past field_max bytes and its closing NUL: -1 then, with r failed.  (A
+   field of field_max + 1 bytes passes here and fails at its NUL.) */
 static int rec_append(csv_reader *r, const void *p, size_t n)
 {
     if (n == 0)
         return 0;   /* an empty run before the record buffer exists */
+    size_t have = r->rec_len - r->fields[r->nfields].off;
+    if (have + n > r->field_max + 1) {
+        fail(r, CSV_BAD, r->record_line,
+             "field %zu is longer than %zu bytes, the most a field may hold", r->nfields + 1,
+             r->field_max);
+        return -1;
+    }
     if (rec_reserve(r, n) != 0)
         return -1;
     memcpy(r->rec + r->rec_len, p, n);
@@ -248,7 +265,9 @@ static csv_status read_record(csv_reader *r)
                 return fail(r, CSV_BAD, quote_line,
                             "unterminated quoted field (the quote opened here is never "
                             "closed)");
-            return field_end(r) == 0 ? CSV_RECORD : fail(r, CSV_NOMEM, r->line, "out of memory");
+            if (field_end(r) == 0)
+                return CSV_RECORD;
+            goto nomem;
         }
         if (st == UNQUOTED || st == QUOTED) {
             if (copy_run(r, st == QUOTED ? r->stop_quoted : r->stop_plain) != 0)
@@ -321,6 +340,8 @@ static csv_status read_record(csv_reader *r)
             goto nomem;
     }
 nomem:
+    if (r->failed != CSV_RECORD)
+        return r->failed;   /* a field over the limit (rec_append) */
     return fail(r, CSV_NOMEM, r->line, "out of memory reading a record");
 }
 

@@ -55,9 +55,16 @@ typedef struct csv_field {
     bool quoted;      /* written as "..." (so "" is an empty string, not null) */
 } csv_field;
 
+/* The longest field a reader accepts unless told otherwise: a longer one
+   is CSV_BAD naming file, line and field, so that a file without
+   delimiters or with an unclosed quote cannot take all memory. */
+#define CSV_FIELD_MAX ((size_t)16 << 20)
+
 /* A reader of f (borrowed: the caller closes it after csv_free).  name is
    copied and used in messages.  NULL when out of memory. */
 csv_reader *csv_new(FILE *f, const char *name, char delimiter);
+/* Sets the longest field accepted, in bytes (at least 1). */
+void csv_set_field_max(csv_reader *r, size_t max);
 void csv_free(csv_reader **r);
 
 /* Reads the next record. */

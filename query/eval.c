@@ -500,8 +500,9 @@ static int eval_has_labels(const evalctx *c, const cypher_ast_node *e, value *ou
         strata_token tok;
         bool has = false;
         if (strata_token_lookup(v, STRATA_LABEL, e->u.labels.labels.items[i]->u.name.ptr, &tok) ==
-            STRATA_OK)
-            strata_node_has_label(v, s.u.id, tok, &has);
+            STRATA_OK &&
+            strata_node_has_label(v, s.u.id, tok, &has) != STRATA_OK)
+            has = false;   /* a node this statement deleted carries no labels */
         all = has;
     }
     *out = value_bool(all);

@@ -236,18 +236,26 @@ int entity_properties_map(exec *x, const value *ent, value *out)
         s = node ? strata_node_keys(v, ent->u.id, keys, n, &n2)
                  : strata_rel_keys(v, ent->u.id, keys, n, &n2);
     }
-    value *kv = mem_calloc(x->m, 2 * (n ? n : 1) * sizeof(value));
+    value *kv = NULL;
     int rc = 0;
+    if (s != STRATA_OK) {
+        rc = exec_status(x, NULL, s);
+        goto done;
+    }
+    kv = mem_calloc(x->m, 2 * (n ? n : 1) * sizeof(value));
     if (!kv) {
         rc = exec_oom(x);
         goto done;
     }
     for (size_t i = 0; i < n && rc == 0; i++) {
-        const char *name;
-        strata_token_name(v, STRATA_KEY, keys[i], &name);
+        const char *name = NULL;
         strata_value h = {value_null()};
-        s = node ? strata_node_read(v, ent->u.id, keys[i], &h)
-                 : strata_rel_read(v, ent->u.id, keys[i], &h);
+        if ((s = strata_token_name(v, STRATA_KEY, keys[i], &name)) != STRATA_OK ||
+            (s = node ? strata_node_read(v, ent->u.id, keys[i], &h)
+                      : strata_rel_read(v, ent->u.id, keys[i], &h)) != STRATA_OK) {
+            rc = exec_status(x, NULL, s);
+            break;
+        }
         kv[n + i] = h.v;
         rc = make_string(x, name, strlen(name), &kv[i]);
     }
@@ -275,9 +283,11 @@ int node_labels_list(exec *x, uint64_t node, value *out)
         n = 64;
     value items[64];
     for (size_t i = 0; i < n; i++) {
-        const char *name;
-        strata_token_name(v, STRATA_LABEL, toks[i], &name);
-        if (make_string(x, name, strlen(name), &items[i]) != 0) {
+        const char *name = NULL;
+        strata_status s = strata_token_name(v, STRATA_LABEL, toks[i], &name);
+        if (s != STRATA_OK || make_string(x, name, strlen(name), &items[i]) != 0) {
+            if (s != STRATA_OK)
+                exec_status(x, NULL, s);
             for (size_t j = 0; j < i; j++)
                 value_release(&items[j]);
             return -1;

@@ -74,8 +74,12 @@ int op_delete(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in)
         if (!strata_node_exists(v, nodes.v[i]))
             continue;
         uint64_t degree = 0;
-        strata_node_degree(v, nodes.v[i], STRATA_BOTH, STRATA_ANY_TYPE, &degree);
-        strata_status s;
+        strata_status s = strata_node_degree(v, nodes.v[i], STRATA_BOTH, STRATA_ANY_TYPE,
+                                             &degree);
+        if (s != STRATA_OK) {
+            rc = exec_status(x, clause, s);
+            break;
+        }
         if (clause->u.delete_.detach) {
             s = strata_node_detach_delete(x->g, nodes.v[i]);
             if (s == STRATA_OK)

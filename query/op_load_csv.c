@@ -11,27 +11,42 @@
  * Where the file is: `file:///abs/path` (or `file://localhost/...`, with
  * %XX escapes decoded) names a local absolute path; `file:rel` and a plain
  * string are paths, relative ones resolved against the process's current
- * directory.  The file is read with the process's own rights: an
- * embedding program that runs untrusted queries must filter LOAD CSV
- * itself.  Other URL schemes are refused.
+ * directory.  Other URL schemes are refused.
+ *
+ * Access (strata_set_csv_options, kept in the catalog): by default the
+ * file is read with the process's own rights.  With an import directory,
+ * every path — absolute ones too, as in Neo4j — is taken relative to it,
+ * resolved to its canonical path (realpath: `..` and symbolic links
+ * followed), and refused unless that lies inside the directory; the file
+ * opened is checked again through /proc/self/fd, so a link swapped in
+ * between is caught too.  LOAD CSV can also be disabled whole.  Only
+ * regular files are read: the open is non-blocking and fstat refuses a
+ * FIFO (which would block until a writer came), a device or a directory.
+ * A field longer than the limit (STRATA_CSV_FIELD_MAX by default) is an
+ * error naming file and line.
  *
  * linenumber() and file() read two hidden slots bound next to the row
  * variable (names starting with a NUL byte, which no query can spell);
  * RETURN * and WITH do not carry them, so after a WITH they are null.
  *
  * Errors: an unreadable file is IOError naming the path and the reason; a
- * malformed file IOError naming file, line and what (csv.h).  Rows are
+ * malformed file IOError naming file, line and what (csv.h); a header
+ * naming a column twice IOError naming the column; a path refused by the
+ * access settings SecurityError.  Rows are
  * materialised like every clause's (exec.h), so a bad record anywhere
  * fails the statement before a later clause writes anything; and a write
  * already made by an earlier clause is undone with the statement.
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "query/csv.h"
 #include "query/exec.h"
@@ -162,6 +177,157 @@ static void source_close(exec *x, csv_source *src)
     memset(src, 0, sizeof *src);
 }
 
+/* Whether canonical path p is dir or inside it (dir canonical too). */
+static bool inside(const char *dir, const char *p)
+{
+    size_t n = strlen(dir);
+    if (n == 1 && dir[0] == '/')
+        return p[0] == '/';
+    return strncmp(p, dir, n) == 0 && (p[n] == '\0' || p[n] == '/');
+}
+
+static int refuse_outside(exec *x, const cypher_ast_node *at, const char *path)
+{
+    return exec_fail(x, at, "SecurityError", NULL,
+                     "LOAD CSV: '%s' leads outside the import directory", path);
+}
+
+/* Whether relative path p climbs above its start by its `..` components
+   alone (refused before the file system is asked, so that the answer does
+   not tell whether a file outside exists). */
+static bool climbs_out(const char *p)
+{
+    long depth = 0;
+    while (*p) {
+        size_t n = strcspn(p, "/");
+        if (n == 2 && p[0] == '.' && p[1] == '.')
+            depth--;
+        else if (n > 0 && !(n == 1 && p[0] == '.'))
+            depth++;
+        if (depth < 0)
+            return true;
+        p += n;
+        p += *p == '/';
+    }
+    return false;
+}
+
+/* The canonical path of what path names under the import directory dir
+   (see the top), in *out (from realpath: free()), or an error. */
+static int resolve_in_dir(exec *x, const cypher_ast_node *at, const char *dir, const char *path,
+                          char **out)
+{
+    *out = NULL;
+    while (*path == '/')
+        path++;
+    if (climbs_out(path))
+        return refuse_outside(x, at, path);
+    size_t n = strlen(dir) + 1 + strlen(path) + 1;
+    char *joined = mem_alloc(x->m, n);
+    if (!joined)
+        return exec_oom(x);
+    snprintf(joined, n, "%s/%s", dir, path);
+    *out = realpath(joined, NULL);
+    int err = errno;
+    mem_free(x->m, joined, n);
+    if (!*out)
+        return exec_fail(x, at, "IOError", NULL, "LOAD CSV: cannot read '%s': %s", path,
+                         strerror(err));
+    if (!inside(dir, *out)) {
+        free(*out);
+        *out = NULL;
+        return refuse_outside(x, at, path);
+    }
+    return 0;
+}
+
+/* Whether the open file fd is inside dir, by the path the kernel gives
+   it; true when /proc is not there to ask (the realpath check stands). */
+static bool fd_inside(int fd, const char *dir)
+{
+    char link[64], target[PATH_MAX];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, target, sizeof target - 1);
+    if (n < 0)
+        return true;
+    target[n] = '\0';
+    return inside(dir, target);
+}
+
+/* Opens path for reading without blocking and checks that it is a regular
+   file (a FIFO's open and reads would wait for a writer); the stream is
+   blocking again for the reads.  dir: the import directory or NULL. */
+static int open_regular(exec *x, const cypher_ast_node *at, const char *path, const char *shown,
+                        const char *dir, FILE **out)
+{
+    int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (dir ? O_NOFOLLOW : 0);
+    int fd = open(path, flags);
+    if (fd < 0)
+        return exec_fail(x, at, "IOError", NULL, "LOAD CSV: cannot read '%s': %s", shown,
+                         strerror(errno));
+    struct stat st;
+    int rc = 0;
+    if (dir && !fd_inside(fd, dir))
+        rc = refuse_outside(x, at, shown);
+    else if (fstat(fd, &st) != 0)
+        rc = exec_fail(x, at, "IOError", NULL, "LOAD CSV: cannot read '%s': %s", shown,
+                       strerror(errno));
+    else if (!S_ISREG(st.st_mode))
+        rc = exec_fail(x, at, "IOError", NULL,
+                       "LOAD CSV: '%s' is not a regular file (a %s); only files are read",
+                       shown, S_ISDIR(st.st_mode) ? "directory" : S_ISFIFO(st.st_mode) ? "FIFO"
+                                                 : "device or socket");
+    else if ((flags = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0 ||
+             !(*out = fdopen(fd, "rb")))
+        rc = exec_fail(x, at, "IOError", NULL, "LOAD CSV: cannot read '%s': %s", shown,
+                       strerror(errno));
+    if (rc != 0)
+        close(fd);
+    return rc;
+}
+
+/* Two header fields with one name would make one map key, silently
+   keeping the later column: an error naming it.  Sorting the field
+   numbers by name finds repeats in O(n log n). */
+static int cmp_key(const void *a, const void *b, void *keys)
+{
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    const value *k = keys;
+    size_t li, lj;
+    const char *si = value_str(&k[i], &li), *sj = value_str(&k[j], &lj);
+    int c = memcmp(si, sj, li < lj ? li : lj);
+    if (c == 0)
+        c = (li > lj) - (li < lj);
+    return c != 0 ? c : (i > j) - (i < j);
+}
+
+static int check_header(exec *x, const cypher_ast_node *at, csv_source *src)
+{
+    size_t n = src->nkeys;
+    if (n < 2)
+        return 0;
+    size_t *order = mem_alloc(x->m, n * sizeof *order);
+    if (!order)
+        return exec_oom(x);
+    for (size_t i = 0; i < n; i++)
+        order[i] = i;
+    qsort_r(order, n, sizeof *order, cmp_key, src->keys);
+    int rc = 0;
+    for (size_t k = 1; k < n && rc == 0; k++)
+        if (value_equivalent(&src->keys[order[k - 1]], &src->keys[order[k]])) {
+            size_t len;
+            const char *name = value_str(&src->keys[order[k]], &len);
+            rc = exec_fail(x, at, "IOError", NULL,
+                           "LOAD CSV: %s:%llu: the header names column '%.*s' twice "
+                           "(fields %zu and %zu)",
+                           csv_name(src->r), (unsigned long long)csv_record_line(src->r),
+                           (int)(len > 100 ? 100 : len), name, order[k - 1] + 1,
+                           order[k] + 1);
+        }
+    mem_free(x->m, order, n * sizeof *order);
+    return rc;
+}
+
 /* Opens the file the source value names; with headers, reads the header. */
 static int source_open(exec *x, const cypher_ast_node *clause, const value *url, char delim,
                        csv_source *src)
@@ -173,6 +339,10 @@ static int source_open(exec *x, const cypher_ast_node *clause, const value *url,
         return exec_fail(x, at, "TypeError", "InvalidArgumentType",
                          "LOAD CSV FROM expects a string (a file:/// URL or a path), got %s",
                          value_type_name(url));
+    const catalog *cat = exec_view(x)->ver->cat;
+    if (cat->csv_disabled)
+        return exec_fail(x, clause, "SecurityError", NULL,
+                         "LOAD CSV is disabled for this graph");
     char *path = NULL;
     size_t size = 0;
     if (resolve_path(x, at, s, len, &path, &size) != 0)
@@ -184,21 +354,24 @@ static int source_open(exec *x, const cypher_ast_node *clause, const value *url,
         rc = exec_fail(x, at, "ArgumentError", NULL,
                        "LOAD CSV: the file name is not valid UTF-8 once %%-decoded (byte %zu)",
                        bad + 1);
-    if (rc == 0 && !(src->f = fopen(path, "rb")))
-        rc = exec_fail(x, at, "IOError", NULL, "LOAD CSV: cannot read '%s': %s", path,
-                       strerror(errno));
+    char *canon = NULL;   /* under an import directory: what path names */
+    if (rc == 0 && cat->import_dir)
+        rc = resolve_in_dir(x, at, cat->import_dir, path, &canon);
+    if (rc == 0)
+        rc = open_regular(x, at, canon ? canon : path, path, cat->import_dir, &src->f);
     if (rc == 0 && !(src->r = csv_new(src->f, path, delim)))
         rc = exec_oom(x);
     if (rc == 0) {
+        csv_set_field_max(src->r, cat->csv_field_max);
         /* file() gives the absolute path when it can be had */
-        char *abs = realpath(path, NULL);
-        if (abs && !utf8_check(abs, strlen(abs), NULL)) {   /* through a link */
-            free(abs);
-            abs = NULL;
-        }
-        rc = make_string(x, abs ? abs : path, strlen(abs ? abs : path), &src->path);
+        char *abs = canon ? NULL : realpath(path, NULL);
+        const char *name = canon ? canon : abs ? abs : path;
+        if (!utf8_check(name, strlen(name), NULL))   /* through a link */
+            name = path;
+        rc = make_string(x, name, strlen(name), &src->path);
         free(abs);
     }
+    free(canon);
     mem_free(x->m, path, size);
     if (rc != 0 || !clause->u.load_csv.with_headers)
         return rc;
@@ -217,7 +390,7 @@ static int source_open(exec *x, const cypher_ast_node *clause, const value *url,
         if (rc == 0 && value_is_null(&src->keys[i]))
             rc = make_string(x, "", 0, &src->keys[i]);
     }
-    return rc;
+    return rc == 0 ? check_header(x, clause, src) : rc;
 }
 
 /* The record just read, as a list or (with headers) a map. */

@@ -88,8 +88,7 @@ int pattern_entity_ok(exec *x, const cypher_ast_node *el, const scope *sc, const
             if (strata_token_lookup(v, STRATA_LABEL, el->u.node.labels.items[i]->u.name.ptr,
                                     &tok) != STRATA_OK)
                 return 0;
-            strata_node_has_label(v, id, tok, &has);
-            if (!has)
+            if (strata_node_has_label(v, id, tok, &has) != STRATA_OK || !has)
                 return 0;
         }
     }

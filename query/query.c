@@ -377,9 +377,35 @@ static cached_plan *checked_plan(exec *x, const char *text, cypher_error *perr)
     return plan;
 }
 
+/* Adds "; note" to the error already recorded, as room allows. */
+static void append_note(exec *x, const char *note)
+{
+    size_t len = strlen(x->err.message);
+    if (len + 2 < sizeof x->err.message)
+        snprintf(x->err.message + len, sizeof x->err.message - len, "; %s", note);
+}
+
+/* EXPLAIN / PROFILE: the plan, as the rows of the result out. */
+static int profile_output(exec *x, strata_result *out)
+{
+    query_out po = {0};
+    int rc = profile_rows(x, &po.cols, &po.rows);
+    if (rc == 0)
+        rc = set_columns(x, out, &po.cols);
+    if (rc == 0)
+        rc = take_rows(x, out, &po.cols, &po.rows, NULL);
+    scope_free(&po.cols);
+    rowset_free(&po.rows);
+    return rc;
+}
+
 /* Runs the statement's body: on the writer inside a statement, or on a
-   view (read-only). */
-static void run_statement(exec *x, const cypher_ast_node *root, strata_result *r)
+   view (read-only).  With profile_into (EXPLAIN / PROFILE), the plan's
+   rows go there before the statement ends, so that a failure to make them
+   rolls the statement back rather than being reported after it
+   committed. */
+static void run_statement(exec *x, const cypher_ast_node *root, strata_result *r,
+                          strata_result *profile_into)
 {
     const cypher_ast_node *body = root->u.statement.body;
     if (x->prof && is_schema_command(body->kind)) {
@@ -393,8 +419,8 @@ static void run_statement(exec *x, const cypher_ast_node *root, strata_result *r
             exec_fail(x, u, "SemanticError", NULL,
                       "a query on a view only reads: %s writes",
                       cypher_ast_kind_name(u->kind));
-        else
-            run_body(x, body, r);
+        else if (run_body(x, body, r) == 0 && profile_into)
+            profile_output(x, profile_into);
         return;
     }
     if (is_schema_command(body->kind)) {
@@ -407,8 +433,18 @@ static void run_statement(exec *x, const cypher_ast_node *root, strata_result *r
         return;
     }
     int rc = run_body(x, body, r);
+    if (rc == 0 && profile_into)
+        rc = profile_output(x, profile_into);
     /* EXPLAIN writes nothing: whatever planning over no rows did is undone */
-    strata_statement_end(x->g, rc == 0 && !x->no_input);
+    st = strata_statement_end(x->g, rc == 0 && !x->no_input);
+    /* Ending can fail only in a rollback that could not finish (the
+       transaction around the statement was then dropped): the caller must
+       hear of it, after the error that caused the rollback if there was
+       one (exec_fail keeps the first error). */
+    if (st != STRATA_OK && !x->err.category)
+        exec_status(x, root, st);
+    else if (st != STRATA_OK)
+        append_note(x, strata_errmsg(x->g));
 }
 
 /* EXPLAIN / PROFILE: the statement runs as above, then the result holds
@@ -422,18 +458,12 @@ static void run_profiled(exec *x, const cypher_ast_node *root, const char *text,
     strata_result *scratch = mem_calloc(x->m, sizeof *scratch);
     if (!scratch) {
         exec_oom(x);
-        return;
+    } else {
+        run_statement(x, root, scratch, r);
+        strata_result_free(&scratch);
     }
-    run_statement(x, root, scratch);
-    strata_result_free(&scratch);
     if (x->no_input)
         x->stats = (qstats){0};
-    query_out out = {0};
-    if (!x->err.category && profile_rows(x, &out.cols, &out.rows) == 0 &&
-        set_columns(x, r, &out.cols) == 0)
-        take_rows(x, r, &out.cols, &out.rows, NULL);
-    scope_free(&out.cols);
-    rowset_free(&out.rows);
     profile_free(x);
     x->prof = NULL;
 }
@@ -496,12 +526,21 @@ static strata_status query_run(strata_graph *g, strata_view *v, const char *text
                            perr.column);
     }
     const cypher_ast_node *root = plan ? cypher_ast_root(plan_ast(plan)) : NULL;
+    /* The view of a graph's state the result hands out is allocated before
+       the statement runs: once a statement has committed, its result must
+       not fail (a failed call changes nothing). */
+    strata_view *own = NULL;
+    if (g && root && !(own = mem_alloc(m, sizeof *own))) {
+        plan_release(&plan);
+        exec_release(x);
+        return fail_result(g, r, "OutOfMemory", NULL, "out of memory starting a query", 1, 1);
+    }
     if (root && root->u.statement.mode != CYPHER_MODE_RUN)
         run_profiled(x, root, text, r);
     else if (root && reads_lazily(root) && go_lazy(g, v, x, r, params))
-        run_statement(x, root, r);
+        run_statement(x, root, r, NULL);
     else if (root)
-        run_statement(x, root, r);
+        run_statement(x, root, r, NULL);
     if (x->err.category) {
         for (size_t i = 0; i < r->nrows * r->ncols; i++)
             value_release(&r->cells[i]);
@@ -515,12 +554,20 @@ static strata_status query_run(strata_graph *g, strata_view *v, const char *text
                                        x->err.line, x->err.column);
         r->plan = plan;     /* lazy_free releases it with the pipeline */
         lazy_free(r);
+        if (own)
+            mem_free(m, own, sizeof *own);
         return st;
     }
     r->stats = (strata_query_stats){x->stats.nodes_created, x->stats.nodes_deleted,
                                     x->stats.rels_created, x->stats.rels_deleted,
                                     x->stats.props_set, x->stats.labels_added,
                                     x->stats.labels_removed};
+    if (r->view || r->pipe) {
+        /* taken for a lazy statement, which wrote nothing */
+        if (own)
+            mem_free(m, own, sizeof *own);
+        own = NULL;
+    }
     if (r->pipe) {
         /* the rows come as they are read: the executor and the plan stay */
         r->plan = plan;
@@ -529,10 +576,20 @@ static strata_status query_run(strata_graph *g, strata_view *v, const char *text
     plan_release(&plan);
     exec_release(x);
     if (r->view)
-        return STRATA_OK;   /* taken for a lazy statement that finished at once */
-    strata_status st = g ? strata_snapshot_own(g, &r->view) : strata_view_clone(v, &r->view);
-    if (st != STRATA_OK)
-        return fail_result(g, r, "OutOfMemory", NULL, "out of memory taking a view", 1, 1);
+        return STRATA_OK;
+    if (!g) {
+        if (strata_view_clone(v, &r->view) != STRATA_OK)
+            return fail_result(g, r, "OutOfMemory", NULL, "out of memory taking a view", 1, 1);
+        return STRATA_OK;
+    }
+    /* Cannot fail: no statement is open once strata_query's has ended, and
+       nothing is allocated. */
+    strata_status st = graph_snapshot_own_into(g, own);
+    if (st != STRATA_OK) {
+        mem_free(m, own, sizeof *own);
+        return fail_result(g, r, "ArgumentError", NULL, strata_errmsg(g), 1, 1);
+    }
+    r->view = own;
     return STRATA_OK;
 }
 

@@ -4,8 +4,8 @@
 #   asan      AddressSanitizer + UndefinedBehaviorSanitizer, the whole suite
 #   tsan      ThreadSanitizer, the tests labelled "concurrency"
 # plus the Python package's pytest suite (on the release library and on the
-# sanitized one), the openCypher TCK (when ../shared/tck is there) and 15 s
-# of fuzzing of the Cypher parser.
+# sanitized one), the openCypher TCK (when ../shared/tck is there) and 25 s
+# of fuzzing (scripts/fuzz.sh: each target briefly).
 set -eu
 cd "$(dirname "$0")/.."
 sh scripts/install-deps.sh
@@ -31,8 +31,9 @@ else
 fi
 # The Python package, built as pip builds it, and its pytest suite.
 sh scripts/test-python.sh
-# The parser's fuzz target, briefly (longer runs: sh scripts/fuzz.sh 600).
-sh scripts/fuzz.sh 15
+# The fuzz targets (parser, loader, csv, query, batch), 5 s each (longer
+# runs: sh scripts/fuzz.sh 600).
+sh scripts/fuzz.sh 25
 build asan -DSTRATA_SANITIZE=ON -DSTRATA_BENCH=OFF
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --test-dir build/asan --output-on-failure -j"$jobs"

@@ -98,9 +98,30 @@ static int injected_failure(void)
     long k = atomic_load(&fail_at);
     return k > 0 && n >= k;
 }
+
+/* mem_limit_set: bytes live across every context, and the cap on them. */
+static atomic_size_t live_bytes, limit_bytes;
+
+void mem_limit_set(size_t bytes) { atomic_store(&limit_bytes, bytes); }
+size_t mem_live_bytes(void) { return atomic_load(&live_bytes); }
+
+static int over_limit(size_t more)
+{
+    size_t cap = atomic_load_explicit(&limit_bytes, memory_order_relaxed);
+    return cap && (more > cap ||
+                   atomic_load_explicit(&live_bytes, memory_order_relaxed) > cap - more);
+}
+
+static void note_live(size_t more, size_t less)
+{
+    atomic_fetch_add_explicit(&live_bytes, more, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&live_bytes, less, memory_order_relaxed);
+}
 #else
 static inline int injected_failure(void) { return 0; }
 static inline void note_peak(mem_ctx *m) { (void)m; }
+static inline int over_limit(size_t more) { (void)more; return 0; }
+static inline void note_live(size_t more, size_t less) { (void)more, (void)less; }
 #endif
 
 static void *raw_alloc(mem_ctx *m, size_t size)
@@ -176,13 +197,15 @@ void *mem_alloc(mem_ctx *m, size_t size)
 {
     if (size == 0)
         size = 1;
-    if (size == SIZE_MAX || injected_failure())
+    if (size == SIZE_MAX || injected_failure() || over_limit(size))
         return NULL;
     void *p = raw_alloc(m, size);
     if (p && COUNTED(m)) {
         atomic_fetch_add_explicit(&m->bytes, size, memory_order_relaxed);
         note_peak(m);
     }
+    if (p)
+        note_live(size, 0);
     return p;
 }
 
@@ -202,7 +225,8 @@ void *mem_realloc(mem_ctx *m, void *p, size_t old_size, size_t new_size)
         new_size = 1;
     if (old_size == 0)
         old_size = 1;
-    if (new_size == SIZE_MAX || injected_failure())
+    if (new_size == SIZE_MAX || injected_failure() ||
+        (new_size > old_size && over_limit(new_size - old_size)))
         return NULL;
 #ifdef STRATA_JEMALLOC
     void *q = rallocx(p, new_size, m->flags);
@@ -211,6 +235,7 @@ void *mem_realloc(mem_ctx *m, void *p, size_t old_size, size_t new_size)
 #endif
     if (!q)
         return NULL;
+    note_live(new_size, old_size);
     if (!COUNTED(m))
         return q;
     if (new_size >= old_size) {
@@ -230,6 +255,7 @@ void mem_free(mem_ctx *m, void *p, size_t size)
     if (size == 0)
         size = 1;
     raw_free(m, p, size);
+    note_live(0, size);
     if (COUNTED(m))
         atomic_fetch_sub_explicit(&m->bytes, size, memory_order_relaxed);
 }

@@ -68,6 +68,12 @@ void mem_fail_at(long k);
 void mem_fail_clear(void);
 /* Allocations attempted since the last mem_fail_at / mem_fail_clear. */
 long mem_fail_count(void);
+/* Fails every allocation that would take the bytes live across all
+   contexts past bytes (0: no cap), so a fuzzer's query that asks for
+   gigabytes meets an out-of-memory error instead of the machine's
+   limit. */
+void mem_limit_set(size_t bytes);
+size_t mem_live_bytes(void);
 
 /* The most bytes m has held at once since the last mem_ctx_peak_reset
    (which starts it at the bytes held now): what a test asserts to show
