@@ -660,28 +660,44 @@ typedef struct half_edge {
     uint32_t dir;
 } half_edge;
 
-static int cmp_segment_key(const void *a, const void *b)
+/* A node's half edges in its block's order: by segment key (type, then
+   direction, as adjacency.c keys its segments), then by relationship id. */
+static int cmp_block_order(const void *a, const void *b)
 {
     const half_edge *x = a, *y = b;
+    if (x->type != y->type)
+        return x->type < y->type ? -1 : 1;
     if (x->dir != y->dir)
         return x->dir < y->dir ? -1 : 1;
-    return (x->type > y->type) - (x->type < y->type);
+    return (x->rel > y->rel) - (x->rel < y->rel);
 }
 
-/* Whether a node's half edges fall in at most ADJ_MAX_SEGMENTS (direction,
-   type) segments (sorted copy: only for nodes of that many edges). */
-static int segments_fit(loader *ld, const half_edge *e, uint64_t n, bool *fit)
+/* One node's block from its half edges e[0..n): sorted into block order,
+   sized once for its entries and its distinct segments, then appended in
+   O(1) each.  Inserting one by one would move the entries of the later
+   segments at each step, O(n^2) for a hub of several types. */
+static int link_node(loader *ld, uint64_t node, half_edge *e, uint64_t n)
 {
-    half_edge *copy = mem_alloc(mem_scratch(), n * sizeof *copy);
-    if (!copy)
-        return pr_nomem(&ld->r, "checking a node's relationship types");
-    memcpy(copy, e, n * sizeof *copy);
-    qsort(copy, n, sizeof *copy, cmp_segment_key);
+    if (n > UINT32_MAX)
+        return pr_fail(&ld->r, "node %llu has more than %u relationships",
+                       (unsigned long long)node, UINT32_MAX);
+    bool sorted = true;
+    for (uint64_t i = 1; i < n && sorted; i++)
+        sorted = cmp_block_order(&e[i - 1], &e[i]) < 0;
+    if (!sorted)
+        qsort(e, n, sizeof *e, cmp_block_order);
     uint64_t segments = 1;
     for (uint64_t i = 1; i < n; i++)
-        segments += cmp_segment_key(&copy[i - 1], &copy[i]) != 0;
-    mem_free(mem_scratch(), copy, n * sizeof *copy);
-    *fit = segments <= ADJ_MAX_SEGMENTS;
+        segments += e[i - 1].dir != e[i].dir || e[i - 1].type != e[i].type;
+    if (segments > ADJ_MAX_SEGMENTS)
+        return pr_fail(&ld->r, "node %llu has relationships of %llu direction-type pairs "
+                       "(at most %d)", (unsigned long long)node,
+                       (unsigned long long)segments, ADJ_MAX_SEGMENTS);
+    adj_block **b = store_node_adj_mut(&ld->v->st, ld->m, node);
+    if (!b || adj_reserve_segments(ld->m, b, (uint32_t)n, (uint32_t)segments) != 0)
+        return pr_nomem(&ld->r, "building adjacency");
+    for (uint64_t i = 0; i < n; i++)
+        adj_append(*b, (int)e[i].dir, e[i].type, e[i].rel, e[i].other);
     return 0;
 }
 
@@ -727,26 +743,9 @@ static int link_all(loader *ld, uint64_t slots, const unsigned char *holes)
         else
             labelidx_set(ld->m, ld->v->rel_types, r->type, id, true);
     }
-    for (uint64_t n = 0; n < nodes && rc == 0; n++) {
-        uint64_t deg = start[n + 1] - start[n];
-        if (deg == 0)
-            continue;
-        bool fit = true;
-        if (deg > ADJ_MAX_SEGMENTS && (rc = segments_fit(ld, &e[start[n]], deg, &fit)) != 0)
-            break;
-        if (!fit || deg > UINT32_MAX) {
-            rc = pr_fail(&ld->r, "node %llu has relationships of too many types",
-                         (unsigned long long)n);
-            break;
-        }
-        adj_block **b = store_node_adj_mut(st, ld->m, n);
-        if (!b || adj_reserve(ld->m, b, (uint32_t)deg) != 0) {
-            rc = pr_nomem(&ld->r, "building adjacency");
-            break;
-        }
-        for (uint64_t i = start[n]; i < start[n + 1]; i++)
-            adj_insert(*b, (int)e[i].dir, e[i].type, e[i].rel, e[i].other);
-    }
+    for (uint64_t n = 0; n < nodes && rc == 0; n++)
+        if (start[n + 1] > start[n])
+            rc = link_node(ld, n, &e[start[n]], start[n + 1] - start[n]);
 done:
     if (e)
         mem_free(mem_scratch(), e, (total ? total : 1) * sizeof *e);
