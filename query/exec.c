@@ -256,6 +256,30 @@ done:
     return rc;
 }
 
+int exec_index_list(exec *x, strata_index **ids, size_t *n)
+{
+    strata_view *v = exec_view(x);
+    *ids = NULL;
+    *n = 0;
+    size_t count = 0;
+    if (strata_indexes(v, NULL, 0, &count) != STRATA_OK || count == 0)
+        return 0;
+    strata_index *buf = mem_alloc(x->m, count * sizeof *buf);
+    if (!buf)
+        return -1;
+    /* The view is immutable: the count cannot change between the calls. */
+    strata_indexes(v, buf, count, n);
+    *ids = buf;
+    return 0;
+}
+
+void exec_index_list_free(exec *x, strata_index **ids, size_t n)
+{
+    if (*ids)
+        mem_free(x->m, *ids, n * sizeof **ids);
+    *ids = NULL;
+}
+
 static int cmp_label_names(const void *a, const void *b)
 {
     return strcmp(value_str(a, NULL), value_str(b, NULL));

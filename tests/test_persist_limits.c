@@ -7,7 +7,8 @@
  * has still taken, and a rollback that gives back a relationship at a full
  * node), its labels (MAX_LABELS_PER_NODE, and labels() listing them all),
  * its property keys (PROPS_MAX), long strings and lists (no limit) and
- * token names (1..65,535 bytes).  Every loaded graph must equal the saved
+ * token names (1..65,535 bytes), and indices (no limit: every one listed
+ * and planned with).  Every loaded graph must equal the saved
  * one (the canonical dump of persist_support.h) and pass the integrity
  * check.
  */
@@ -442,6 +443,72 @@ static void test_token_name_lengths(void **state)
     strata_graph_free(&g);
 }
 
+/* ---- indices ------------------------------------------------------------------------ */
+
+/* The first cell of the last row of text's result, as a string (a copy). */
+static char *last_cell(strata_graph *g, const char *text)
+{
+    strata_result *r = NULL;
+    OK(g, strata_query(g, text, NULL, &r));
+    const strata_value *const *row;
+    char *got = NULL;
+    while (strata_result_next(r, &row)) {
+        free(got);
+        const char *s;
+        size_t len;
+        int64_t i;
+        char buf[32];
+        if (strata_value_get_string(row[0], &s, &len) != STRATA_OK) {
+            assert_int_equal(strata_value_get_int(row[0], &i), STRATA_OK);
+            snprintf(buf, sizeof buf, "%lld", (long long)i);
+            s = buf;
+        }
+        got = strdup(s);
+    }
+    strata_result_free(&r);
+    assert_non_null(got);
+    return got;
+}
+
+/* There is no limit on indices: db.indexes() lists every one and the
+   planner considers every one (each listed 256 and 64 at most). */
+static void test_many_indexes(void **state)
+{
+    (void)state;
+    enum { INDEXES = 300 };
+    strata_graph *g = graph_new();
+    strata_token k = tok(g, STRATA_KEY, "k");
+    for (unsigned i = 0; i < INDEXES; i++) {
+        strata_index idx;
+        OK(g, strata_index_create(g, STRATA_INDEX_HASH, false, tok_n(g, STRATA_LABEL, "L", i),
+                                  &k, 1, &idx));
+    }
+    for (int i = 0; i < 500; i++) {
+        strata_token last = tok_n(g, STRATA_LABEL, "L", INDEXES - 1);
+        strata_id id;
+        OK(g, strata_node_create(g, &last, 1, &id));
+        strata_value *val = strata_value_int(i);
+        OK(g, strata_node_set(g, id, k, val));
+        strata_value_free(&val);
+    }
+    char *count = last_cell(g, "CALL db.indexes() YIELD name RETURN count(name)");
+    assert_string_equal(count, "300");
+    free(count);
+    strata_graph *h = round_trip(g, "indexes.db");
+    strata_result *r = NULL;
+    OK(h, strata_query(h, "EXPLAIN MATCH (n:L299 {k: 1}) RETURN n", NULL, &r));
+    const strata_value *const *row;
+    assert_true(strata_result_next(r, &row));
+    const char *plan;
+    size_t len;
+    OK(h, strata_value_get_string(row[3], &plan, &len));
+    if (!strstr(plan, "NodeIndexSeek"))
+        fail_msg("the 300th index is not used: %s", plan);
+    strata_result_free(&r);
+    strata_graph_free(&h);
+    strata_graph_free(&g);
+}
+
 static int make_dir(void **state)
 {
     (void)state;
@@ -468,6 +535,7 @@ int main(void)
         cmocka_unit_test(test_properties_per_entity),
         cmocka_unit_test(test_long_strings_and_lists),
         cmocka_unit_test(test_token_name_lengths),
+        cmocka_unit_test(test_many_indexes),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }
