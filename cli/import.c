@@ -218,8 +218,8 @@ static int parse_args(int argc, char **argv, import_opts *o)
 
 /* Whether the output may be written: it must not be an input (compared by
    device and inode, so another name for the same file counts too), and
-   must not exist unless --force.  A target that is not a regular file is
-   refused later by strata_save, which names what it is. */
+   must not exist unless --force, and must be a regular file when it does
+   (a link, a FIFO or a device is refused, as strata_save would). */
 static int check_output(const import_opts *o)
 {
     struct stat out;
@@ -244,6 +244,12 @@ static int check_output(const import_opts *o)
                 return -1;
             }
         }
+    if (!S_ISREG(out.st_mode)) {
+        /* strata_save would refuse it too, but only after every row */
+        fprintf(stderr, "strata import: %s is not a regular file; refusing to replace it\n",
+                o->out);
+        return -1;
+    }
     if (!o->force) {
         fprintf(stderr, "strata import: %s already exists; give --force to replace it\n",
                 o->out);

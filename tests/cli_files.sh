@@ -88,6 +88,10 @@ for target in link.csv hard.csv; do
     cmp -s people.csv people.orig || { echo "import through $target overwrote its input"; fail=1; }
 done
 [ -L link.csv ] || { echo "link.csv is no longer a link"; fail=1; }
+mkfifo out.fifo
+out=$(run 10 "$strata" import --force --nodes=Person=people.csv out.fifo 2>&1)
+expect "import to a FIFO" "$out" "out.fifo is not a regular file"
+[ -p out.fifo ] || { echo "import replaced a FIFO"; fail=1; }
 
 # ---- import: label names as long as Cypher's -----------------------------------------
 long=$(head -c 65535 /dev/zero | tr '\0' 'x')
