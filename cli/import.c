@@ -4,7 +4,12 @@
  *
  *   strata import --nodes[=LABEL[:LABEL...]]=FILE[,FILE...] ...
  *                 --relationships[=TYPE]=FILE[,FILE...] ...
- *                 [--delimiter C] [--array-delimiter C] [--skip-bad-rows] OUT.db
+ *                 [--delimiter C] [--array-delimiter C] [--skip-bad-rows] [--force]
+ *                 OUT.db
+ *
+ * OUT.db is created; an existing one is replaced only with --force, and
+ * never when it is one of the input files (checked before any row is
+ * read, so a mistyped command costs nothing).
  *
  * The header conventions are Neo4j's bulk importer's (import_header.h).
  * Each --nodes / --relationships names a group of files: the first file's
@@ -57,7 +62,7 @@ typedef struct import_opts {
     input_group *groups;
     size_t ngroups;
     char delim, array_delim;
-    bool skip_bad;
+    bool skip_bad, force;
     const char *out;
 } import_opts;
 
@@ -69,6 +74,8 @@ typedef struct importer {
     strata_value **vals;      /* one per column of the current header */
     strata_token *labels;
     size_t nlabels, cap_labels;
+    char *name;               /* a label being interned, NUL-terminated */
+    size_t name_cap;
     uint64_t nodes, rels, props, rows, bad_rows;
     double t0, last_progress;
     bool tty;
@@ -90,8 +97,10 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: strata import --nodes[=LABEL[:LABEL...]]=FILE[,FILE...] ...\n"
                "                     --relationships[=TYPE]=FILE[,FILE...] ...\n"
-               "                     [--delimiter C] [--array-delimiter C] [--skip-bad-rows] "
-               "OUT.db\n"
+               "                     [--delimiter C] [--array-delimiter C] [--skip-bad-rows]\n"
+               "                     [--force] OUT.db\n"
+               "OUT.db must not exist unless --force is given (it is then replaced);\n"
+               "it may never be one of the input files.\n"
                "Header: id:ID(Space), :LABEL, :START_ID(Space), :END_ID(Space), :TYPE,\n"
                "name:string|int|long|float|double|boolean, name:int[] (arrays split on ';').\n");
 }
@@ -186,6 +195,8 @@ static int parse_args(int argc, char **argv, import_opts *o)
             }
         } else if (strcmp(argv[i], "--skip-bad-rows") == 0) {
             o->skip_bad = true;
+        } else if (strcmp(argv[i], "--force") == 0) {
+            o->force = true;
         } else if (argv[i][0] == '-' || o->out) {
             fprintf(stderr, "strata import: unexpected argument '%s'\n", argv[i]);
             return -1;
@@ -200,6 +211,48 @@ static int parse_args(int argc, char **argv, import_opts *o)
     }
     if (o->delim == o->array_delim) {
         fprintf(stderr, "strata import: the delimiter and the array delimiter must differ\n");
+        return -1;
+    }
+    return 0;
+}
+
+/* Whether the output may be written: it must not be an input (compared by
+   device and inode, so another name for the same file counts too), and
+   must not exist unless --force, and must be a regular file when it does
+   (a link, a FIFO or a device is refused, as strata_save would). */
+static int check_output(const import_opts *o)
+{
+    struct stat out;
+    if (lstat(o->out, &out) != 0) {
+        if (errno == ENOENT)
+            return 0;
+        fprintf(stderr, "strata import: %s: %s\n", o->out, strerror(errno));
+        return -1;
+    }
+    struct stat target = out;
+    bool via_link = S_ISLNK(out.st_mode) && stat(o->out, &target) == 0;
+    for (size_t i = 0; i < o->ngroups; i++)
+        for (size_t k = 0; k < o->groups[i].nfiles; k++) {
+            struct stat in;
+            if (stat(o->groups[i].files[k], &in) != 0)
+                continue;   /* reported when it is opened */
+            bool same = in.st_dev == out.st_dev && in.st_ino == out.st_ino;
+            same |= via_link && in.st_dev == target.st_dev && in.st_ino == target.st_ino;
+            if (same) {
+                fprintf(stderr, "strata import: the output %s is the input file %s; "
+                                "refusing to overwrite it\n", o->out, o->groups[i].files[k]);
+                return -1;
+            }
+        }
+    if (!S_ISREG(out.st_mode)) {
+        /* strata_save would refuse it too, but only after every row */
+        fprintf(stderr, "strata import: %s is not a regular file; refusing to replace it\n",
+                o->out);
+        return -1;
+    }
+    if (!o->force) {
+        fprintf(stderr, "strata import: %s already exists; give --force to replace it\n",
+                o->out);
         return -1;
     }
     return 0;
@@ -278,15 +331,27 @@ static int parse_values(importer *im, const header *h, const csv_reader *r)
     return 0;
 }
 
+/* A label name is any the engine takes (1..65535 bytes of UTF-8, no NUL),
+   as in Cypher; strata_token_intern checks length and encoding. */
 static int add_label(importer *im, const char *name, size_t len)
 {
-    char buf[256];
     if (len == 0)
         return 0;
-    if (len >= sizeof buf) {
-        snprintf(im->err, sizeof im->err, "a label longer than %zu bytes", sizeof buf - 1);
+    if (memchr(name, '\0', len)) {
+        snprintf(im->err, sizeof im->err, "a label holds a NUL byte");
         return -1;
     }
+    if (len >= im->name_cap) {
+        size_t cap = len + 1 > 2 * im->name_cap ? len + 1 : 2 * im->name_cap;
+        char *b = realloc(im->name, cap);
+        if (!b) {
+            snprintf(im->err, sizeof im->err, "out of memory");
+            return -1;
+        }
+        im->name = b;
+        im->name_cap = cap;
+    }
+    char *buf = im->name;
     memcpy(buf, name, len);
     buf[len] = '\0';
     if (im->nlabels == im->cap_labels) {
@@ -300,7 +365,8 @@ static int add_label(importer *im, const char *name, size_t len)
         im->cap_labels = cap;
     }
     if (strata_token_intern(im->g, STRATA_LABEL, buf, &im->labels[im->nlabels]) != STRATA_OK) {
-        snprintf(im->err, sizeof im->err, "label '%s': %s", buf, strata_errmsg(im->g));
+        snprintf(im->err, sizeof im->err, "label '%.64s%s': %s", buf, len > 64 ? "..." : "",
+                 strata_errmsg(im->g));
         return -1;
     }
     im->nlabels++;
@@ -399,15 +465,22 @@ static int rel_type(importer *im, const header *h, const csv_reader *r, const ch
                     strata_token *out)
 {
     const char *name = fallback;
-    if (h->type >= 0 && csv_get(r, (size_t)h->type).len > 0)
-        name = csv_get(r, (size_t)h->type).ptr;
+    if (h->type >= 0 && csv_get(r, (size_t)h->type).len > 0) {
+        csv_field f = csv_get(r, (size_t)h->type);
+        if (memchr(f.ptr, '\0', f.len)) {
+            snprintf(im->err, sizeof im->err, "a relationship type holds a NUL byte");
+            return -1;
+        }
+        name = f.ptr;
+    }
     if (!name || !*name) {
         snprintf(im->err, sizeof im->err,
                  "no relationship type: give a :TYPE column or --relationships=TYPE=FILE");
         return -1;
     }
     if (strata_token_intern(im->g, STRATA_RELTYPE, name, out) != STRATA_OK) {
-        snprintf(im->err, sizeof im->err, "type '%s': %s", name, strata_errmsg(im->g));
+        snprintf(im->err, sizeof im->err, "type '%.64s%s': %s", name,
+                 strlen(name) > 64 ? "..." : "", strata_errmsg(im->g));
         return -1;
     }
     return 0;
@@ -602,6 +675,7 @@ done:
     id_spaces_free(&im.spaces);
     free(im.vals);
     free(im.labels);
+    free(im.name);
     return rc;
 }
 
@@ -617,6 +691,10 @@ int import_main(int argc, char **argv)
         usage(stderr);
         opts_free(&o);
         return 2;
+    }
+    if (check_output(&o) != 0) {
+        opts_free(&o);
+        return 1;
     }
     int rc = run_import(&o);
     opts_free(&o);

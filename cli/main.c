@@ -46,7 +46,10 @@ static void usage(void)
     fprintf(stderr, "usage: strata [--format jsonl|json|csv|table] [--bail] [--init FILE] "
                     "[--import-dir DIR] [--no-load-csv] [-f FILE | -c QUERY]... [DBFILE]\n"
                     "       strata import --nodes[=LABEL]=FILE ... "
-                    "[--relationships[=TYPE]=FILE ...] OUT.db\n");
+                    "[--relationships[=TYPE]=FILE ...] [--force] OUT.db\n"
+                    "DBFILE must be a regular file; :save keeps its mode.  import refuses an\n"
+                    "existing OUT.db without --force, and always one that is an input.\n"
+                    "'strata import --help' lists the import's options.\n");
 }
 
 /* 0: run; 1: exit 0 (help); -1: bad arguments. */

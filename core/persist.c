@@ -12,10 +12,15 @@
  * renames it over the target and fsyncs the directory.  rename() replaces
  * the name atomically, so at every moment the name points at the old file
  * or at the new one, complete and synced; a crash before the rename leaves
- * at worst a stray temporary file, never a damaged target.
+ * at worst a stray temporary file, never a damaged target.  The new file
+ * keeps the old one's mode (and owner, where allowed), or gets 0666 less
+ * the umask as any new file; a target that is not a regular file (a
+ * symbolic link, a FIFO, a device node, a directory) is refused untouched,
+ * since rename() would replace that node itself.
  *
  * Loading, in three steps, none of which touches anything but a new graph:
- *   1. read the file whole and check its frame: signature, version, every
+ *   1. read the file whole (opened without blocking, so a FIFO is refused
+ *      rather than waited on) and check its frame: signature, version, every
  *      section's header and payload checksum, order, lengths, the trailer
  *      and that nothing follows it (load_frame);
  *   2. build into a fresh graph section by section, checking every count
@@ -31,10 +36,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/persist.h"
@@ -209,6 +216,24 @@ static void write_graph(pwriter *w, const version *v)
     pw_section_end(w);
 }
 
+/* What a file of mode is, for messages refusing it. */
+static const char *file_kind(mode_t mode)
+{
+    if (S_ISDIR(mode))
+        return "a directory";
+    if (S_ISFIFO(mode))
+        return "a FIFO";
+    if (S_ISCHR(mode))
+        return "a character device";
+    if (S_ISBLK(mode))
+        return "a block device";
+    if (S_ISSOCK(mode))
+        return "a socket";
+    if (S_ISLNK(mode))
+        return "a symbolic link";
+    return S_ISREG(mode) ? "a regular file" : "not a file";
+}
+
 /* The directory holding path, fsynced so the rename in it is durable. */
 static int sync_dir_of(const char *path)
 {
@@ -230,22 +255,89 @@ static int sync_dir_of(const char *path)
     return rc;
 }
 
+/* What a save may replace at path: nothing, or a regular file.  rename()
+   would replace a symbolic link, a FIFO or a device node itself, not what
+   the user meant by naming it, so those are refused (*refused names the
+   kind), as is a directory.  *old gets what lstat found (st_mode 0 when
+   nothing is there).  0, or an errno. */
+static int check_target(const char *path, struct stat *old, const char **refused)
+{
+    *refused = NULL;
+    if (lstat(path, old) != 0) {
+        old->st_mode = 0;
+        return errno == ENOENT ? 0 : errno;
+    }
+    if (!S_ISREG(old->st_mode))
+        *refused = file_kind(old->st_mode);
+    return 0;
+}
+
+/* Creates the temporary file PATH.tmp-XXXXXX (six random characters) for
+   writing, with mode 0666 less the umask as any new file gets (mkstemp
+   would force 0600, and reading the umask is not thread-safe).  The fd,
+   or -1 with errno set. */
+static int create_temp(char *tmp, size_t tlen, const char *path)
+{
+    static const char digits[] =
+        "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    static atomic_uint_fast64_t calls;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t x = (uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec << 30 ^ (uint64_t)getpid() << 40 ^
+                 (atomic_fetch_add(&calls, 1) + 1) * 0x9E3779B97F4A7C15u;
+    for (int attempt = 0; attempt < 100; attempt++) {
+        x = x * 6364136223846793005u + 1442695040888963407u;
+        uint64_t r = x >> 20;
+        char suffix[7];
+        for (int i = 0; i < 6; i++, r /= 62)
+            suffix[i] = digits[r % 62];
+        suffix[6] = '\0';
+        snprintf(tmp, tlen, "%s.tmp-%s", path, suffix);
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd >= 0 || errno != EEXIST)
+            return fd;
+    }
+    errno = EEXIST;
+    return -1;
+}
+
+/* Gives the new file the old one's owner (where we may: as root, or the
+   group when we belong to it) and mode, so a save never widens who may
+   read a database.  Without an old file the creation mode stays. */
+static int keep_owner_and_mode(int fd, const struct stat *old)
+{
+    if (!old->st_mode)
+        return 0;
+    struct stat now;
+    if (fstat(fd, &now) != 0)
+        return errno;
+    if ((now.st_uid != old->st_uid || now.st_gid != old->st_gid) &&
+        fchown(fd, old->st_uid, old->st_gid) != 0 && errno != EPERM)
+        return errno;
+    return fchmod(fd, old->st_mode & 07777) != 0 ? errno : 0;
+}
+
 /* Writes v into a new temporary file beside path and renames it over path.
-   0, or an errno (with *step naming what failed); -1 when out of memory. */
-static int save_file(const version *v, const char *path, const char **step)
+   0, or an errno (with *step naming what failed); -1 when out of memory;
+   0 with *refused set when path is not a regular file (nothing written). */
+static int save_file(const version *v, const char *path, const char **step,
+                     const char **refused)
 {
     size_t plen = strlen(path), tlen = plen + 16;
     char *tmp = mem_alloc(mem_scratch(), tlen);
     unsigned char *buf = tmp ? mem_alloc(mem_scratch(), WRITE_BUFFER) : NULL;
     int rc = 0, fd = -1;
     bool created = false;
+    struct stat old;
     if (!buf) {
         rc = -1;
         goto cleanup;
     }
-    snprintf(tmp, tlen, "%s.tmp-XXXXXX", path);
+    *step = "checking";
+    if ((rc = check_target(path, &old, refused)) != 0 || *refused)
+        goto cleanup;
     *step = "creating a temporary file beside";
-    if ((fd = mkostemp(tmp, O_CLOEXEC)) < 0) {
+    if ((fd = create_temp(tmp, tlen, path)) < 0) {
         rc = errno;
         goto cleanup;
     }
@@ -257,8 +349,11 @@ static int save_file(const version *v, const char *path, const char **step)
     *step = "writing";
     if ((rc = w.err) != 0)
         goto cleanup;
+    *step = "setting the mode of the file replacing";
+    if ((rc = keep_owner_and_mode(fd, &old)) != 0)
+        goto cleanup;
     *step = "syncing";
-    if (fchmod(fd, 0644) != 0 || fsync(fd) != 0) {
+    if (fsync(fd) != 0) {
         rc = errno;
         goto cleanup;
     }
@@ -269,6 +364,11 @@ static int save_file(const version *v, const char *path, const char **step)
         rc = errno;
         goto cleanup;
     }
+    /* Again, just before the rename: the name may have changed meanwhile. */
+    *step = "checking";
+    struct stat again;
+    if ((rc = check_target(path, &again, refused)) != 0 || *refused)
+        goto cleanup;
     *step = "renaming the temporary file over";
     if (rename(tmp, path) != 0) {
         rc = errno;
@@ -297,10 +397,13 @@ strata_status strata_save_view(strata_view *v, const char *path)
     if (!path || !*path)
         return view_fail(v, STRATA_EINVAL, "strata_save_view: %s", path ? "empty path"
                                                                          : "path is NULL");
-    const char *step = "preparing";
-    int rc = save_file(v->ver, path, &step);
+    const char *step = "preparing", *refused = NULL;
+    int rc = save_file(v->ver, path, &step, &refused);
     if (rc < 0)
         return view_fail(v, STRATA_ENOMEM, "out of memory saving to %s", path);
+    if (refused)
+        return view_fail(v, STRATA_EIO, "saving to %s: it is %s, not a regular file; "
+                         "refusing to replace it", path, refused);
     if (rc > 0) {
         char buf[128];
         return view_fail(v, STRATA_EIO, "saving to %s: %s %s: %s", path, step, path,
@@ -660,28 +763,44 @@ typedef struct half_edge {
     uint32_t dir;
 } half_edge;
 
-static int cmp_segment_key(const void *a, const void *b)
+/* A node's half edges in its block's order: by segment key (type, then
+   direction, as adjacency.c keys its segments), then by relationship id. */
+static int cmp_block_order(const void *a, const void *b)
 {
     const half_edge *x = a, *y = b;
+    if (x->type != y->type)
+        return x->type < y->type ? -1 : 1;
     if (x->dir != y->dir)
         return x->dir < y->dir ? -1 : 1;
-    return (x->type > y->type) - (x->type < y->type);
+    return (x->rel > y->rel) - (x->rel < y->rel);
 }
 
-/* Whether a node's half edges fall in at most ADJ_MAX_SEGMENTS (direction,
-   type) segments (sorted copy: only for nodes of that many edges). */
-static int segments_fit(loader *ld, const half_edge *e, uint64_t n, bool *fit)
+/* One node's block from its half edges e[0..n): sorted into block order,
+   sized once for its entries and its distinct segments, then appended in
+   O(1) each.  Inserting one by one would move the entries of the later
+   segments at each step, O(n^2) for a hub of several types. */
+static int link_node(loader *ld, uint64_t node, half_edge *e, uint64_t n)
 {
-    half_edge *copy = mem_alloc(mem_scratch(), n * sizeof *copy);
-    if (!copy)
-        return pr_nomem(&ld->r, "checking a node's relationship types");
-    memcpy(copy, e, n * sizeof *copy);
-    qsort(copy, n, sizeof *copy, cmp_segment_key);
+    if (n > UINT32_MAX)
+        return pr_fail(&ld->r, "node %llu has more than %u relationships",
+                       (unsigned long long)node, UINT32_MAX);
+    bool sorted = true;
+    for (uint64_t i = 1; i < n && sorted; i++)
+        sorted = cmp_block_order(&e[i - 1], &e[i]) < 0;
+    if (!sorted)
+        qsort(e, n, sizeof *e, cmp_block_order);
     uint64_t segments = 1;
     for (uint64_t i = 1; i < n; i++)
-        segments += cmp_segment_key(&copy[i - 1], &copy[i]) != 0;
-    mem_free(mem_scratch(), copy, n * sizeof *copy);
-    *fit = segments <= ADJ_MAX_SEGMENTS;
+        segments += e[i - 1].dir != e[i].dir || e[i - 1].type != e[i].type;
+    if (segments > ADJ_MAX_SEGMENTS)
+        return pr_fail(&ld->r, "node %llu has relationships of %llu direction-type pairs "
+                       "(at most %d)", (unsigned long long)node,
+                       (unsigned long long)segments, ADJ_MAX_SEGMENTS);
+    adj_block **b = store_node_adj_mut(&ld->v->st, ld->m, node);
+    if (!b || adj_reserve_segments(ld->m, b, (uint32_t)n, (uint32_t)segments) != 0)
+        return pr_nomem(&ld->r, "building adjacency");
+    for (uint64_t i = 0; i < n; i++)
+        adj_append(*b, (int)e[i].dir, e[i].type, e[i].rel, e[i].other);
     return 0;
 }
 
@@ -727,26 +846,9 @@ static int link_all(loader *ld, uint64_t slots, const unsigned char *holes)
         else
             labelidx_set(ld->m, ld->v->rel_types, r->type, id, true);
     }
-    for (uint64_t n = 0; n < nodes && rc == 0; n++) {
-        uint64_t deg = start[n + 1] - start[n];
-        if (deg == 0)
-            continue;
-        bool fit = true;
-        if (deg > ADJ_MAX_SEGMENTS && (rc = segments_fit(ld, &e[start[n]], deg, &fit)) != 0)
-            break;
-        if (!fit || deg > UINT32_MAX) {
-            rc = pr_fail(&ld->r, "node %llu has relationships of too many types",
-                         (unsigned long long)n);
-            break;
-        }
-        adj_block **b = store_node_adj_mut(st, ld->m, n);
-        if (!b || adj_reserve(ld->m, b, (uint32_t)deg) != 0) {
-            rc = pr_nomem(&ld->r, "building adjacency");
-            break;
-        }
-        for (uint64_t i = start[n]; i < start[n + 1]; i++)
-            adj_insert(*b, (int)e[i].dir, e[i].type, e[i].rel, e[i].other);
-    }
+    for (uint64_t n = 0; n < nodes && rc == 0; n++)
+        if (start[n + 1] > start[n])
+            rc = link_node(ld, n, &e[start[n]], start[n + 1] - start[n]);
 done:
     if (e)
         mem_free(mem_scratch(), e, (total ? total : 1) * sizeof *e);
@@ -961,7 +1063,9 @@ static strata_status read_file(const char *path, unsigned char **out, size_t *si
                                size_t cap)
 {
     *out = NULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
+       writer, forever, before the type check below could refuse it. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return os_error(errno, "cannot open", path, msg, cap);
     struct stat st;
@@ -971,9 +1075,13 @@ static strata_status read_file(const char *path, unsigned char **out, size_t *si
         goto done;
     }
     if (!S_ISREG(st.st_mode)) {
-        snprintf(msg, cap, "%s: not a regular file%s", path,
-                 S_ISDIR(st.st_mode) ? " (a directory)" : "");
+        snprintf(msg, cap, "%s: not a regular file (%s)", path, file_kind(st.st_mode));
         s = STRATA_EIO;
+        goto done;
+    }
+    int flags = fcntl(fd, F_GETFL);
+    if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+        s = os_error(errno, "cannot read", path, msg, cap);
         goto done;
     }
     *size = (size_t)st.st_size;

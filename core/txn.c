@@ -119,10 +119,12 @@ static int undo_rel_deleted(strata_graph *g, version *t, undo_entry *e, bool in_
         if (pos[d] == UINT32_MAX)
             continue;   /* that block went with its node and comes back whole */
         adj_block **b = store_node_adj_mut(&t->st, g->m, ends[d]);
-        if (!b || adj_reserve(g->m, b, 1) != 0)
+        int dir = d == 0 ? ADJ_OUT : ADJ_IN;
+        /* A new segment only when the delete emptied it: a node at
+           ADJ_MAX_SEGMENTS must take back its relationship. */
+        if (!b || adj_reserve_segments(g->m, b, 1, !adj_has_segment(*b, dir, e->u.rel.type)) != 0)
             return -1;
-        adj_insert_at(*b, d == 0 ? ADJ_OUT : ADJ_IN, e->u.rel.type, pos[d], (uint32_t)e->id,
-                      ends[1 - d]);
+        adj_insert_at(*b, dir, e->u.rel.type, pos[d], (uint32_t)e->id, ends[1 - d]);
     }
     if (labelidx_prepare(g->m, &t->rel_types, e->u.rel.type, e->id) != 0)
         return -1;

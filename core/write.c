@@ -406,19 +406,27 @@ strata_status strata_rel_create(strata_graph *g, strata_id start, strata_id end,
         s = graph_fail(g, STRATA_EFULL, "no relationship ids left");
         goto cleanup;
     }
-    if (adj_nsegments(store_node_adj(&v->st, start)) + 2 > ADJ_MAX_SEGMENTS ||
-        adj_nsegments(store_node_adj(&v->st, end)) + 2 > ADJ_MAX_SEGMENTS) {
+    /* The segments each end would open; only a new (direction, type) pair
+       counts against ADJ_MAX_SEGMENTS, never one more relationship in a
+       pair the node has. */
+    const adj_block *sa = store_node_adj(&v->st, start), *ea = store_node_adj(&v->st, end);
+    uint32_t new_out = !adj_has_segment(sa, ADJ_OUT, type);
+    uint32_t new_in = !adj_has_segment(ea, ADJ_IN, type);
+    uint32_t start_segs = new_out + (start == end ? new_in : 0);
+    if (adj_nsegments(sa) + start_segs > ADJ_MAX_SEGMENTS ||
+        adj_nsegments(ea) + new_in > ADJ_MAX_SEGMENTS) {
+        strata_id full = adj_nsegments(sa) + start_segs > ADJ_MAX_SEGMENTS ? start : end;
         s = graph_fail(g, STRATA_EFULL, "node %llu has relationships of too many types "
                        "(at most %d direction-type pairs per node)",
-                       (unsigned long long)start, ADJ_MAX_SEGMENTS - 2);
+                       (unsigned long long)full, ADJ_MAX_SEGMENTS);
         goto cleanup;
     }
     MAKE_WRITABLE();
     sb = store_node_adj_mut(&v->st, g->m, start);
-    if (!sb || adj_reserve(g->m, sb, start == end ? 2 : 1) != 0)
+    if (!sb || adj_reserve_segments(g->m, sb, start == end ? 2 : 1, start_segs) != 0)
         goto oom;
     eb = store_node_adj_mut(&v->st, g->m, end);
-    if (!eb || (start != end && adj_reserve(g->m, eb, 1) != 0))
+    if (!eb || (start != end && adj_reserve_segments(g->m, eb, 1, new_in) != 0))
         goto oom;
     if (labelidx_prepare(g->m, &v->rel_types, type, id) != 0 || journal_room(g, 1) != 0)
         goto oom;

@@ -50,6 +50,9 @@ static int own_table(mem_ctx *m, label_index **lp, uint32_t n)
         return 0;
     if (n < have)
         n = have;
+    else if (n > have && n - have < have / 2 && have <= UINT32_MAX / 3 * 2)
+        n = have + have / 2;   /* tokens arrive one by one: growing by one
+                                  at each would copy the table each time */
     label_index *t = mem_alloc(m, table_size(n));
     if (!t)
         return -1;

@@ -2,6 +2,7 @@
    sets and entity reads (see exec.h for the design). */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "query/exec.h"
@@ -271,17 +272,55 @@ done:
     return rc;
 }
 
+int exec_index_list(exec *x, strata_index **ids, size_t *n)
+{
+    strata_view *v = exec_view(x);
+    *ids = NULL;
+    *n = 0;
+    size_t count = 0;
+    if (strata_indexes(v, NULL, 0, &count) != STRATA_OK || count == 0)
+        return 0;
+    strata_index *buf = mem_alloc(x->m, count * sizeof *buf);
+    if (!buf)
+        return -1;
+    /* The view is immutable: the count cannot change between the calls. */
+    strata_indexes(v, buf, count, n);
+    *ids = buf;
+    return 0;
+}
+
+void exec_index_list_free(exec *x, strata_index **ids, size_t n)
+{
+    if (*ids)
+        mem_free(x->m, *ids, n * sizeof **ids);
+    *ids = NULL;
+}
+
+static int cmp_label_names(const void *a, const void *b)
+{
+    return strcmp(value_str(a, NULL), value_str(b, NULL));
+}
+
+/* Every label of the node, however many it carries, sorted by name (as
+   users expect; tokens sort by creation order). */
 int node_labels_list(exec *x, uint64_t node, value *out)
 {
     strata_view *v = exec_view(x);
-    strata_token toks[64];
-    size_t n = 0;
     *out = value_null();
-    if (strata_node_labels(v, node, toks, 64, &n) != STRATA_OK)
-        n = 0;
-    if (n > 64)
-        n = 64;
-    value items[64];
+    size_t n = 0;
+    if (strata_node_labels(v, node, NULL, 0, &n) != STRATA_OK || n == 0) {
+        value none[1];
+        return value_list_from(x->m, none, 0, out) != 0 ? exec_oom(x) : 0;
+    }
+    strata_token *toks = mem_alloc(x->m, n * sizeof *toks);
+    value *items = toks ? mem_alloc(x->m, n * sizeof *items) : NULL;
+    int rc = 0;
+    if (!items) {
+        rc = exec_oom(x);
+        goto done;
+    }
+    size_t got = n;
+    strata_node_labels(v, node, toks, n, &got);
     for (size_t i = 0; i < n; i++) {
         const char *name = NULL;
         strata_status s = strata_token_name(v, STRATA_LABEL, toks[i], &name);
@@ -290,20 +329,19 @@ int node_labels_list(exec *x, uint64_t node, value *out)
                 exec_status(x, NULL, s);
             for (size_t j = 0; j < i; j++)
                 value_release(&items[j]);
-            return -1;
+            rc = -1;
+            goto done;
         }
     }
-    /* Sorted by name, as users expect (tokens sort by creation order). */
-    for (size_t i = 1; i < n; i++)
-        for (size_t j = i; j > 0 && strcmp(value_str(&items[j - 1], NULL),
-                                           value_str(&items[j], NULL)) > 0; j--) {
-            value t = items[j];
-            items[j] = items[j - 1];
-            items[j - 1] = t;
-        }
+    qsort(items, n, sizeof *items, cmp_label_names);
     if (value_list_from(x->m, items, n, out) != 0)
-        return exec_oom(x);
-    return 0;
+        rc = exec_oom(x);
+done:
+    if (items)
+        mem_free(x->m, items, n * sizeof *items);
+    if (toks)
+        mem_free(x->m, toks, n * sizeof *toks);
+    return rc;
 }
 
 int storable_check(exec *x, const cypher_ast_node *at, const value *v)

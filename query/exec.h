@@ -183,6 +183,11 @@ int entity_property(exec *x, const cypher_ast_node *at, const value *ent, const 
                     size_t klen, value *out);
 int entity_properties_map(exec *x, const value *ent, value *out);
 int node_labels_list(exec *x, uint64_t node, value *out);
+/* Every index of the view, however many: *ids (allocated from x->m, NULL
+   when there are none; free with exec_index_list_free) and *n.  -1 when
+   out of memory. */
+int exec_index_list(exec *x, strata_index **ids, size_t *n);
+void exec_index_list_free(exec *x, strata_index **ids, size_t n);
 int make_string(exec *x, const char *s, size_t len, value *out);
 /* Converts a parameter / map value for storage as a property: checks the
    storable types (TypeError otherwise). */

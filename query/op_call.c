@@ -145,14 +145,25 @@ static int schema_fields(exec *x, const strata_index_info *info, const char *typ
     return rc;
 }
 
+static int rows_of_indexes(exec *x, strata_view *v, const strata_index *buf, size_t n,
+                           bool constraints, proc_rows *out);
+
 static int schema_rows(exec *x, bool constraints, proc_rows *out)
 {
     strata_view *v = exec_view(x);
-    strata_index buf[256];
+    strata_index *buf;
     size_t n = 0;
-    if (strata_indexes(v, buf, 256, &n) != STRATA_OK)
-        return exec_status(x, NULL, STRATA_EINVAL);
-    for (size_t i = 0; i < n && i < 256; i++) {
+    if (exec_index_list(x, &buf, &n) != 0)
+        return exec_oom(x);
+    int rc = rows_of_indexes(x, v, buf, n, constraints, out);
+    exec_index_list_free(x, &buf, n);
+    return rc;
+}
+
+static int rows_of_indexes(exec *x, strata_view *v, const strata_index *buf, size_t n,
+                           bool constraints, proc_rows *out)
+{
+    for (size_t i = 0; i < n; i++) {
         strata_index_info info;
         if (strata_index_info_get(v, buf[i], &info) != STRATA_OK)
             continue;

@@ -171,11 +171,12 @@ static void best_index(exec *x, facts *f, strata_token label, const cypher_ast_n
                        start_plan *best)
 {
     strata_view *v = exec_view(x);
-    strata_index buf[64];
+    strata_index *buf;
     size_t n = 0;
-    if (strata_indexes(v, buf, 64, &n) != STRATA_OK)
+    /* Out of memory: no index is considered, and the label scan serves. */
+    if (exec_index_list(x, &buf, &n) != 0)
         return;
-    for (size_t i = 0; i < n && i < 64; i++) {
+    for (size_t i = 0; i < n; i++) {
         strata_index_info info;
         if (strata_index_info_get(v, buf[i], &info) != STRATA_OK || info.relationships ||
             info.token != label || info.nkeys > START_MAX_KEYS)
@@ -210,6 +211,7 @@ static void best_index(exec *x, facts *f, strata_token label, const cypher_ast_n
         if (p.estimate < best->estimate)
             *best = p;
     }
+    exec_index_list_free(x, &buf, n);
 }
 
 /* The cheapest way to find node n's candidates. */

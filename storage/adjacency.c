@@ -1,5 +1,6 @@
 #include "storage/adjacency.h"
 
+#include <assert.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -50,14 +51,27 @@ static inline uint32_t seg_start(const adj_block *b, uint32_t i)
     return i ? csegs(b)[i - 1].end : 0;
 }
 
-/* Index of the segment with key, or where it would go. */
+/* Index of the segment with key, or where it would go: a binary search,
+   since a node may hold thousands of (direction, type) pairs. */
 static uint32_t find_seg(const adj_block *b, uint32_t key, int *found)
 {
-    uint32_t i = 0, n = adj_nsegments(b);
-    while (i < n && csegs(b)[i].key < key)
-        i++;
-    *found = i < n && csegs(b)[i].key == key;
-    return i;
+    uint32_t lo = 0, hi = adj_nsegments(b);
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (csegs(b)[mid].key < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *found = lo < adj_nsegments(b) && csegs(b)[lo].key == key;
+    return lo;
+}
+
+int adj_has_segment(const adj_block *b, int dir, uint32_t type)
+{
+    int found;
+    find_seg(b, seg_key(dir, type), &found);
+    return found;
 }
 
 const adj_entry *adj_segment_at(const adj_block *b, uint32_t i, int *dir, uint32_t *type,
@@ -102,7 +116,7 @@ static uint32_t grow(uint32_t have, uint32_t need, uint32_t floor)
 {
     if (need <= have)
         return have;
-    uint32_t cap = have + have / 2;
+    uint32_t cap = have > UINT32_MAX / 3 * 2 ? UINT32_MAX : have + have / 2;
     if (cap < need)
         cap = need;
     return cap < floor ? floor : cap;
@@ -110,14 +124,21 @@ static uint32_t grow(uint32_t have, uint32_t need, uint32_t floor)
 
 int adj_reserve(mem_ctx *m, adj_block **bp, uint32_t add)
 {
+    /* Each added entry may open a segment of its own. */
+    return adj_reserve_segments(m, bp, add, add);
+}
+
+int adj_reserve_segments(mem_ctx *m, adj_block **bp, uint32_t add, uint32_t add_segments)
+{
     adj_block *b = *bp;
     uint32_t len = adj_len(b), nseg = adj_nsegments(b);
     uint32_t old_cap = b ? b->cap : 0, old_segcap = b ? b->segcap : 0;
-    /* Each added entry may open a segment of its own. */
-    if (add > UINT32_MAX - len || nseg + add > ADJ_MAX_SEGMENTS)
+    if (add_segments > add)
+        add_segments = add;
+    if (add > UINT32_MAX - len || add_segments > ADJ_MAX_SEGMENTS - nseg)
         return -1;
     uint32_t cap = grow(old_cap, len + add, 4);
-    uint32_t segcap = grow(old_segcap, nseg + add, 2);
+    uint32_t segcap = grow(old_segcap, nseg + add_segments, 2);
     if (cap != old_cap || segcap != old_segcap) {
         /* Fill the allocator's size class with entries rather than slack. */
         size_t want = block_size(segcap, cap), good = mem_good_size(m, want);
@@ -188,6 +209,21 @@ void adj_insert_at(adj_block *b, int dir, uint32_t type, uint32_t pos, uint32_t 
     b->len++;
     for (uint32_t k = i; k < b->nseg; k++)
         segs(b)[k].end++;
+}
+
+void adj_append(adj_block *b, int dir, uint32_t type, uint32_t rel, uint32_t other)
+{
+    uint32_t key = seg_key(dir, type);
+    assert(b->nseg == 0 || segs(b)[b->nseg - 1].key <= key);
+    if (b->nseg == 0 || segs(b)[b->nseg - 1].key != key) {
+        segs(b)[b->nseg].key = key;
+        segs(b)[b->nseg].end = b->len;
+        b->nseg++;
+    }
+    entries(b)[b->len].rel = rel;
+    entries(b)[b->len].other = other;
+    b->len++;
+    segs(b)[b->nseg - 1].end++;
 }
 
 int adj_erase(adj_block *b, int dir, uint32_t type, uint32_t rel)

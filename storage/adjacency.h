@@ -21,6 +21,11 @@
  * Writes are prepare-then-commit: adj_reserve() is the only fallible step
  * (it makes the block private and big enough); adj_insert() and
  * adj_erase() then cannot fail.
+ *
+ * Limits: entries are counted in 32 bits (a node's degree is bounded only
+ * by the relationship ids); segments in 16 bits, so a node holds at most
+ * ADJ_MAX_SEGMENTS (direction, type) pairs — whatever the number of
+ * relationships in each.
  */
 #ifndef STRATA_STORAGE_ADJACENCY_H
 #define STRATA_STORAGE_ADJACENCY_H
@@ -41,9 +46,12 @@ typedef struct adj_entry {
 } adj_entry;
 
 /* Makes *bp private (creating it when NULL) with room for add more entries
-   in as many new segments.  -1 when out of memory; *bp is then unchanged
-   in content. */
+   in as many new segments.  -1 when out of memory, or when the segments
+   would pass ADJ_MAX_SEGMENTS; *bp is then unchanged in content. */
 int adj_reserve(mem_ctx *m, adj_block **bp, uint32_t add);
+/* As adj_reserve, for add more entries that open at most add_segments new
+   segments (a bulk build knows how many distinct keys it brings). */
+int adj_reserve_segments(mem_ctx *m, adj_block **bp, uint32_t add, uint32_t add_segments);
 /* Appends (rel, other) to the (dir, type) segment.  Needs a prior
    adj_reserve with room. */
 void adj_insert(adj_block *b, int dir, uint32_t type, uint32_t rel, uint32_t other);
@@ -55,6 +63,12 @@ void adj_insert_at(adj_block *b, int dir, uint32_t type, uint32_t pos, uint32_t 
    returns its position in the segment, or -1 when it is not there.  Needs
    a private block (adj_reserve(m, bp, 0)). */
 int adj_erase(adj_block *b, int dir, uint32_t type, uint32_t rel);
+/* Appends (rel, other) after every entry, in O(1): the (dir, type) key must
+   be at least the block's last segment key.  For a bulk build in key
+   order; needs room, as adj_insert. */
+void adj_append(adj_block *b, int dir, uint32_t type, uint32_t rel, uint32_t other);
+/* Whether the (dir, type) segment exists (it would not need a new one). */
+int adj_has_segment(const adj_block *b, int dir, uint32_t type);
 
 uint32_t adj_len(const adj_block *b);
 uint32_t adj_nsegments(const adj_block *b);

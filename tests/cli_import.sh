@@ -90,7 +90,7 @@ bad() {  # description, expected message (a substring), import arguments...
     [ $st -eq 1 ] || { echo "$desc: exit status $st, expected 1"; fail=1; }
     grep -qF -- "$msg" err.txt || { echo "$desc: expected '$msg' in: $(cat err.txt)"; fail=1; }
     [ ! -e absent.db ] || { echo "$desc: absent.db was written"; fail=1; }
-    "$strata" import "$@" kept.db >/dev/null 2>&1
+    "$strata" import --force "$@" kept.db >/dev/null 2>&1
     cmp -s kept.db kept.orig || { echo "$desc: kept.db changed"; fail=1; }
     ls | grep -v -e '\.csv$' -e '\.db$' -e '\.orig$' -e '\.txt$' -e '\.out$' -e '\.err$' \
         | grep . && { echo "$desc: left a stray file"; fail=1; }

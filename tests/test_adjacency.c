@@ -497,6 +497,68 @@ static void test_reserve_failure(void **state)
     }
 }
 
+/* ---- bulk building and the segment limit --------------------------------- */
+
+/* A bulk build reserves all of a hub's entries at once and counts only the
+   segments it opens: 65,536 entries and more in one segment (adj_reserve
+   alone would ask for a segment per entry, past ADJ_MAX_SEGMENTS), filled
+   by adj_append in key order. */
+static void test_bulk_hub(void **state)
+{
+    mem_ctx *m = *state;
+    static const uint32_t sizes[] = { 65535, 65536, 65537, 1u << 20 };
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        uint32_t n = sizes[k];
+        adj_block *b = NULL;
+        assert_int_equal(adj_reserve(m, &b, n), n <= ADJ_MAX_SEGMENTS ? 0 : -1);
+        adj_release(m, &b);
+        assert_int_equal(adj_reserve_segments(m, &b, n, 3), 0);
+        /* Three segments, keys increasing: (OUT, 1), (IN, 1), (OUT, 4). */
+        for (uint32_t i = 0; i < n; i++) {
+            int dir = i < n / 3 ? ADJ_OUT : i < 2 * (n / 3) ? ADJ_IN : ADJ_OUT;
+            adj_append(b, dir, i < 2 * (n / 3) ? 1 : 4, i, i / 2);
+        }
+        assert_int_equal(adj_check(b), 0);
+        assert_int_equal(adj_len(b), n);
+        assert_int_equal(adj_nsegments(b), 3);
+        uint32_t got;
+        const adj_entry *e = adj_segment(b, ADJ_OUT, 4, &got);
+        assert_int_equal(got, n - 2 * (n / 3));
+        assert_int_equal(e[0].rel, 2 * (n / 3));
+        assert_int_equal(e[got - 1].rel, n - 1);
+        /* The block is no larger than its entries need, give or take the
+           allocator's size class. */
+        assert_true(adj_size(b) < (size_t)n * sizeof(adj_entry) * 5 / 4 + 256);
+        adj_release(m, &b);
+    }
+}
+
+/* ADJ_MAX_SEGMENTS pairs fit; one more is refused, while an entry in a
+   pair the block has still fits. */
+static void test_segment_limit(void **state)
+{
+    mem_ctx *m = *state;
+    adj_block *b = NULL;
+    assert_int_equal(adj_reserve_segments(m, &b, ADJ_MAX_SEGMENTS, ADJ_MAX_SEGMENTS), 0);
+    for (uint32_t i = 0; i < ADJ_MAX_SEGMENTS; i++)
+        adj_append(b, (int)(i % 2), i / 2, i, 0);
+    assert_int_equal(adj_nsegments(b), ADJ_MAX_SEGMENTS);
+    assert_int_equal(adj_check(b), 0);
+    assert_int_equal(adj_reserve_segments(m, &b, 1, 1), -1);
+    assert_int_equal(adj_reserve(m, &b, 1), -1);
+    assert_true(adj_has_segment(b, ADJ_IN, 7));
+    assert_false(adj_has_segment(b, ADJ_IN, ADJ_MAX_SEGMENTS));
+    assert_int_equal(adj_reserve_segments(m, &b, 1, 0), 0);
+    adj_insert(b, ADJ_IN, 7, 99999, 1);
+    assert_int_equal(adj_check(b), 0);
+    uint32_t got;
+    adj_segment(b, ADJ_IN, 7, &got);
+    assert_int_equal(got, 2);
+    assert_int_equal(adj_erase(b, ADJ_IN, 7, 15), 0);
+    assert_int_equal(adj_check(b), 0);
+    adj_release(m, &b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -509,6 +571,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_cow_shared_block, setup, teardown),
         cmocka_unit_test_setup_teardown(test_growth, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reserve_failure, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bulk_hub, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_segment_limit, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
