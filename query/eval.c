@@ -52,11 +52,16 @@ static double as_double(const value *v)
     return value_kind(v) == VAL_INT ? (double)v->u.i : v->u.f;
 }
 
-static int concat_lists(const evalctx *c, value *a, value *b, value *out)
+static int concat_lists(const evalctx *c, const cypher_ast_node *e, value *a, value *b,
+                        value *out)
 {
     /* a or b may be a non-list element: it is appended / prepended. */
     size_t na = value_kind(a) == VAL_LIST ? value_list_len(a) : 1;
     size_t nb = value_kind(b) == VAL_LIST ? value_list_len(b) : 1;
+    if (na + nb > QUERY_LIST_MAX)
+        return exec_too_large(c->x, e, "list", na + nb, QUERY_LIST_MAX);
+    if (exec_tick_n(c->x, na + nb) != 0)
+        return -1;
     value *items = mem_alloc(c->x->m, (na + nb ? na + nb : 1) * sizeof(value));
     if (!items)
         return exec_oom(c->x);
@@ -113,7 +118,7 @@ static int arith(const evalctx *c, const cypher_ast_node *e, cypher_ast_op op, v
     exec *x = c->x;
     *out = value_null();
     if (op == CYPHER_OP_ADD && (value_kind(a) == VAL_LIST || value_kind(b) == VAL_LIST))
-        return concat_lists(c, a, b, out);
+        return concat_lists(c, e, a, b, out);
     if (value_is_null(a) || value_is_null(b))
         return 0;
     if (value_is_temporal(a) || value_is_temporal(b)) {
@@ -134,6 +139,8 @@ static int arith(const evalctx *c, const cypher_ast_node *e, cypher_ast_op op, v
             (value_kind(a) == VAL_BOOL) || (value_kind(b) == VAL_BOOL))
             return exec_fail(x, e, "SyntaxError", "InvalidArgumentType",
                              "cannot add %s and %s", type_name(a), type_name(b));
+        if (la + lb > QUERY_STRING_MAX)
+            return exec_too_large(x, e, "string", la + lb, QUERY_STRING_MAX);
         char *buf = mem_alloc(x->m, la + lb + 1);
         if (!buf)
             return exec_oom(x);
@@ -338,6 +345,8 @@ static int in_list(const evalctx *c, const cypher_ast_node *e, value *a, value *
     const value *it = value_list_items(b);
     tri res = TRI_FALSE;
     for (size_t i = 0; i < n; i++) {
+        if (exec_tick(c->x) != 0)
+            return -1;
         tri t = value_equals(a, &it[i]);
         if (t == TRI_TRUE) {
             res = TRI_TRUE;
@@ -614,6 +623,10 @@ static int eval_slice(const evalctx *c, const cypher_ast_node *e, value *out)
     to = to < 0 ? 0 : to > n ? n : to;
     if (to < from)
         to = from;
+    if (exec_tick_n(c->x, (size_t)(to - from)) != 0) {
+        rc = -1;
+        goto done;
+    }
     value *items = mem_alloc(c->x->m, (size_t)(to - from + 1) * sizeof(value));
     if (!items) {
         rc = exec_oom(c->x);
@@ -738,7 +751,8 @@ static int eval_comprehension(const evalctx *c, const cypher_ast_node *e, value 
     for (size_t i = 0; i < n && rc == 0; i++) {
         lv.v = value_list_items(&src)[i];
         tri t = TRI_TRUE;
-        if (e->u.comprehension.where)
+        rc = exec_tick(c->x);
+        if (rc == 0 && e->u.comprehension.where)
             rc = eval_predicate(&inner, e->u.comprehension.where, &t);
         if (rc != 0)
             break;
@@ -806,7 +820,9 @@ static int eval_quantifier_all(const evalctx *c, const cypher_ast_node *e, value
     for (size_t i = 0; i < value_list_len(&src); i++) {
         lv.v = value_list_items(&src)[i];
         tri t = TRI_TRUE;
-        if (e->u.comprehension.where && eval_predicate(&inner, e->u.comprehension.where, &t) != 0) {
+        if (exec_tick(c->x) != 0 ||
+            (e->u.comprehension.where &&
+             eval_predicate(&inner, e->u.comprehension.where, &t) != 0)) {
             value_release(&src);
             return -1;
         }
@@ -846,7 +862,7 @@ static int eval_reduce(const evalctx *c, const cypher_ast_node *e, value *out)
         la.v = acc;
         lv.v = value_list_items(&src)[i];
         value next;
-        if (eval(&inner, e->u.reduce.result, &next) != 0) {
+        if (exec_tick(c->x) != 0 || eval(&inner, e->u.reduce.result, &next) != 0) {
             value_release(&acc);
             value_release(&src);
             return -1;

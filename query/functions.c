@@ -132,10 +132,11 @@ static int fn_keys(const evalctx *c, const cypher_ast_node *at, value *a, size_t
     } else
         return bad_arg(c, at, "keys");
     size_t m = value_map_len(&map);
-    value *items = mem_alloc(c->x->m, (m ? m : 1) * sizeof(value));
+    value *items = exec_tick_n(c->x, m) == 0 ? mem_alloc(c->x->m, (m ? m : 1) * sizeof(value))
+                                              : NULL;
     if (!items) {
         value_release(&map);
-        return exec_oom(c->x);
+        return c->x->err.category ? -1 : exec_oom(c->x);
     }
     for (size_t i = 0; i < m; i++)
         items[i] = value_retain(value_map_keys(&map)[i]);
@@ -208,6 +209,8 @@ static int list_of(const evalctx *c, const value *src, size_t from, size_t to, b
                    value *out)
 {
     size_t m = to - from;
+    if (exec_tick_n(c->x, m) != 0)
+        return -1;
     value *items = mem_alloc(c->x->m, (m ? m : 1) * sizeof(value));
     if (!items)
         return exec_oom(c->x);
@@ -269,15 +272,20 @@ static int fn_range(const evalctx *c, const cypher_ast_node *at, value *a, size_
     if ((step > 0 && from <= to) || (step < 0 && from >= to)) {
         uint64_t span = step > 0 ? (uint64_t)to - (uint64_t)from : (uint64_t)from - (uint64_t)to;
         uint64_t st = step > 0 ? (uint64_t)step : (uint64_t)0 - (uint64_t)step;
-        if (span / st >= 10000000)
-            return exec_fail(c->x, at, "ArgumentError", NULL, "range() too large");
+        if (span / st >= QUERY_LIST_MAX)
+            return exec_too_large(c->x, at, "range() list", span / st + 1, QUERY_LIST_MAX);
         m = (size_t)(span / st) + 1;
     }
     value *items = mem_alloc(c->x->m, (m ? m : 1) * sizeof(value));
     if (!items)
         return exec_oom(c->x);
-    for (size_t i = 0; i < m; i++)
+    for (size_t i = 0; i < m; i++) {
+        if (exec_tick(c->x) != 0) {
+            mem_free(c->x->m, items, m * sizeof(value));
+            return -1;
+        }
         items[i] = value_int(from + (int64_t)i * step);
+    }
     int rc = value_list_from(c->x->m, items, m, out) == 0 ? 0 : exec_oom(c->x);
     mem_free(c->x->m, items, (m ? m : 1) * sizeof(value));
     return rc;
@@ -649,6 +657,12 @@ static int fn_replace(const evalctx *c, const cypher_ast_node *at, value *a, siz
         const char *hit = lf ? memmem(s + i, ls - i, f, lf) : NULL;
         size_t upto = hit ? (size_t)(hit - s) : ls;
         size_t need = len + (upto - i) + (hit ? lr : 0) + 1;
+        if (need > QUERY_STRING_MAX || exec_tick(c->x) != 0) {
+            mem_free(c->x->m, buf, cap);
+            return c->x->err.category ? -1
+                                      : exec_too_large(c->x, at, "string", need - 1,
+                                                       QUERY_STRING_MAX);
+        }
         if (need > cap) {
             size_t nc = need * 2;
             char *nb = mem_realloc(c->x->m, buf, cap, nc);
@@ -690,6 +704,12 @@ static int fn_split(const evalctx *c, const cypher_ast_node *at, value *a, size_
     for (;;) {
         const char *hit = ld ? memmem(s + i, ls - i, d, ld) : (i + 1 < ls ? s + i + 1 : NULL);
         size_t upto = hit ? (size_t)(hit - s) : ls;
+        if ((rc = exec_tick(c->x)) != 0)
+            break;
+        if (cnt == QUERY_LIST_MAX) {
+            rc = exec_too_large(c->x, at, "list", (uint64_t)cnt + 1, QUERY_LIST_MAX);
+            break;
+        }
         if (cnt == cap) {
             value *ni = mem_realloc(c->x->m, items, cap * sizeof(value), 2 * cap * sizeof(value));
             if (!ni) {
