@@ -347,6 +347,55 @@ void strata_interrupt(strata_graph *g)
         atomic_store(&g->cat->interrupt, true);
 }
 
+strata_status strata_cancel_new(strata_cancel **out)
+{
+    if (!out)
+        return STRATA_EINVAL;
+    strata_cancel *c = mem_alloc(mem_scratch(), sizeof *c);
+    *out = c;
+    if (!c)
+        return STRATA_ENOMEM;
+    atomic_init(&c->refs, 1);
+    atomic_init(&c->requested, false);
+    return STRATA_OK;
+}
+
+void strata_cancel_request(strata_cancel *c)
+{
+    if (c)
+        atomic_store(&c->requested, true);
+}
+
+void strata_cancel_reset(strata_cancel *c)
+{
+    if (c)
+        atomic_store(&c->requested, false);
+}
+
+bool strata_cancel_requested(const strata_cancel *c)
+{
+    return c && atomic_load(&c->requested);
+}
+
+strata_cancel *cancel_retain(strata_cancel *c)
+{
+    if (c)
+        atomic_fetch_add(&c->refs, 1);
+    return c;
+}
+
+void cancel_release(strata_cancel **cp)
+{
+    if (!cp || !*cp)
+        return;
+    /* acq_rel: the last owner sees every other owner's use before freeing */
+    if (atomic_fetch_sub_explicit(&(*cp)->refs, 1, memory_order_acq_rel) == 1)
+        mem_free(mem_scratch(), *cp, sizeof **cp);
+    *cp = NULL;
+}
+
+void strata_cancel_free(strata_cancel **c) { cancel_release(c); }
+
 strata_status strata_snapshot(strata_graph *g, strata_view **out)
 {
     if (!g || !out)

@@ -74,6 +74,18 @@ typedef struct catalog {
     size_t csv_field_max;
 } catalog;
 
+/* strata_cancel: one request flag that any number of queries may watch.
+   Refcounted because a result read lazily keeps watching it after the
+   caller has let go of its handle. */
+struct strata_cancel {
+    atomic_uint refs;
+    atomic_bool requested;
+};
+
+/* A reference for a result that watches c (NULL-safe). */
+strata_cancel *cancel_retain(strata_cancel *c);
+void cancel_release(strata_cancel **c);
+
 typedef struct version {
     atomic_uint refs;
     catalog *cat;

@@ -48,6 +48,7 @@ typedef struct strata_value strata_value;  /* a value handed across the API */
 typedef struct strata_node_iter strata_node_iter;
 typedef struct strata_edge_iter strata_edge_iter;
 typedef struct strata_result strata_result;   /* a Cypher query's result */
+typedef struct strata_cancel strata_cancel;   /* a request to stop queries */
 
 /* A node or relationship id: its slot index.  Slots are reused after a
    delete, most recently freed first. */
@@ -480,6 +481,17 @@ STRATA_API strata_status strata_view_query(strata_view *v, const char *text,
    text holds. */
 STRATA_API strata_status strata_view_eval(strata_view *v, const char *text,
                                           const strata_value *params, strata_result **out);
+/* strata_view_query, watching cancel (borrowed for the call; the result
+   keeps its own reference while it is read, so the caller may free its
+   handle at once).  Once strata_cancel_request(cancel) is called, the
+   query fails with the code "Interrupted" at its next check, whether it
+   is still inside this call (computing its first rows) or being read
+   through the result.  A request made before the call is honoured: the
+   query fails at its first check. */
+STRATA_API strata_status strata_view_query_cancellable(strata_view *v, const char *text,
+                                                       const strata_value *params,
+                                                       strata_cancel *cancel,
+                                                       strata_result **out);
 /* The column names (owned by the result) and their count. */
 STRATA_API size_t strata_result_columns(const strata_result *r, const char *const **names);
 /* The next row: true and *row pointing at ncolumns values (borrowed, valid
@@ -493,6 +505,13 @@ STRATA_API const strata_query_error *strata_result_error(const strata_result *r)
    NULL for a failed statement. */
 STRATA_API strata_view *strata_result_view(const strata_result *r);
 STRATA_API void strata_result_free(strata_result **r);
+/* Stops this result alone: its remaining rows are not computed, and
+   strata_result_next returns false with strata_result_error giving the
+   code "Interrupted".  Safe from another thread while one thread reads r
+   (the one call on a result that is), and from a signal handler; r must
+   stay alive until the call returns (free it only after).  A result
+   already read to its end, or one that failed, is left as it is. */
+STRATA_API void strata_result_interrupt(strata_result *r);
 
 /* ---- LOAD CSV's file access ---------------------------------------------- */
 
@@ -583,11 +602,46 @@ STRATA_API strata_status strata_integrity_check(strata_view *v);
    first write after every such view is released. */
 STRATA_API bool strata_is_forked(strata_graph *g);
 
+/* ---- interrupting queries -------------------------------------------------
+
+   A query checks for a request to stop at every 1024th step of any loop
+   it runs — rows produced, steps of a pattern walk, elements of a list
+   comprehension, quantifier, reduce, range(), list and string functions,
+   matches of a pattern comprehension — so it stops within a short, bounded
+   time of the request whatever it is doing.  It then fails with the code
+   "Interrupted"; a statement that wrote is rolled back whole.  There are
+   three ways to ask, each an atomic store, safe from any thread and from a
+   signal handler:
+
+   - strata_interrupt(g): the statement running on the graph's writer
+     (strata_query), or the lazy result it is being read through.  One
+     flag per graph: a statement that starts clears it.  It does not touch
+     queries on views, so stopping the writer never stops readers.
+   - strata_cancel: a handle the caller makes and hands to
+     strata_view_query_cancellable; a request stops every query watching
+     that handle (one handle per query to stop one alone) and nothing
+     else.  It exists because a view query may run long inside
+     strata_view_query, before any result handle has been returned.
+   - strata_result_interrupt(r): one result already returned (above). */
+
 /* Asks the query running on g (if any) to stop: it fails with the code
    "Interrupted" and its statement is rolled back whole.  Safe to call from
    a signal handler or another thread; a query that starts afterwards
    clears the request. */
 STRATA_API void strata_interrupt(strata_graph *g);
+
+/* A new cancellation handle, not requested (*out owned by the caller,
+   freed with strata_cancel_free); STRATA_ENOMEM. */
+STRATA_API strata_status strata_cancel_new(strata_cancel **out);
+/* Requests every query watching c to stop.  The request stays until
+   strata_cancel_reset.  Async-signal-safe. */
+STRATA_API void strata_cancel_request(strata_cancel *c);
+/* Clears the request so the handle can serve the next query. */
+STRATA_API void strata_cancel_reset(strata_cancel *c);
+/* Whether a request is pending. */
+STRATA_API bool strata_cancel_requested(const strata_cancel *c);
+/* Drops the caller's reference; results still watching c keep theirs. */
+STRATA_API void strata_cancel_free(strata_cancel **c);
 
 #ifdef __cplusplus
 }

@@ -359,6 +359,12 @@ static int children_chain(const cypher_ast_node *n, child_fn fn, void *ctx)
     return 0;
 }
 
+static int children_fold(const cypher_ast_node *n, child_fn fn, void *ctx)
+{
+    VISIT_LIST(n->u.fold.operands);
+    return 0;
+}
+
 static int children_property(const cypher_ast_node *n, child_fn fn, void *ctx)
 {
     VISIT(n->u.property.subject);
@@ -948,6 +954,20 @@ static void print_chain(out_buf *o, const cypher_ast_node *n)
         print_child(o, n->u.chain.operands.items[i]);
     }
     out_str(o, ")");
+}
+
+/* As the left-deep BINARY nodes it stands for, (- (+ a b) c), without
+   recursing once per operator: the opening parentheses first, outermost
+   (last operator) first, then each operand closing one. */
+static void print_fold(out_buf *o, const cypher_ast_node *n)
+{
+    for (size_t i = n->u.fold.nops; i-- > 0;)
+        out_fmt(o, i + 1 == n->u.fold.nops ? "(%s" : " (%s", cypher_ast_op_name(n->u.fold.ops[i]));
+    print_child(o, n->u.fold.operands.items[0]);
+    for (size_t i = 1; i < n->u.fold.operands.count; i++) {
+        print_child(o, n->u.fold.operands.items[i]);
+        out_str(o, ")");
+    }
 }
 
 static void print_property(out_buf *o, const cypher_ast_node *n)

@@ -23,6 +23,9 @@
  *   2. The tree is a tree: no node has two parents.
  *   3. Its depth is at most CYPHER_AST_MAX_DEPTH, so recursive passes
  *      (printer, semantic analysis, planner) cannot overflow the stack.
+ *      Length is not depth: a run of one precedence's operators is one
+ *      BINARY_CHAIN node, a list or a comparison chain one node, however
+ *      many operands they hold.
  *
  * Canonical form (cypher_ast_print): an S-expression, one list per node,
  * `(head fields... children...)` where the head is the kind's name, the
@@ -100,6 +103,7 @@
     X(MAP, "map", list)                                                  \
     X(MAP_ENTRY, "entry", entry)                                         \
     X(BINARY, "binary", binary)                                          \
+    X(BINARY_CHAIN, "binary-chain", fold)                                \
     X(UNARY, "unary", unary)                                             \
     X(COMPARISON, "chain", chain)                                        \
     X(PROPERTY, "prop", property)                                        \
@@ -324,6 +328,18 @@ struct cypher_ast_node {
             cypher_ast_op *ops;
             size_t nops;
         } chain;
+        /* BINARY_CHAIN: a run of two or more left-associative operators of
+           one precedence, a + b - c + d, meaning (((a + b) - c) + d):
+           operands.count == nops + 1 >= 3.  The parser makes one node of
+           a run however long, so that a flat chain of 10,000 terms is one
+           level deep, not 10,000 (invariant 3); it prints as the nested
+           BINARY nodes it stands for, so the canonical form does not
+           depend on it. */
+        struct {
+            cypher_ast_list operands;
+            cypher_ast_op *ops;
+            size_t nops;
+        } fold;
         struct {
             cypher_ast_node *subject;
             cypher_ast_str key;

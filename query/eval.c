@@ -58,6 +58,10 @@ static int concat_lists(const evalctx *c, const cypher_ast_node *e, value *a, va
     /* a or b may be a non-list element: it is appended / prepended. */
     size_t na = value_kind(a) == VAL_LIST ? value_list_len(a) : 1;
     size_t nb = value_kind(b) == VAL_LIST ? value_list_len(b) : 1;
+    if (na + nb > QUERY_LIST_MAX)
+        return exec_too_large(c->x, e, "list", na + nb, QUERY_LIST_MAX);
+    if (exec_tick_n(c->x, na + nb) != 0)
+        return -1;
     value *items = mem_alloc(c->x->m, (na + nb ? na + nb : 1) * sizeof(value));
     if (!items)
         return exec_oom(c->x);
@@ -135,6 +139,8 @@ static int arith(const evalctx *c, const cypher_ast_node *e, cypher_ast_op op, v
             (value_kind(a) == VAL_BOOL) || (value_kind(b) == VAL_BOOL))
             return exec_fail(x, e, "SyntaxError", "InvalidArgumentType",
                              "cannot add %s and %s", type_name(a), type_name(b));
+        if (la + lb > QUERY_STRING_MAX)
+            return exec_too_large(x, e, "string", la + lb, QUERY_STRING_MAX);
         char *buf = mem_alloc(x->m, la + lb + 1);
         if (!buf)
             return exec_oom(x);
@@ -241,13 +247,11 @@ int eval_predicate(const evalctx *c, const cypher_ast_node *e, tri *out)
     return as_tri(c, e, &v, out);
 }
 
-static int eval_logic(const evalctx *c, const cypher_ast_node *e, value *out)
+/* The ternary AND, OR or XOR of l and r. */
+static tri logic_op(cypher_ast_op op, tri l, tri r)
 {
-    tri l = TRI_NULL, r = TRI_NULL;
-    if (eval_predicate(c, e->u.binary.lhs, &l) != 0 || eval_predicate(c, e->u.binary.rhs, &r) != 0)
-        return -1;
     tri t;
-    switch (e->u.binary.op) {
+    switch (op) {
     case CYPHER_OP_AND:
         t = (l == TRI_FALSE || r == TRI_FALSE) ? TRI_FALSE
             : (l == TRI_NULL || r == TRI_NULL) ? TRI_NULL : TRI_TRUE;
@@ -260,7 +264,20 @@ static int eval_logic(const evalctx *c, const cypher_ast_node *e, value *out)
         t = (l == TRI_NULL || r == TRI_NULL) ? TRI_NULL : (l != r) ? TRI_TRUE : TRI_FALSE;
         break;
     }
-    *out = tri_value(t);
+    return t;
+}
+
+static bool is_logic_op(cypher_ast_op op)
+{
+    return op == CYPHER_OP_AND || op == CYPHER_OP_OR || op == CYPHER_OP_XOR;
+}
+
+static int eval_logic(const evalctx *c, const cypher_ast_node *e, value *out)
+{
+    tri l = TRI_NULL, r = TRI_NULL;
+    if (eval_predicate(c, e->u.binary.lhs, &l) != 0 || eval_predicate(c, e->u.binary.rhs, &r) != 0)
+        return -1;
+    *out = tri_value(logic_op(e->u.binary.op, l, r));
     return 0;
 }
 
@@ -313,6 +330,8 @@ static int in_list(const evalctx *c, const cypher_ast_node *e, value *a, value *
     const value *it = value_list_items(b);
     tri res = TRI_FALSE;
     for (size_t i = 0; i < n; i++) {
+        if (exec_tick(c->x) != 0)
+            return -1;
         tri t = value_equals(a, &it[i]);
         if (t == TRI_TRUE) {
             res = TRI_TRUE;
@@ -325,18 +344,11 @@ static int in_list(const evalctx *c, const cypher_ast_node *e, value *a, value *
     return 0;
 }
 
-static int eval_binary(const evalctx *c, const cypher_ast_node *e, value *out)
+/* a OP b for a non-boolean operator, a and b evaluated (and released
+   here); e gives the position of an error. */
+static int apply_binary(const evalctx *c, const cypher_ast_node *e, cypher_ast_op op, value a,
+                        value b, value *out)
 {
-    cypher_ast_op op = e->u.binary.op;
-    if (op == CYPHER_OP_AND || op == CYPHER_OP_OR || op == CYPHER_OP_XOR)
-        return eval_logic(c, e, out);
-    value a, b;
-    if (eval(c, e->u.binary.lhs, &a) != 0)
-        return -1;
-    if (eval(c, e->u.binary.rhs, &b) != 0) {
-        value_release(&a);
-        return -1;
-    }
     int rc;
     switch (op) {
     case CYPHER_OP_EQ: case CYPHER_OP_NE: case CYPHER_OP_LT: case CYPHER_OP_GT:
@@ -360,6 +372,189 @@ static int eval_binary(const evalctx *c, const cypher_ast_node *e, value *out)
     value_release(&a);
     value_release(&b);
     return rc;
+}
+
+static int eval_binary(const evalctx *c, const cypher_ast_node *e, value *out)
+{
+    cypher_ast_op op = e->u.binary.op;
+    if (is_logic_op(op))
+        return eval_logic(c, e, out);
+    value a, b;
+    if (eval(c, e->u.binary.lhs, &a) != 0)
+        return -1;
+    if (eval(c, e->u.binary.rhs, &b) != 0) {
+        value_release(&a);
+        return -1;
+    }
+    return apply_binary(c, e, op, a, b, out);
+}
+
+/* ---- runs of one precedence: a + b - c + ... (BINARY_CHAIN) ---- */
+
+/* Concatenations in a run are gathered here and built once, so that a
+   run of n list or string additions costs O(the result), not O(n times
+   the result) as pairwise concatenation would. */
+typedef struct concat_buf {
+    bool active;
+    bool list;          /* gathering list elements, else string bytes */
+    value *items;
+    char *bytes;
+    size_t n, cap;      /* elements or bytes */
+} concat_buf;
+
+static int concat_grow(const evalctx *c, const cypher_ast_node *e, concat_buf *b, size_t more)
+{
+    size_t max = b->list ? QUERY_LIST_MAX : QUERY_STRING_MAX;
+    if (more > max - b->n)
+        return exec_too_large(c->x, e, b->list ? "list" : "string", (uint64_t)b->n + more, max);
+    if (exec_tick_n(c->x, more) != 0)
+        return -1;
+    if (b->n + more <= b->cap)
+        return 0;
+    size_t cap = b->cap ? b->cap : 16;
+    while (cap < b->n + more)
+        cap *= 2;
+    size_t unit = b->list ? sizeof(value) : 1;
+    void *old = b->list ? (void *)b->items : (void *)b->bytes;
+    void *grown = mem_realloc(c->x->m, old, b->cap * unit, cap * unit);
+    if (!grown)
+        return exec_oom(c->x);
+    if (b->list)
+        b->items = grown;
+    else
+        b->bytes = grown;
+    b->cap = cap;
+    return 0;
+}
+
+/* Appends v (a list's elements, or one element; a string's bytes);
+   consumes v. */
+static int concat_append(const evalctx *c, const cypher_ast_node *e, concat_buf *b, value *v)
+{
+    bool spread = b->list && value_kind(v) == VAL_LIST;
+    size_t len = 0;
+    const char *str = b->list ? NULL : value_str(v, &len);
+    size_t more = b->list ? (spread ? value_list_len(v) : 1) : len;
+    int rc = concat_grow(c, e, b, more);
+    if (rc == 0 && spread)
+        for (size_t i = 0; i < more; i++)
+            b->items[b->n++] = value_retain(value_list_items(v)[i]);
+    else if (rc == 0 && b->list)
+        b->items[b->n++] = value_retain(*v);
+    else if (rc == 0 && more)
+        memcpy(b->bytes + b->n, str, more), b->n += more;
+    value_release(v);
+    return rc;
+}
+
+/* Frees the buffer and the elements it still holds. */
+static void concat_drop(const evalctx *c, concat_buf *b)
+{
+    for (size_t i = 0; b->list && i < b->n; i++)
+        value_release(&b->items[i]);
+    if (b->items)
+        mem_free(c->x->m, b->items, b->cap * sizeof(value));
+    if (b->bytes)
+        mem_free(c->x->m, b->bytes, b->cap);
+    *b = (concat_buf){0};
+}
+
+/* The gathered value (consuming the buffer), or nothing on failure. */
+static int concat_finish(const evalctx *c, concat_buf *b, value *out)
+{
+    int rc = 0;
+    if (b->list)
+        rc = value_list_from(c->x->m, b->items, b->n, out) == 0 ? 0 : exec_oom(c->x);
+    else
+        rc = make_string(c->x, b->bytes ? b->bytes : "", b->n, out);
+    if (rc != 0) {
+        concat_drop(c, b);
+        return rc;
+    }
+    if (b->items)
+        mem_free(c->x->m, b->items, b->cap * sizeof(value));
+    if (b->bytes)
+        mem_free(c->x->m, b->bytes, b->cap);
+    *b = (concat_buf){0};
+    return rc;
+}
+
+/* Whether acc + next is a concatenation the buffer can take: a list and
+   anything (list + x appends, x + list prepends), or two strings (other
+   string additions convert or fail: the pairwise path decides). */
+static bool concat_starts(const value *acc, const value *next, bool *list)
+{
+    *list = value_kind(acc) == VAL_LIST || value_kind(next) == VAL_LIST;
+    return *list || (value_kind(acc) == VAL_STRING && value_kind(next) == VAL_STRING);
+}
+
+/* One step acc OP next of a run, with acc possibly held in b. */
+static int fold_step(const evalctx *c, const cypher_ast_node *e, cypher_ast_op op, concat_buf *b,
+                     value *acc, value *next)
+{
+    if (b->active && op == CYPHER_OP_ADD && (b->list || value_kind(next) == VAL_STRING))
+        return concat_append(c, e, b, next);
+    if (b->active && concat_finish(c, b, acc) != 0) {
+        value_release(next);
+        return -1;
+    }
+    bool list;
+    if (op == CYPHER_OP_ADD && concat_starts(acc, next, &list)) {
+        *b = (concat_buf){.active = true, .list = list};
+        int rc = concat_append(c, e, b, acc);
+        *acc = value_null();
+        return rc == 0 ? concat_append(c, e, b, next) : (value_release(next), -1);
+    }
+    value res;
+    if (apply_binary(c, e, op, *acc, *next, &res) != 0) {
+        *acc = value_null();
+        return -1;
+    }
+    *acc = res;
+    return 0;
+}
+
+/* A run evaluated left to right in one loop (no recursion per operator):
+   each step is exactly the BINARY it stands for, errors included (at the
+   run's position, where the BINARY's would be: its left operand's). */
+static int eval_binary_chain(const evalctx *c, const cypher_ast_node *e, value *out)
+{
+    const cypher_ast_list *operands = &e->u.fold.operands;
+    const cypher_ast_op *ops = e->u.fold.ops;
+    if (is_logic_op(ops[0])) {   /* one precedence: every operator the same */
+        tri acc;
+        if (eval_predicate(c, operands->items[0], &acc) != 0)
+            return -1;
+        for (size_t i = 1; i < operands->count; i++) {
+            tri t;
+            if (eval_predicate(c, operands->items[i], &t) != 0)
+                return -1;
+            acc = logic_op(ops[i - 1], acc, t);
+        }
+        *out = tri_value(acc);
+        return 0;
+    }
+    value acc;
+    concat_buf b = {0};
+    if (eval(c, operands->items[0], &acc) != 0)
+        return -1;
+    int rc = 0;
+    for (size_t i = 1; i < operands->count && rc == 0; i++) {
+        value next;
+        rc = eval(c, operands->items[i], &next);
+        if (rc == 0)
+            rc = fold_step(c, e, ops[i - 1], &b, &acc, &next);
+    }
+    if (b.active && rc == 0)
+        rc = concat_finish(c, &b, &acc);
+    else if (b.active)
+        concat_drop(c, &b);
+    if (rc != 0) {
+        value_release(&acc);
+        return -1;
+    }
+    *out = acc;
+    return 0;
 }
 
 static int eval_unary(const evalctx *c, const cypher_ast_node *e, value *out)
@@ -590,6 +785,10 @@ static int eval_slice(const evalctx *c, const cypher_ast_node *e, value *out)
     to = to < 0 ? 0 : to > n ? n : to;
     if (to < from)
         to = from;
+    if (exec_tick_n(c->x, (size_t)(to - from)) != 0) {
+        rc = -1;
+        goto done;
+    }
     value *items = mem_alloc(c->x->m, (size_t)(to - from + 1) * sizeof(value));
     if (!items) {
         rc = exec_oom(c->x);
@@ -714,7 +913,8 @@ static int eval_comprehension(const evalctx *c, const cypher_ast_node *e, value 
     for (size_t i = 0; i < n && rc == 0; i++) {
         lv.v = value_list_items(&src)[i];
         tri t = TRI_TRUE;
-        if (e->u.comprehension.where)
+        rc = exec_tick(c->x);
+        if (rc == 0 && e->u.comprehension.where)
             rc = eval_predicate(&inner, e->u.comprehension.where, &t);
         if (rc != 0)
             break;
@@ -782,7 +982,9 @@ static int eval_quantifier_all(const evalctx *c, const cypher_ast_node *e, value
     for (size_t i = 0; i < value_list_len(&src); i++) {
         lv.v = value_list_items(&src)[i];
         tri t = TRI_TRUE;
-        if (e->u.comprehension.where && eval_predicate(&inner, e->u.comprehension.where, &t) != 0) {
+        if (exec_tick(c->x) != 0 ||
+            (e->u.comprehension.where &&
+             eval_predicate(&inner, e->u.comprehension.where, &t) != 0)) {
             value_release(&src);
             return -1;
         }
@@ -822,7 +1024,7 @@ static int eval_reduce(const evalctx *c, const cypher_ast_node *e, value *out)
         la.v = acc;
         lv.v = value_list_items(&src)[i];
         value next;
-        if (eval(&inner, e->u.reduce.result, &next) != 0) {
+        if (exec_tick(c->x) != 0 || eval(&inner, e->u.reduce.result, &next) != 0) {
             value_release(&acc);
             value_release(&src);
             return -1;
@@ -1011,6 +1213,8 @@ int eval(const evalctx *c, const cypher_ast_node *e, value *out)
         return eval_map(c, e, out);
     case CYPHER_AST_BINARY:
         return eval_binary(c, e, out);
+    case CYPHER_AST_BINARY_CHAIN:
+        return eval_binary_chain(c, e, out);
     case CYPHER_AST_UNARY:
         return eval_unary(c, e, out);
     case CYPHER_AST_COMPARISON:

@@ -192,6 +192,8 @@ static int gather_one(exec *x, value *row, void *ctx)
 {
     gather *g = ctx;
     evalctx ic = {x, g->sc, row, NULL, NULL};
+    if (exec_tick(x) != 0)
+        return -1;
     if (g->comp->u.comprehension.where) {
         tri t;
         if (eval_predicate(&ic, g->comp->u.comprehension.where, &t) != 0)

@@ -139,11 +139,25 @@ void rowset_init(rowset *r, size_t width)
     r->width = width;
 }
 
+static bool requested(atomic_bool *flag)
+{
+    return flag && atomic_load_explicit(flag, memory_order_relaxed);
+}
+
 int exec_check_interrupt(exec *x)
 {
-    if (!x->interrupt || !atomic_load_explicit(x->interrupt, memory_order_relaxed))
+    if (!requested(x->interrupt) && !requested(x->result_interrupt) && !requested(x->cancel))
         return 0;
     return exec_fail(x, NULL, "Interrupted", NULL, "the query was interrupted");
+}
+
+int exec_too_large(exec *x, const cypher_ast_node *at, const char *what, uint64_t n,
+                   uint64_t max)
+{
+    return exec_fail(x, at, "ArgumentError", NULL,
+                     "%s too large: %llu %s (the limit is %llu)", what,
+                     (unsigned long long)n, strcmp(what, "string") == 0 ? "bytes" : "elements",
+                     (unsigned long long)max);
 }
 
 int rowset_push(exec *x, rowset *r, value *row)

@@ -92,7 +92,14 @@ typedef struct exec {
     size_t nused, capused;
     size_t used_base;       /* the pattern in progress owns used_rels[used_base..] */
     profile *prof;          /* EXPLAIN / PROFILE, else NULL */
-    atomic_bool *interrupt; /* the graph's strata_interrupt flag, or NULL */
+    /* Interrupt requests, any of which stops the statement: the graph's
+       strata_interrupt flag (NULL on a view), the result's own
+       strata_result_interrupt flag, and the caller's strata_cancel (or
+       NULL).  Checked at every EXEC_TICK_EVERY-th step of any loop. */
+    atomic_bool *interrupt;
+    atomic_bool *result_interrupt;
+    atomic_bool *cancel;
+    uint32_t ticks;         /* loop steps since the statement began (wraps) */
     bool lazy;              /* read-only: the final pipeline runs as the
                                result is read (pipeline.h) */
     bool no_input;          /* EXPLAIN: the query runs over no rows */
@@ -113,6 +120,40 @@ int exec_oom(exec *x);
    memory.  Returns -1. */
 int exec_value_fail(exec *x, const cypher_ast_node *at, int rc);
 int exec_check_interrupt(exec *x);   /* -1 with "Interrupted" once asked to stop */
+/* ArgumentError "<what> too large: n ..., the limit is max"; -1. */
+int exec_too_large(exec *x, const cypher_ast_node *at, const char *what, uint64_t n,
+                   uint64_t max);
+
+/* One step of a loop whose length depends on the data (a comprehension,
+   a quantifier, reduce, range(), a list or string function, a pattern
+   comprehension's matches).  The count is the statement's, not the
+   loop's, so nested short loops are checked as often as one long one:
+   one check per EXEC_TICK_EVERY steps, whatever the nesting. */
+#define EXEC_TICK_EVERY 1024u
+static inline int exec_tick(exec *x)
+{
+    return ++x->ticks % EXEC_TICK_EVERY != 0 ? 0 : exec_check_interrupt(x);
+}
+
+/* n steps at once, for a loop that only copies (a list's elements): one
+   check before it when the count crosses a multiple of EXEC_TICK_EVERY. */
+static inline int exec_tick_n(exec *x, size_t n)
+{
+    uint32_t before = x->ticks;
+    x->ticks += (uint32_t)n;
+    if (n < EXEC_TICK_EVERY && before / EXEC_TICK_EVERY == x->ticks / EXEC_TICK_EVERY)
+        return 0;
+    return exec_check_interrupt(x);
+}
+
+/* The most elements a list built by a query may hold (range(), list
+   concatenation, split()): beyond it the statement fails with
+   ArgumentError "list too large" instead of filling memory.  16 bytes an
+   element: 160 MB. */
+#define QUERY_LIST_MAX 10000000u
+/* The most bytes a string built by a query may hold (concatenation,
+   replace()): ArgumentError "string too large" beyond. */
+#define QUERY_STRING_MAX (256u << 20)
 /* An error from the C API, mapped to a category. */
 int exec_status(exec *x, const cypher_ast_node *n, strata_status s);
 

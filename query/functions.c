@@ -135,10 +135,11 @@ static int fn_keys(const evalctx *c, const cypher_ast_node *at, value *a, size_t
     } else
         return bad_arg(c, at, "keys");
     size_t m = value_map_len(&map);
-    value *items = mem_alloc(c->x->m, (m ? m : 1) * sizeof(value));
+    value *items = exec_tick_n(c->x, m) == 0 ? mem_alloc(c->x->m, (m ? m : 1) * sizeof(value))
+                                              : NULL;
     if (!items) {
         value_release(&map);
-        return exec_oom(c->x);
+        return c->x->err.category ? -1 : exec_oom(c->x);
     }
     for (size_t i = 0; i < m; i++)
         items[i] = value_retain(value_map_keys(&map)[i]);
@@ -201,6 +202,8 @@ static int list_of(const evalctx *c, const value *src, size_t from, size_t to, b
                    value *out)
 {
     size_t m = to - from;
+    if (exec_tick_n(c->x, m) != 0)
+        return -1;
     value *items = mem_alloc(c->x->m, (m ? m : 1) * sizeof(value));
     if (!items)
         return exec_oom(c->x);
@@ -242,8 +245,8 @@ static int fn_range(const evalctx *c, const cypher_ast_node *at, value *a, size_
     if ((step > 0 && from <= to) || (step < 0 && from >= to)) {
         uint64_t span = step > 0 ? (uint64_t)to - (uint64_t)from : (uint64_t)from - (uint64_t)to;
         uint64_t st = step > 0 ? (uint64_t)step : (uint64_t)0 - (uint64_t)step;
-        if (span / st >= 10000000)
-            return exec_fail(c->x, at, "ArgumentError", NULL, "range() too large");
+        if (span / st >= QUERY_LIST_MAX)
+            return exec_too_large(c->x, at, "range() list", span / st + 1, QUERY_LIST_MAX);
         m = (size_t)(span / st) + 1;
     }
     value *items = mem_alloc(c->x->m, (m ? m : 1) * sizeof(value));
@@ -253,8 +256,13 @@ static int fn_range(const evalctx *c, const cypher_ast_node *at, value *a, size_
        between from and to, so the wrapped sum is the item itself, where
        from + i * step in int64 could overflow on the way (range(-2^63,
        2^63 - 1, 2^62)). */
-    for (size_t i = 0; i < m; i++)
+    for (size_t i = 0; i < m; i++) {
+        if (exec_tick(c->x) != 0) {
+            mem_free(c->x->m, items, m * sizeof(value));
+            return -1;
+        }
         items[i] = value_int((int64_t)((uint64_t)from + (uint64_t)i * (uint64_t)step));
+    }
     int rc = value_list_from(c->x->m, items, m, out) == 0 ? 0 : exec_oom(c->x);
     mem_free(c->x->m, items, (m ? m : 1) * sizeof(value));
     return rc;

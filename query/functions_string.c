@@ -16,14 +16,18 @@ static int bad_arg(const evalctx *c, const cypher_ast_node *at, const char *fn)
 
 typedef struct outbuf {
     exec *x;
+    const cypher_ast_node *at;   /* where a string too large is reported */
     char *p;
     size_t len, cap;
 } outbuf;
 
+/* Room for more bytes; a string past QUERY_STRING_MAX is an error. */
 static int out_reserve(outbuf *b, size_t more)
 {
     if (b->cap - b->len >= more)
         return 0;
+    if (more > QUERY_STRING_MAX - b->len || b->len > QUERY_STRING_MAX)
+        return exec_too_large(b->x, b->at, "string", (uint64_t)b->len + more, QUERY_STRING_MAX);
     size_t cap = b->cap ? b->cap : 16;
     while (cap - b->len < more) {
         if (cap > SIZE_MAX / 2)
@@ -318,11 +322,11 @@ int strfn_replace(const evalctx *c, const cypher_ast_node *at, value *a, size_t 
     size_t ls, lf, lr;
     const char *s = value_str(&a[0], &ls), *f = value_str(&a[1], &lf),
                *r = value_str(&a[2], &lr);
-    outbuf b = {.x = c->x};
+    outbuf b = {.x = c->x, .at = at};
     int rc = out_reserve(&b, ls);
     if (lf == 0) {
         for (size_t i = 0; rc == 0 && i <= ls;) {
-            rc = out_bytes(&b, r, lr);
+            rc = exec_tick(c->x) != 0 ? -1 : out_bytes(&b, r, lr);
             if (i == ls || rc != 0)
                 break;
             size_t k = utf8_next(s + i, ls - i);
@@ -336,7 +340,7 @@ int strfn_replace(const evalctx *c, const cypher_ast_node *at, value *a, size_t 
     for (size_t i = 0; rc == 0;) {
         const char *hit = memmem(s + i, ls - i, f, lf);
         size_t upto = hit ? (size_t)(hit - s) : ls;
-        rc = out_bytes(&b, s + i, upto - i);
+        rc = exec_tick(c->x) != 0 ? -1 : out_bytes(&b, s + i, upto - i);
         if (!hit || rc != 0)
             break;
         rc = out_bytes(&b, r, lr);
@@ -368,6 +372,12 @@ int strfn_split(const evalctx *c, const cypher_ast_node *at, value *a, size_t n,
             hit = i + k < ls ? s + i + k : NULL;
         }
         size_t upto = hit ? (size_t)(hit - s) : ls;
+        if ((rc = exec_tick(c->x)) != 0)
+            break;
+        if (cnt == QUERY_LIST_MAX) {
+            rc = exec_too_large(c->x, at, "list", (uint64_t)cnt + 1, QUERY_LIST_MAX);
+            break;
+        }
         if (cnt == cap) {
             value *grown = mem_realloc(c->x->m, items, cap * sizeof(value),
                                        2 * cap * sizeof(value));

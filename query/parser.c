@@ -1334,6 +1334,62 @@ static node *make_binary(parser *p, cypher_ast_op op, node *lhs, node *rhs, cons
 
 static node *parse_subexpr(parser *p, int limit);
 
+/* Appends op to an operator array in the tree's arena (doubling). */
+static bool push_op(parser *p, cypher_ast_op **ops, size_t *n, size_t *cap, cypher_ast_op op)
+{
+    if (*n == *cap) {
+        size_t grown_cap = *cap ? *cap * 2 : 4;
+        cypher_ast_op *grown = cypher_ast_alloc(p->ast, mem_array_size(grown_cap, sizeof *grown));
+        if (!grown) {
+            fail_oom(p);
+            return false;
+        }
+        if (*n)
+            memcpy(grown, *ops, *n * sizeof **ops);
+        *ops = grown;
+        *cap = grown_cap;
+    }
+    (*ops)[(*n)++] = op;
+    return true;
+}
+
+/* A run of one precedence's operators being built into one BINARY_CHAIN
+   node (ast.h): run is the node, NULL before the run's first operator. */
+typedef struct op_run {
+    node *run;
+    int prec;
+    vec operands;
+    size_t ops_cap;
+} op_run;
+
+/* lhs OP rhs, where lhs may be the run so far: the run grows by one
+   operand (a BINARY turning into a BINARY_CHAIN at its second operator)
+   instead of nesting one level deeper. */
+static node *extend_run(parser *p, op_run *r, int prec, cypher_ast_op op, node *lhs, node *rhs,
+                        const cypher_token *t)
+{
+    if (!r->run || r->run != lhs || r->prec != prec || !rhs) {
+        *r = (op_run){.run = make_binary(p, op, lhs, rhs, t), .prec = prec};
+        return r->run;
+    }
+    node *n = r->run;
+    if (n->kind == CYPHER_AST_BINARY) {
+        node *a = n->u.binary.lhs, *b = n->u.binary.rhs;
+        cypher_ast_op first = n->u.binary.op;
+        n->kind = CYPHER_AST_BINARY_CHAIN;
+        n->u.fold.ops = NULL;
+        n->u.fold.nops = 0;
+        if (!push(p, &r->operands, a) || !push(p, &r->operands, b) ||
+            !push_op(p, &n->u.fold.ops, &n->u.fold.nops, &r->ops_cap, first))
+            return NULL;
+    }
+    if (!push(p, &r->operands, rhs) ||
+        !push_op(p, &n->u.fold.ops, &n->u.fold.nops, &r->ops_cap, op))
+        return NULL;
+    n->u.fold.operands = r->operands.list;
+    return n;
+}
+
 /* comparison: operand (comparison_operator operand)+, from the first operator;
    one operator makes a BINARY, more a COMPARISON chain */
 static node *parse_comparison(parser *p, node *lhs)
@@ -1376,7 +1432,9 @@ static node *parse_comparison(parser *p, node *lhs)
 
 /* expression: precedence climbing over binops[]:
    subexpr(limit): (NOT subexpr(AND) | unary_expression) (binop subexpr(prec) | IS NOT? NULL)*
-   taking only operators that bind tighter than limit */
+   taking only operators that bind tighter than limit.  Consecutive
+   operators of one precedence are taken by this loop, not by recursion,
+   and make one BINARY_CHAIN (extend_run): a flat chain is one level deep. */
 static node *parse_subexpr(parser *p, int limit)
 {
     if (!enter(p))
@@ -1399,6 +1457,7 @@ static node *parse_subexpr(parser *p, int limit)
     } else {
         lhs = parse_unary(p);
     }
+    op_run run = {0};
     while (lhs && !p->failed) {
         const cypher_token *op = cur(p);
         if (is_kw(op, CYPHER_KW_IS) && PREC_PREDICATE > limit) {
@@ -1427,7 +1486,7 @@ static node *parse_subexpr(parser *p, int limit)
         if (b->kw2)
             take(p);
         node *rhs = parse_subexpr(p, b->prec);
-        lhs = make_binary(p, b->op, lhs, rhs, op);
+        lhs = extend_run(p, &run, b->prec, b->op, lhs, rhs, op);
     }
     leave(p);
     return p->failed ? NULL : lhs;

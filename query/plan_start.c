@@ -108,6 +108,12 @@ static void collect_where(facts *f, const cypher_ast_node *w)
         collect_where(f, w->u.binary.rhs);
         return;
     }
+    /* a AND b AND c ...: one run (ast.h), its operators all AND */
+    if (w->kind == CYPHER_AST_BINARY_CHAIN && w->u.fold.ops[0] == CYPHER_OP_AND) {
+        for (size_t i = 0; i < w->u.fold.operands.count; i++)
+            collect_where(f, w->u.fold.operands.items[i]);
+        return;
+    }
     if (w->kind == CYPHER_AST_BINARY && w->u.binary.op == CYPHER_OP_STARTS_WITH) {
         if (key_matches(w->u.binary.lhs, f) && !f->k.lo && !f->k.prefix &&
             operand_ready(w->u.binary.rhs, &f->oc)) {

@@ -45,6 +45,10 @@ struct strata_result {
     size_t *slots;
     cached_plan *plan;
     value params;
+    /* strata_result_interrupt's flag, and the strata_cancel the query
+       watches (a reference, or NULL): the executor reads both. */
+    atomic_bool interrupted;
+    strata_cancel *cancel;
 };
 
 /* Rows pulled at a time by a result read as it goes. */
@@ -499,9 +503,11 @@ static bool go_lazy(strata_graph *g, strata_view *v, exec *x, strata_result *r,
     return true;
 }
 
-/* strata_query and strata_view_query: exactly one of g and v is set. */
+/* strata_query and strata_view_query: exactly one of g and v is set;
+   cancel may be NULL. */
 static strata_status query_run(strata_graph *g, strata_view *v, const char *text,
-                               const strata_value *params, strata_result **out)
+                               const strata_value *params, strata_cancel *cancel,
+                               strata_result **out)
 {
     mem_ctx *m = mem_scratch();
     strata_result *r = mem_calloc(m, sizeof *r);
@@ -509,11 +515,15 @@ static strata_status query_run(strata_graph *g, strata_view *v, const char *text
         return g ? graph_fail(g, STRATA_ENOMEM, "out of memory starting a query")
                  : STRATA_ENOMEM;
     *out = r;
+    atomic_init(&r->interrupted, false);
+    r->cancel = cancel_retain(cancel);
     if (params && value_kind(&params->v) != VAL_MAP)
         return fail_result(g, r, "ArgumentError", NULL, "parameters must be a map", 1, 1);
     exec *x = &r->xs;
     *x = (exec){.g = g, .m = m, .params = params ? &params->v : NULL,
-                .interrupt = g ? &g->cat->interrupt : NULL};
+                .interrupt = g ? &g->cat->interrupt : NULL,
+                .result_interrupt = &r->interrupted,
+                .cancel = cancel ? &cancel->requested : NULL};
     if (v)
         x->view.ver = v->ver;
     else
@@ -601,18 +611,31 @@ strata_status strata_query(strata_graph *g, const char *text, const strata_value
     *out = NULL;
     if (!g || !text)
         return g ? graph_fail(g, STRATA_EINVAL, "strata_query: text is NULL") : STRATA_EINVAL;
-    return query_run(g, NULL, text, params, out);
+    return query_run(g, NULL, text, params, NULL, out);
 }
 
 strata_status strata_view_query(strata_view *v, const char *text, const strata_value *params,
                                 strata_result **out)
+{
+    return strata_view_query_cancellable(v, text, params, NULL, out);
+}
+
+strata_status strata_view_query_cancellable(strata_view *v, const char *text,
+                                            const strata_value *params, strata_cancel *cancel,
+                                            strata_result **out)
 {
     if (!out)
         return STRATA_EINVAL;
     *out = NULL;
     if (!v || !text)
         return STRATA_EINVAL;
-    return query_run(NULL, v, text, params, out);
+    return query_run(NULL, v, text, params, cancel, out);
+}
+
+void strata_result_interrupt(strata_result *r)
+{
+    if (r)
+        atomic_store(&r->interrupted, true);
 }
 
 /* The expression is checked alone, then run as a read-only RETURN on its
@@ -644,7 +667,7 @@ strata_status strata_view_eval(strata_view *v, const char *text, const strata_va
     if (!q)
         return STRATA_ENOMEM;
     snprintf(q, cap, "%s%s%s", head, text, tail);
-    strata_status st = query_run(NULL, v, q, params, out);
+    strata_status st = query_run(NULL, v, q, params, NULL, out);
     mem_free(m, q, cap);
     if (*out && (*out)->failed && (*out)->err.line > 1)
         (*out)->err.line--;
@@ -728,6 +751,7 @@ void strata_result_free(strata_result **rp)
     if (r->colblock)
         mem_free(m, r->colblock, r->colblock_size);
     strata_view_release(&r->view);
+    cancel_release(&r->cancel);
     mem_free(m, r, sizeof *r);
     *rp = NULL;
 }

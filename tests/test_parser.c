@@ -910,7 +910,8 @@ static void test_depth_limit(void **state)
     check_depth(m, repeat("RETURN ", "{a: ", 100000, "1", "}", ""), false);
     check_depth(m, repeat("RETURN ", "NOT ", 100000, "true", "", ""), false);
     check_depth(m, repeat("RETURN ", "-", 100000, "x", "", ""), false);
-    check_depth(m, repeat("RETURN ", "1 + ", 100000, "1", "", ""), false);
+    check_depth(m, repeat("RETURN ", "1 + ", 100000, "1", "", ""), true);    /* a flat chain */
+    check_depth(m, repeat("RETURN ", "(1 + ", 100000, "1", ")", ""), false);
     check_depth(m, repeat("RETURN x", ".a", 100000, "", "", ""), false);
     check_depth(m, repeat("RETURN x", "[0]", 100000, "", "", ""), false);
     check_depth(m, repeat("RETURN ", "f(", 100000, "", ")", ""), false);
