@@ -54,6 +54,7 @@ typedef struct walk {
     /* shortest paths */
     cypher_ast_path_kind kind;
     bool bfs;                           /* searched breadth first (op_shortest.c) */
+    bool reach;                         /* only the distinct ends count (reach_emit) */
     bool where_in_search;               /* WHERE decides which paths count */
     int64_t exact;                      /* the length searched, or -1 */
     bool reached;                       /* some expansion reached exact */
@@ -96,6 +97,17 @@ bool shortest_bfs_applies(const walk *w);
 /* Breadth-first shortestPath / allShortestPaths: element i is the
    variable-length relationship, from the start node (already bound). */
 int shortest_bfs(walk *w, size_t i, uint64_t from);
+/* A pattern predicate's question — does any path match from the bound
+   start `from`? — answered by one breadth-first search where that gives
+   the same answer as the walk (*handled; op_shortest.c says when). */
+int reach_exists(walk *w, uint64_t from, bool *handled, bool *found);
+/* Whether the MATCH clause's rows only matter as a set of distinct rows
+   (next: the clause that consumes them directly, or NULL), so that its one
+   variable-length relationship may be expanded breadth first, each end
+   reached once (op_shortest.c says when). */
+bool reach_distinct_ok(const cypher_ast_node *match, const cypher_ast_node *next);
+/* That expansion: element i from node from, each end node once. */
+int reach_emit(walk *w, size_t i, uint64_t from);
 /* The EXPLAIN name of how a part's paths are expanded, or NULL for a
    plain walk. */
 const char *shortest_plan_name(const cypher_ast_node *part, const cypher_ast_node *where,

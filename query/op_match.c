@@ -538,7 +538,9 @@ static int step_rel(walk *w, size_t i, uint64_t from)
 {
     const cypher_ast_node *r = elem(w, i);
     if (r->u.rel.var_length)
-        return w->bfs ? shortest_bfs(w, i, from) : var_walk(w, i, from);
+        return w->bfs     ? shortest_bfs(w, i, from)
+               : w->reach ? reach_emit(w, i, from)
+                          : var_walk(w, i, from);
     long slot = var_slot(w, r, false);
     bool bound = walk_slot_bound(w, slot);
     size_t off = w->pool.n, n;
@@ -683,6 +685,46 @@ int match_part_row(exec *x, const cypher_ast_node *part, const scope *sc, size_t
     return rc;
 }
 
+static int walk_start(walk *w, bool *single, bool *none, uint64_t *id, strata_node_iter **it);
+
+/* The first match answers the question: stop the walk there. */
+static int stop_at_first(exec *x, value *row, void *ctx)
+{
+    (void)x;
+    (void)row;
+    *(bool *)ctx = true;
+    return 1;
+}
+
+int match_part_exists(exec *x, const cypher_ast_node *part, const scope *sc, size_t in_width,
+                      value *row, bool *found)
+{
+    row_bound rb = {sc, in_width, row};
+    start_plan plan;
+    plan_start(x, part, NULL, bound_in_row, &rb, &plan);
+    size_t base = x->used_base, used = x->nused;
+    x->used_base = x->nused;
+    walk w;
+    bool single, none, handled = false;
+    uint64_t id;
+    strata_node_iter *it = NULL;
+    *found = false;
+    int rc = walk_init(&w, x, part, &plan, sc, in_width, NULL, row, stop_at_first, found);
+    if (rc == 0)
+        rc = walk_start(&w, &single, &none, &id, &it);
+    strata_node_iter_free(&it);
+    if (rc == 0 && single && none)
+        handled = true;   /* a null or deleted start: nothing matches */
+    else if (rc == 0 && single)
+        rc = reach_exists(&w, id, &handled, found);
+    if (rc == 0 && !handled)
+        rc = match_walk(&w);
+    walk_fini(&w);
+    x->nused = used;
+    x->used_base = base;
+    return rc < 0 ? -1 : 0;
+}
+
 /* The walk from start node id: once, or for shortest paths by increasing
    length until one is found (a bound end) or no expansion reaches that
    length. */
@@ -799,6 +841,7 @@ struct match_state {
     uint64_t single_id;
     size_t steps;
     size_t saved_base, saved_used;   /* relationship uniqueness outside */
+    bool reach;                 /* each end once (reach_distinct_ok) */
     walk w;                     /* last: walk_init clears what it needs */
 };
 
@@ -884,9 +927,11 @@ static bool bound_before(const cypher_ast_str *name, void *ctx)
 /* EXPLAIN / PROFILE: where the part starts, and how a shortest path is
    searched. */
 static void note_plan(exec *x, const cypher_ast_node *part, const cypher_ast_node *where,
-                      clause_bound *cb, const start_plan *plan)
+                      clause_bound *cb, const start_plan *plan, bool reach)
 {
     profile_note_start(x, plan);
+    if (reach)
+        profile_note(x, "VarLengthExpand (BFS, distinct ends)");
     const cypher_ast_list *el = &part->u.part.path->u.list;
     if (part->u.part.kind == CYPHER_PATH_PLAIN || el->count != 3)
         return;
@@ -937,7 +982,7 @@ static int plan_parts(exec *x, match_state *ms, const scope *sc)
         ms->plans[k] = best_plan;
         if (x->prof)   /* before the part counts as placed: its own names are not bound */
             note_plan(x, clause->u.match.parts.items[best], clause->u.match.where, &cb,
-                      &ms->plans[k]);
+                      &ms->plans[k], ms->reach);
         placed[best] = true;
     }
     return 0;
@@ -989,6 +1034,7 @@ static int match_begin(exec *x, stage *s, const value *in)
     int rc = walk_init(&ms->w, x, part, &ms->plans[0], &ms->sc, ms->in_width,
                        ms->clause->u.match.where, ms->row, next_part, &ms->m);
     ms->w.where_in_search = ms->nparts == 1 && ms->clause->u.match.where;
+    ms->w.reach = ms->reach;
     if (rc == 0)
         rc = walk_start(&ms->w, &ms->single, &none, &ms->single_id, &ms->it);
     if (rc == 0 && none)
@@ -1066,5 +1112,6 @@ int match_open(exec *x, const cypher_ast_node *clause, scope *sc, stage *s)
             return -1;
     if (scope_copy(x, sc, &ms->sc) != 0)
         return -1;
+    ms->reach = reach_distinct_ok(clause, x->run_last == clause ? x->run_next : NULL);
     return plan_parts(x, ms, sc);
 }

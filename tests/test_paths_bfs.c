@@ -187,7 +187,8 @@ static void query_text(char *buf, size_t size, const char *fn, size_t d, size_t 
 }
 
 #define RET_ENDS "id(a), id(b), length(p)"
-#define RET_PATH "id(a), id(b), length(p), reduce(s = '', y IN relationships(p) | s + toString(id(y)) + ',')"
+#define RET_PATH                                                                               \
+    "id(a), id(b), length(p), reduce(s = '', y IN relationships(p) | s + toString(id(y)) + ',')"
 
 /* BFS against the depth-first reference, for shortestPath (one path per
    pair of ends, which one is free: compared by ends and length) and
@@ -300,11 +301,131 @@ static void test_all_shortest_matches_brute_force(void **state)
     assert_true(nonempty > 100);
 }
 
+/* Pattern predicates over one variable-length relationship are answered
+   by a reachability search; the reference enumerates the same pattern in
+   a pattern comprehension.  Both ends bound, one end, a node back to
+   itself. */
+static void test_reachability_matches_enumeration(void **state)
+{
+    (void)state;
+    rng_state = 777;
+    static const char *const rbounds[] = {"*", "*..2", "*1..3", "*0..", "*0..2", "*1"};
+    static const char *const shapes[][2] = {
+        {"MATCH (a:N), (b:N) WHERE %s RETURN id(a), id(b)", "(a)%s[%s%s]%s(b)"},
+        {"MATCH (a:N) WHERE %s RETURN id(a)", "(a)%s[%s%s]%s(:N {k: 2})"},
+        {"MATCH (a:N) WHERE %s RETURN id(a)", "(a)%s[%s%s]%s(a)"},
+        {"MATCH (b:N) WHERE %s RETURN id(b)", "(:N {k: 1})%s[%s%s]%s(b)"},
+    };
+    char pat[256], pred[512], q[1024], ref[1024];
+    size_t found = 0;
+    for (int round = 0; round < 3; round++) {
+        strata_graph *g;
+        assert_int_equal(strata_graph_new(&g), STRATA_OK);
+        random_graph(g, 10, 9 + 4 * (unsigned)round);
+        for (size_t d = 0; d < 3; d++)
+            for (size_t t = 0; t < 3; t++)
+                for (size_t b = 0; b < 6; b++)
+                    for (size_t sh = 0; sh < 4; sh++) {
+                        if (d == 2 && (b == 0 || b == 3) && round > 0)
+                            continue;   /* the enumeration is exponential there */
+                        snprintf(pat, sizeof pat, shapes[sh][1], dirs[d][0], types[t],
+                                 rbounds[b], dirs[d][1]);
+                        snprintf(q, sizeof q, shapes[sh][0], pat);
+                        snprintf(pred, sizeof pred, "size([%s | 1]) > 0", pat);
+                        snprintf(ref, sizeof ref, shapes[sh][0], pred);
+                        rows got = query_rows(g, q), want = query_rows(g, ref);
+                        assert_rows_equal(&got, &want, q);
+                        found += got.n;
+                        rows_free(&got);
+                        rows_free(&want);
+                    }
+        strata_graph_free(&g);
+    }
+    assert_true(found > 1000);
+}
+
+/* A variable-length MATCH whose rows only matter as distinct rows runs
+   breadth first, each end once; the reference names the path, which
+   makes the walk enumerate every path. */
+static void test_distinct_ends_match_enumeration(void **state)
+{
+    (void)state;
+    rng_state = 4242;
+    static const char *const rbounds[] = {"*", "*..2", "*1..3", "*0..", "*0..2", "*1", "*..4"};
+    static const char *const shapes[] = {
+        "MATCH %s(a:N)%s[%s%s]%s(b) RETURN DISTINCT id(a), id(b)",
+        "MATCH %s(a:N)%s[%s%s]%s(b) WHERE b.k <> 1 RETURN id(a), count(DISTINCT b.i)",
+        "MATCH %s(a:N {k: 2})%s[%s%s]%s(b) WITH DISTINCT b RETURN id(b)",
+        "MATCH (c:N {k: 0}) MATCH %s(c)%s[%s%s]%s(b) RETURN DISTINCT id(c), b.k",
+        "MATCH %s(a:N)%s[%s%s]%s(a) RETURN DISTINCT id(a)",
+    };
+    char q[1024], ref[1024];
+    size_t found = 0;
+    for (int round = 0; round < 3; round++) {
+        strata_graph *g;
+        assert_int_equal(strata_graph_new(&g), STRATA_OK);
+        random_graph(g, 10, 9 + 4 * (unsigned)round);
+        for (size_t d = 0; d < 3; d++)
+            for (size_t t = 0; t < 3; t++)
+                for (size_t b = 0; b < 7; b++)
+                    for (size_t sh = 0; sh < 5; sh++) {
+                        if (d == 2 && (b == 0 || b == 3) && round > 0)
+                            continue;   /* the enumeration is exponential there */
+                        snprintf(q, sizeof q, shapes[sh], "", dirs[d][0], types[t], rbounds[b],
+                                 dirs[d][1]);
+                        snprintf(ref, sizeof ref, shapes[sh], "p = ", dirs[d][0], types[t],
+                                 rbounds[b], dirs[d][1]);
+                        char *plan = explain(g, q);
+                        if (!strstr(plan, "distinct ends"))
+                            fail_msg("%s: not breadth first: %s", q, plan);
+                        free(plan);
+                        plan = explain(g, ref);
+                        assert_null(strstr(plan, "distinct ends"));
+                        free(plan);
+                        rows got = query_rows(g, q), want = query_rows(g, ref);
+                        assert_rows_equal(&got, &want, q);
+                        found += got.n;
+                        rows_free(&got);
+                        rows_free(&want);
+                    }
+        strata_graph_free(&g);
+    }
+    assert_true(found > 1000);
+}
+
+/* On a complete digraph of 12 nodes the paths are far too many to
+   enumerate; reachability and shortest paths answer at once. */
+static void test_dense_graph_answers(void **state)
+{
+    (void)state;
+    strata_graph *g;
+    assert_int_equal(strata_graph_new(&g), STRATA_OK);
+    run(g, "UNWIND range(1, 12) AS i CREATE (:K {i: i})");
+    run(g, "MATCH (a:K), (b:K) WHERE a <> b CREATE (a)-[:E]->(b)");
+    rows got = query_rows(g, "MATCH (a:K) WHERE NOT (a)-[*]->(:Missing) "
+                             "AND (a)-[:E*2..]->(a) RETURN count(a)");
+    assert_int_equal(got.n, 1);
+    assert_string_equal(got.v[0], "12|");
+    rows_free(&got);
+    got = query_rows(g, "MATCH (a:K {i: 1}), (b:K {i: 2}) "
+                        "MATCH p = allShortestPaths((a)-[*]-(b)) RETURN count(p), max(length(p))");
+    assert_string_equal(got.v[0], "2|1|");   /* the two relationships between them */
+    rows_free(&got);
+    got = query_rows(g, "MATCH (a:K {i: 1}) MATCH p = shortestPath((a)-[*]->(b)) "
+                        "WHERE none(x IN nodes(p) WHERE x.i = 2) RETURN count(p)");
+    assert_string_equal(got.v[0], "10|");
+    rows_free(&got);
+    strata_graph_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bfs_matches_depth_first),
         cmocka_unit_test(test_all_shortest_matches_brute_force),
+        cmocka_unit_test(test_reachability_matches_enumeration),
+        cmocka_unit_test(test_distinct_ends_match_enumeration),
+        cmocka_unit_test(test_dense_graph_answers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -76,6 +76,11 @@ static void test_allocation_failures(void **state)
         /* the depth-first fallback */
         "MATCH p = shortestPath((a:N {i: 0})-[*..6]->(b:N {i: 14})) WHERE length(p) > 1 "
         "RETURN length(p)",
+        /* reachability for a pattern predicate */
+        "MATCH (a:N) WHERE (a)-[:A*2..]->(:N {k: 4}) AND NOT (a)<-[*..3]-(:N {i: 35}) "
+        "RETURN a.i",
+        /* each end once, for DISTINCT */
+        "MATCH (a:N {i: 3})-[*]-(b) RETURN count(DISTINCT b.k), count(DISTINCT b)",
         /* a deep walk: frames, neighbours and the uniqueness set */
         "MATCH (a:C {i: 0})-[r:NEXT*]->(b) RETURN size(r)",
     };
