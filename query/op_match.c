@@ -16,14 +16,20 @@
  * relationship at a time, each checked like a fixed one (direction, type
  * alternatives, property map, uniqueness); every depth within the bounds
  * continues the walk with the variable bound to the list of the
- * relationships in the order written.  The steps of the expansions in
- * progress sit on a stack (walk.stk) for the named path.
+ * relationships in the order written.  The walk does not recurse per
+ * relationship: var_walk keeps one frame per depth on heap stacks
+ * (match_walk.h), and the steps of the expansions in progress sit on
+ * walk.stk for the named path.  Where only reachability matters (a
+ * pattern predicate, or rows that go straight into DISTINCT) the
+ * expansion is breadth first instead (op_shortest.c).
  *
- * shortestPath / allShortestPaths (one relationship): iterative deepening
- * over the exact length, nodes not repeated, stopping at the first length
- * that reaches no further; per start node, an end node is emitted only at
- * the first length it is reached (one path, or all of that length).
- * WHERE filters the paths found, it does not steer the search.
+ * shortestPath / allShortestPaths (one relationship) search breadth first
+ * (op_shortest.c).  The fallback, for a WHERE that names the path other
+ * than by universal predicates: iterative deepening over the exact length,
+ * nodes not repeated, stopping at the first length that reaches no
+ * further; per start node, an end node is emitted only at the first
+ * length a path to it passes WHERE (checked here when the part runs last,
+ * else after the whole pattern).
  *
  * Fresh variables are told apart from bound ones by slot: every slot at or
  * above the input's width was added by this clause.

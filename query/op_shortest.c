@@ -636,10 +636,12 @@ int reach_exists(walk *w, uint64_t from, bool *handled, bool *found)
         }
         target = w->row[slot].u.id;
     }
-    bool ok;
-    if (pattern_entity_ok(w->x, walk_elem(w, 0), w->sc, w->row, true, from, &ok) != 0)
+    bool ok, end_ok = true;
+    if (pattern_entity_ok(w->x, walk_elem(w, 0), w->sc, w->row, true, from, &ok) != 0 ||
+        (end_bound &&
+         pattern_entity_ok(w->x, end, w->sc, w->row, true, target, &end_ok) != 0))
         return -1;
-    if (!ok) {
+    if (!ok || !end_ok) {   /* a bound end must still carry its labels and properties */
         *handled = true;
         return 0;
     }

@@ -30,10 +30,11 @@ void u64_stack_free(mem_ctx *m, u64_stack *s)
 }
 
 /* Fibonacci hashing: ids are dense small integers, the multiply spreads
-   them over the high bits. */
+   them over the high bits, which pick the slot. */
 static size_t slot_of(uint64_t id, size_t cap)
 {
-    return (size_t)((id * 0x9E3779B97F4A7C15ull) >> 17) & (cap - 1);
+    unsigned bits = (unsigned)__builtin_ctzll((unsigned long long)cap);   /* cap: 2^bits */
+    return bits ? (size_t)((id * 0x9E3779B97F4A7C15ull) >> (64 - bits)) : 0;
 }
 
 /* ---- id_set ---- */

@@ -315,6 +315,8 @@ static void test_reachability_matches_enumeration(void **state)
         {"MATCH (a:N) WHERE %s RETURN id(a)", "(a)%s[%s%s]%s(:N {k: 2})"},
         {"MATCH (a:N) WHERE %s RETURN id(a)", "(a)%s[%s%s]%s(a)"},
         {"MATCH (b:N) WHERE %s RETURN id(b)", "(:N {k: 1})%s[%s%s]%s(b)"},
+        {"MATCH (a:N), (b) WHERE %s RETURN id(a), id(b)", "(a)%s[%s%s]%s(b:N {k: 3})"},
+        {"MATCH (a:N), (b) WHERE %s RETURN id(a), id(b)", "(a:N {k: 0})%s[%s%s]%s(b:Missing)"},
     };
     char pat[256], pred[512], q[1024], ref[1024];
     size_t found = 0;
@@ -325,7 +327,7 @@ static void test_reachability_matches_enumeration(void **state)
         for (size_t d = 0; d < 3; d++)
             for (size_t t = 0; t < 3; t++)
                 for (size_t b = 0; b < 6; b++)
-                    for (size_t sh = 0; sh < 4; sh++) {
+                    for (size_t sh = 0; sh < 6; sh++) {
                         if (d == 2 && (b == 0 || b == 3) && round > 0)
                             continue;   /* the enumeration is exponential there */
                         snprintf(pat, sizeof pat, shapes[sh][1], dirs[d][0], types[t],
