@@ -96,7 +96,7 @@ typedef struct exec {
     bool no_input;          /* EXPLAIN: the query runs over no rows */
     /* While a pipeline's stages open: its last clause and the clause that
        consumes its rows (or NULL), so a MATCH can tell when only distinct
-       rows matter (op_shortest.c, reach_distinct_ok). */
+       rows matter (op_reach.c, reach_distinct_ok). */
     const cypher_ast_node *run_last, *run_next;
 } exec;
 
@@ -235,7 +235,7 @@ int match_part_row(exec *x, const cypher_ast_node *part, const scope *sc, size_t
                    const cypher_ast_node *where, value *row, match_emit emit, void *ctx);
 /* Whether part matches at least once with the variables of row bound
    (a pattern predicate): *found.  Searches breadth first where that gives
-   the same answer (op_shortest.c). */
+   the same answer (op_reach.c). */
 int match_part_exists(exec *x, const cypher_ast_node *part, const scope *sc, size_t in_width,
                       value *row, bool *found);
 /* Whether node / relationship id carries the labels and the property map

@@ -1,7 +1,7 @@
 /*
  * match_walk — the state of one pattern part's walk, shared by the
- * matcher (op_match.c) and the breadth-first shortest-path search
- * (op_shortest.c).
+ * matcher (op_match.c), the breadth-first shortest-path search
+ * (op_shortest.c) and the reachability searches (op_reach.c).
  *
  * Invariants:
  *   1. No walk recurses per relationship: a variable-length expansion
@@ -97,14 +97,16 @@ bool shortest_bfs_applies(const walk *w);
 /* Breadth-first shortestPath / allShortestPaths: element i is the
    variable-length relationship, from the start node (already bound). */
 int shortest_bfs(walk *w, size_t i, uint64_t from);
+/* ---- op_reach.c ---- */
+
 /* A pattern predicate's question — does any path match from the bound
    start `from`? — answered by one breadth-first search where that gives
-   the same answer as the walk (*handled; op_shortest.c says when). */
+   the same answer as the walk (*handled; op_reach.c says when). */
 int reach_exists(walk *w, uint64_t from, bool *handled, bool *found);
 /* Whether the MATCH clause's rows only matter as a set of distinct rows
    (next: the clause that consumes them directly, or NULL), so that its one
    variable-length relationship may be expanded breadth first, each end
-   reached once (op_shortest.c says when). */
+   reached once (op_reach.c says when). */
 bool reach_distinct_ok(const cypher_ast_node *match, const cypher_ast_node *next);
 /* That expansion: element i from node from, each end node once. */
 int reach_emit(walk *w, size_t i, uint64_t from);

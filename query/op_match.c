@@ -21,7 +21,7 @@
  * (match_walk.h), and the steps of the expansions in progress sit on
  * walk.stk for the named path.  Where only reachability matters (a
  * pattern predicate, or rows that go straight into DISTINCT) the
- * expansion is breadth first instead (op_shortest.c).
+ * expansion is breadth first instead (op_reach.c).
  *
  * shortestPath / allShortestPaths (one relationship) search breadth first
  * (op_shortest.c).  The fallback, for a WHERE that names the path other
