@@ -151,15 +151,6 @@ static cypher_ast_node part_of(const cypher_ast_node *path)
 
 /* ---- pattern predicates ---- */
 
-/* The first match answers the question: stop the walk there. */
-static int stop_at_first(exec *x, value *row, void *ctx)
-{
-    (void)x;
-    (void)row;
-    *(bool *)ctx = true;
-    return 1;
-}
-
 int eval_pattern_predicate(const evalctx *c, const cypher_ast_node *path, value *out)
 {
     cypher_ast_node part = part_of(path);
@@ -171,7 +162,7 @@ int eval_pattern_predicate(const evalctx *c, const cypher_ast_node *path, value 
     if (rc == 0)
         rc = frame_row(&f, c);
     if (rc == 0)
-        rc = match_part_row(c->x, &part, &f.sc, f.in_width, NULL, f.row, stop_at_first, &found);
+        rc = match_part_exists(c->x, &part, &f.sc, f.in_width, f.row, &found);
     frame_close(&f);
     if (rc < 0)
         return -1;

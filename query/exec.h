@@ -104,6 +104,11 @@ typedef struct exec {
                                result is read (pipeline.h) */
     bool no_input;          /* EXPLAIN: the query runs over no rows */
     regex_cache *regexes;   /* =~'s compiled patterns, or NULL */
+    /* While a stage opens: its clause and the clause that consumes its
+       rows (the next stage's, or the one after the pipeline, or NULL), so
+       a MATCH can tell when only distinct rows matter (op_reach.c,
+       reach_distinct_ok; set by query.c and pipeline_open). */
+    const cypher_ast_node *run_last, *run_next;
 } exec;
 
 /* The view to read with: the writer's current version, borrowed (or the
@@ -283,6 +288,11 @@ int set_item_row(exec *x, const cypher_ast_node *item, const scope *sc, value *r
 typedef int (*match_emit)(exec *x, value *row, void *ctx);
 int match_part_row(exec *x, const cypher_ast_node *part, const scope *sc, size_t in_width,
                    const cypher_ast_node *where, value *row, match_emit emit, void *ctx);
+/* Whether part matches at least once with the variables of row bound
+   (a pattern predicate): *found.  Searches breadth first where that gives
+   the same answer (op_reach.c). */
+int match_part_exists(exec *x, const cypher_ast_node *part, const scope *sc, size_t in_width,
+                      value *row, bool *found);
 /* Whether node / relationship id carries the labels and the property map
    of pattern element el (evaluated against row). */
 int pattern_entity_ok(exec *x, const cypher_ast_node *el, const scope *sc, const value *row,

@@ -16,14 +16,20 @@
  * relationship at a time, each checked like a fixed one (direction, type
  * alternatives, property map, uniqueness); every depth within the bounds
  * continues the walk with the variable bound to the list of the
- * relationships in the order written.  The steps of the expansions in
- * progress sit on a stack (walk.stk) for the named path.
+ * relationships in the order written.  The walk does not recurse per
+ * relationship: var_walk keeps one frame per depth on heap stacks
+ * (match_walk.h), and the steps of the expansions in progress sit on
+ * walk.stk for the named path.  Where only reachability matters (a
+ * pattern predicate, or rows that go straight into DISTINCT) the
+ * expansion is breadth first instead (op_reach.c).
  *
- * shortestPath / allShortestPaths (one relationship): iterative deepening
- * over the exact length, nodes not repeated, stopping at the first length
- * that reaches no further; per start node, an end node is emitted only at
- * the first length it is reached (one path, or all of that length).
- * WHERE filters the paths found, it does not steer the search.
+ * shortestPath / allShortestPaths (one relationship) search breadth first
+ * (op_shortest.c).  The fallback, for a WHERE that names the path other
+ * than by universal predicates: iterative deepening over the exact length,
+ * nodes not repeated, stopping at the first length that reaches no
+ * further; per start node, an end node is emitted only at the first
+ * length a path to it passes WHERE (checked here when the part runs last,
+ * else after the whole pattern).
  *
  * Fresh variables are told apart from bound ones by slot: every slot at or
  * above the input's width was added by this clause.
@@ -32,49 +38,30 @@
 #include <string.h>
 
 #include "query/exec.h"
+#include "query/match_walk.h"
 #include "query/pipeline.h"
 #include "query/plan_start.h"
 #include "query/profile.h"
 
-typedef struct walk {
-    exec *x;
-    const scope *sc;
-    size_t in_width;
-    const cypher_ast_node *part;
-    const cypher_ast_node *const *el;   /* NODE, REL, NODE, ... */
-    size_t nel;
-    bool reversed;
-    const cypher_ast_node *where;
-    const start_plan *plan;             /* how the walk starts when no end is bound */
-    value *row;
-    match_emit emit;
-    void *ectx;
-    /* Variable-length steps in progress: (rel, node) pairs in walk order;
-       element i's expansion starts at seg_off[i] and has seg_len[i] steps. */
-    uint64_t *stk;
-    size_t nstk, capstk;                /* in pairs */
-    /* shortest paths */
-    cypher_ast_path_kind kind;
-    int64_t exact;                      /* the length searched, or -1 */
-    bool reached;                       /* some expansion reached exact */
-    uint64_t *ends;                     /* (end node, length) pairs found */
-    size_t nends, capends;              /* in pairs */
-    /* Last, and not cleared when a walk starts (12 KB): every entry is
-       written before it is read. */
-    uint64_t ids[CYPHER_AST_MAX_DEPTH]; /* entity ids along the path, by element */
-    size_t seg_off[CYPHER_AST_MAX_DEPTH], seg_len[CYPHER_AST_MAX_DEPTH];
-} walk;
 
-static const cypher_ast_node *elem(const walk *w, size_t i)
+const cypher_ast_node *walk_elem(const walk *w, size_t i)
 {
     return w->el[w->reversed ? w->nel - 1 - i : i];
 }
 
-static long var_slot(const walk *w, const cypher_ast_node *el, bool is_node)
+long walk_var_slot(const walk *w, const cypher_ast_node *el, bool is_node)
 {
     const cypher_ast_node *v = is_node ? el->u.node.variable : el->u.rel.variable;
     return v ? scope_find(w->sc, v->u.name.ptr, v->u.name.len) : -1;
 }
+
+bool walk_slot_bound(const walk *w, long slot)
+{
+    return slot >= 0 && ((size_t)slot < w->in_width || !value_is_null(&w->row[slot]));
+}
+
+#define elem walk_elem
+#define var_slot walk_var_slot
 
 int pattern_entity_ok(exec *x, const cypher_ast_node *el, const scope *sc, const value *row,
                       bool is_node, uint64_t id, bool *ok)
@@ -145,14 +132,6 @@ int pattern_entity_ok(exec *x, const cypher_ast_node *el, const scope *sc, const
     return 0;
 }
 
-static bool rel_used(const exec *x, uint64_t id)
-{
-    for (size_t i = x->used_base; i < x->nused; i++)
-        if (x->used_rels[i] == id)
-            return true;
-    return false;
-}
-
 static int rel_push(exec *x, uint64_t id)
 {
     if (x->nused == x->capused) {
@@ -165,6 +144,48 @@ static int rel_push(exec *x, uint64_t id)
     }
     x->used_rels[x->nused++] = id;
     return 0;
+}
+
+/* Below this many bound relationships a scan beats a hash set. */
+#define USED_SCAN_MAX 32
+
+int walk_rel_used(walk *w, uint64_t rid, bool *used)
+{
+    exec *x = w->x;
+    if (!w->used_set_on && x->nused - x->used_base > USED_SCAN_MAX) {
+        for (size_t i = x->used_base; i < x->nused; i++)
+            if (id_set_add(x->m, &w->used_set, x->used_rels[i]) != 0)
+                return exec_oom(x);
+        w->used_set_on = true;
+    }
+    if (w->used_set_on) {
+        *used = id_set_has(&w->used_set, rid);
+        return 0;
+    }
+    *used = false;
+    for (size_t i = x->used_base; i < x->nused && !*used; i++)
+        *used = x->used_rels[i] == rid;
+    return 0;
+}
+
+int walk_rel_push(walk *w, uint64_t rid)
+{
+    if (w->used_set_on && id_set_add(w->x->m, &w->used_set, rid) != 0)
+        return exec_oom(w->x);
+    if (rel_push(w->x, rid) != 0) {
+        if (w->used_set_on)
+            id_set_remove(&w->used_set, rid);
+        return -1;
+    }
+    return 0;
+}
+
+void walk_rel_pop(walk *w)
+{
+    exec *x = w->x;
+    x->nused--;
+    if (w->used_set_on)
+        id_set_remove(&w->used_set, x->used_rels[x->nused]);
 }
 
 /* shortestPath: whether the path now complete is one to emit. */
@@ -194,19 +215,10 @@ static int shortest_ok(walk *w, bool *ok)
     return 0;
 }
 
-static int finish(walk *w)
+/* The path now complete, as a value (the part's path variable). */
+static int path_value(walk *w, value *out)
 {
-    if (w->kind != CYPHER_PATH_PLAIN) {
-        bool ok;
-        if (shortest_ok(w, &ok) != 0)
-            return -1;
-        if (!ok)
-            return 0;
-    }
-    const cypher_ast_node *pv = w->part->u.part.variable;
-    if (!pv)
-        return w->emit(w->x, w->row, w->ectx);
-    /* A named path: node, rel, node, ... in the order written. */
+    /* node, rel, node, ... in the order written */
     size_t cnt = 1;
     for (size_t j = 1; j < w->nel; j += 2)
         cnt += elem(w, j)->u.rel.var_length ? 2 * w->seg_len[j] : 2;
@@ -232,23 +244,53 @@ static int finish(walk *w)
             items[a] = items[b];
             items[b] = t;
         }
-    long slot = scope_find(w->sc, pv->u.name.ptr, pv->u.name.len);
-    value path;
-    int rc = value_path_from(w->x->m, items, cnt, &path);
+    int rc = value_path_from(w->x->m, items, cnt, out);
     mem_free(w->x->m, items, cnt * sizeof(value));
-    if (rc != 0)
-        return exec_oom(w->x);
-    value_release(&w->row[slot]);
-    w->row[slot] = path;
-    rc = w->emit(w->x, w->row, w->ectx);
-    value_release(&w->row[slot]);
+    return rc != 0 ? exec_oom(w->x) : 0;
+}
+
+/* The depth-first shortest-path search (the fallback of op_shortest.c):
+   whether the path now complete counts — it passes WHERE when WHERE
+   steers the search, and its end was not reached at a shorter length. */
+static int shortest_dfs_ok(walk *w, bool *ok)
+{
+    *ok = true;
+    if (w->where_in_search) {
+        evalctx c = {w->x, w->sc, w->row, NULL, NULL};
+        tri t;
+        if (eval_predicate(&c, w->where, &t) != 0)
+            return -1;
+        *ok = t == TRI_TRUE;
+    }
+    return *ok ? shortest_ok(w, ok) : 0;
+}
+
+static int finish(walk *w)
+{
+    const cypher_ast_node *pv = w->part->u.part.variable;
+    long slot = pv ? scope_find(w->sc, pv->u.name.ptr, pv->u.name.len) : -1;
+    if (slot >= 0) {
+        value path;
+        if (path_value(w, &path) != 0)
+            return -1;
+        value_release(&w->row[slot]);
+        w->row[slot] = path;
+    }
+    bool ok = true;
+    int rc = 0;
+    if (w->kind != CYPHER_PATH_PLAIN && !w->bfs)
+        rc = shortest_dfs_ok(w, &ok);
+    if (rc == 0 && ok)
+        rc = w->emit(w->x, w->row, w->ectx);
+    if (slot >= 0)
+        value_release(&w->row[slot]);
     return rc;
 }
 
 /* Binds node element i to id (checking it), then continues the walk. */
 static int step_node(walk *w, size_t i, uint64_t id);
 
-static strata_direction rel_dir(const walk *w, const cypher_ast_node *r)
+strata_direction walk_rel_dir(const walk *w, const cypher_ast_node *r)
 {
     switch (r->u.rel.dir) {
     case CYPHER_DIR_RIGHT: return w->reversed ? STRATA_IN : STRATA_OUT;
@@ -257,17 +299,13 @@ static strata_direction rel_dir(const walk *w, const cypher_ast_node *r)
     }
 }
 
-/* The (relationship, other node) pairs of from for type alternative t of
-   r, drained into *pairs (free with *cap pairs); *n = 0 when the type is
-   unknown.  Draining first matters: the rest of the walk may run writes
-   (MERGE) and an iterator would hold the version. */
-static int drain(walk *w, const cypher_ast_node *r, size_t t, uint64_t from, uint64_t **pairs,
-                 size_t *n, size_t *cap)
+/* Appends the pairs of type alternative t; nothing when the type is
+   unknown or written twice (`:T|T`: each type once). */
+static int drain_type(walk *w, const cypher_ast_node *r, size_t t, strata_direction dir,
+                      uint64_t from)
 {
     strata_view *v = exec_view(w->x);
-    *pairs = NULL;
-    *n = *cap = 0;
-    for (size_t u = 0; u < t; u++)   /* `:T|T`: each type once */
+    for (size_t u = 0; u < t; u++)
         if (strcmp(r->u.rel.types.items[u]->u.name.ptr, r->u.rel.types.items[t]->u.name.ptr) ==
             0)
             return 0;
@@ -277,39 +315,36 @@ static int drain(walk *w, const cypher_ast_node *r, size_t t, uint64_t from, uin
             STRATA_OK)
         return 0;
     strata_edge_iter *it;
-    strata_status st = strata_neighbours(v, from, rel_dir(w, r), type, &it);
+    strata_status st = strata_neighbours(v, from, dir, type, &it);
     if (st == STRATA_ENOTFOUND)
         return 0;   /* the node is gone (deleted earlier in the statement) */
     if (st != STRATA_OK)
         return exec_status(w->x, r, st);
-    size_t c = 16, k = 0;
-    uint64_t *p = mem_alloc(w->x->m, c * 2 * sizeof *p);
     strata_id rid, other;
-    while (p && strata_edge_iter_next(it, &rid, &other)) {
-        if (k == c) {
-            uint64_t *p2 = mem_realloc(w->x->m, p, c * 2 * sizeof *p, c * 4 * sizeof *p);
-            if (!p2) {
-                mem_free(w->x->m, p, c * 2 * sizeof *p);
-                p = NULL;
-                break;
-            }
-            p = p2;
-            c *= 2;
-        }
-        p[2 * k] = rid;
-        p[2 * k + 1] = other;
-        k++;
-    }
+    int rc = 0;
+    while (rc == 0 && strata_edge_iter_next(it, &rid, &other))
+        if (u64_stack_push2(w->x->m, &w->pool, rid, other) != 0)
+            rc = exec_oom(w->x);
     strata_edge_iter_free(&it);
-    if (!p)
-        return exec_oom(w->x);
-    *pairs = p;
-    *n = k;
-    *cap = c;
+    return rc;
+}
+
+/* Draining before walking on matters: the rest of the walk may run writes
+   (MERGE) and an iterator would hold the version. */
+int walk_drain(walk *w, const cypher_ast_node *r, strata_direction dir, uint64_t from, size_t *n)
+{
+    size_t before = w->pool.n;
+    size_t ntypes = r->u.rel.types.count;
+    for (size_t t = 0; t < (ntypes ? ntypes : 1); t++)
+        if (drain_type(w, r, t, dir, from) != 0) {
+            w->pool.n = before;
+            return -1;
+        }
+    *n = (w->pool.n - before) / 2;
     return 0;
 }
 
-static int stk_push(walk *w, uint64_t rid, uint64_t node)
+int walk_stk_push(walk *w, uint64_t rid, uint64_t node)
 {
     if (w->nstk == w->capstk) {
         size_t cap = w->capstk ? w->capstk * 2 : 16;
@@ -326,11 +361,11 @@ static int stk_push(walk *w, uint64_t rid, uint64_t node)
     return 0;
 }
 
-/* The variable-length element i has its expansion on the stack: binds its
-   variable to the list of relationships (in the order written) and goes
-   on with node i + 1. */
-static int var_done(walk *w, size_t i, uint64_t cur, long slot, bool bound)
+int walk_var_done(walk *w, size_t i, uint64_t cur)
 {
+    const cypher_ast_node *r = elem(w, i);
+    long slot = var_slot(w, r, false);
+    bool bound = walk_slot_bound(w, slot);
     size_t off = w->seg_off[i], len = w->nstk - off;
     w->seg_len[i] = len;
     if (slot >= 0 && !bound) {
@@ -362,123 +397,182 @@ static bool on_path(const walk *w, size_t i, uint64_t node)
     return false;
 }
 
-/* Deepest variable-length walk: the walk recurses once per relationship,
-   and a bounded stack must fail as an error, not a crash. */
-#define VAR_LENGTH_MAX_DEPTH 10000
+/* One variable-length element, as the walk sees it. */
+typedef struct var_spec {
+    const cypher_ast_node *r;
+    size_t i;
+    int64_t min, max;
+    bool has_max;
+    const value *blist;                 /* bound to a list: follow exactly it */
+    size_t blen;
+    bool bound;
+} var_spec;
 
-static int var_step(walk *w, size_t i, uint64_t cur, int64_t depth)
+static void var_spec_init(walk *w, size_t i, var_spec *vs)
 {
     const cypher_ast_node *r = elem(w, i);
+    *vs = (var_spec){r, i, r->u.rel.has_min ? r->u.rel.min : 1, r->u.rel.max, r->u.rel.has_max,
+                     NULL, 0, false};
+    long slot = var_slot(w, r, false);
+    if (walk_slot_bound(w, slot)) {
+        vs->bound = true;
+        if (value_kind(&w->row[slot]) == VAL_LIST) {
+            vs->blist = value_list_items(&w->row[slot]);
+            vs->blen = value_list_len(&w->row[slot]);
+        }
+    }
+    if (w->exact >= 0) {   /* iterative deepening: this length only */
+        vs->min = w->exact > vs->min ? w->exact : vs->min;
+        if (!vs->has_max || vs->max > w->exact)
+            vs->max = w->exact;
+        vs->has_max = true;
+    }
+}
+
+/* The walk has reached cur at depth: the expansion so far is a match when
+   the depth is within the bounds; then, unless it may go no deeper, a
+   frame of cur's relationships is pushed (*opened). */
+static int var_enter(walk *w, const var_spec *vs, uint64_t cur, int64_t depth, bool *opened)
+{
+    *opened = false;
     if (exec_check_interrupt(w->x) != 0)
         return -1;
-    if (depth > VAR_LENGTH_MAX_DEPTH)
-        return exec_fail(w->x, r, "ArgumentError", NULL,
-                         "a variable-length path longer than %d relationships",
-                         VAR_LENGTH_MAX_DEPTH);
-    int64_t min = r->u.rel.has_min ? r->u.rel.min : 1;
-    bool has_max = r->u.rel.has_max;
-    int64_t max = r->u.rel.max;
-    long slot = var_slot(w, r, false);
-    bool bound = slot >= 0 && ((size_t)slot < w->in_width || !value_is_null(&w->row[slot]));
-    const value *blist = NULL;
-    size_t blen = 0;
-    if (bound) {
-        /* Bound to a list of relationships: follow exactly that list. */
-        if (value_kind(&w->row[slot]) != VAL_LIST)
-            return 0;
-        blist = value_list_items(&w->row[slot]);
-        blen = value_list_len(&w->row[slot]);
-    }
-    if (w->exact >= 0) {
-        min = w->exact > min ? w->exact : min;
-        if (!has_max || max > w->exact)
-            max = w->exact;
-        has_max = true;
-        if (depth == w->exact)
-            w->reached = true;
-    }
-    int rc = 0;
-    if (depth >= min && (!has_max || depth <= max) && (!bound || (size_t)depth == blen))
-        rc = var_done(w, i, cur, slot, bound);
-    if (rc != 0 || (has_max && depth >= max) || (bound && (size_t)depth >= blen))
-        return rc;
-    const value *want = NULL;
-    if (bound) {
-        want = &blist[w->reversed ? blen - 1 - (size_t)depth : (size_t)depth];
-        if (value_kind(want) != VAL_REL)
-            return 0;
-    }
-    size_t ntypes = r->u.rel.types.count;
-    for (size_t t = 0; t < (ntypes ? ntypes : 1) && rc == 0; t++) {
-        uint64_t *pairs;
-        size_t n, cap;
-        if ((rc = drain(w, r, t, cur, &pairs, &n, &cap)) != 0)
+    if (vs->bound && !vs->blist)
+        return 0;   /* bound to something other than a list: no match */
+    if (w->exact >= 0 && depth == w->exact)
+        w->reached = true;
+    if (depth >= vs->min && (!vs->has_max || depth <= vs->max) &&
+        (!vs->bound || (size_t)depth == vs->blen)) {
+        int rc = walk_var_done(w, vs->i, cur);
+        if (rc != 0)
             return rc;
-        for (size_t k = 0; k < n && rc == 0; k++) {
-            uint64_t rid = pairs[2 * k], other = pairs[2 * k + 1];
-            if (rel_used(w->x, rid) || (want && want->u.id != rid))
-                continue;
-            if (w->exact >= 0 && on_path(w, i, other))
-                continue;
-            bool ok;
-            if ((rc = pattern_entity_ok(w->x, r, w->sc, w->row, false, rid, &ok)) != 0 || !ok)
-                continue;
-            if ((rc = rel_push(w->x, rid)) != 0)
-                break;
-            if ((rc = stk_push(w, rid, other)) == 0) {
-                rc = var_step(w, i, other, depth + 1);
-                w->nstk--;
-            }
-            w->x->nused--;
-        }
-        if (pairs)
-            mem_free(w->x->m, pairs, cap * 2 * sizeof *pairs);
     }
+    if ((vs->has_max && depth >= vs->max) || (vs->bound && (size_t)depth >= vs->blen))
+        return 0;
+    if (vs->bound &&
+        value_kind(&vs->blist[w->reversed ? vs->blen - 1 - (size_t)depth : (size_t)depth]) !=
+            VAL_REL)
+        return 0;
+    if (w->nframes == w->capframes) {
+        size_t cap = w->capframes ? w->capframes * 2 : 16;
+        var_frame *f = mem_realloc(w->x->m, w->frames, w->capframes * sizeof *f, cap * sizeof *f);
+        if (!f)
+            return exec_oom(w->x);
+        w->frames = f;
+        w->capframes = cap;
+    }
+    size_t off = w->pool.n / 2, n;
+    if (walk_drain(w, vs->r, walk_rel_dir(w, vs->r), cur, &n) != 0)
+        return -1;
+    w->frames[w->nframes++] = (var_frame){off, n, 0};
+    *opened = true;
+    return 0;
+}
+
+/* Whether the relationship rid to other may extend the expansion at
+   depth. */
+static int var_may_take(walk *w, const var_spec *vs, int64_t depth, uint64_t rid,
+                        uint64_t other, bool *ok)
+{
+    *ok = false;
+    bool used;
+    if (walk_rel_used(w, rid, &used) != 0)
+        return -1;
+    if (used)
+        return 0;
+    if (vs->bound &&
+        vs->blist[w->reversed ? vs->blen - 1 - (size_t)depth : (size_t)depth].u.id != rid)
+        return 0;
+    if (w->exact >= 0 && on_path(w, vs->i, other))
+        return 0;
+    return pattern_entity_ok(w->x, vs->r, w->sc, w->row, false, rid, ok);
+}
+
+static void var_unstep(walk *w)
+{
+    w->nstk--;
+    walk_rel_pop(w);
+}
+
+/* Variable-length element i from node from, depth first without
+   recursion: frames[base + d] holds the relationships of the node at
+   depth d and the next one to try; taking one binds it (uniqueness, the
+   step stack) and enters its node one level deeper; a frame used up is
+   dropped along with the step that led to it. */
+static int var_walk(walk *w, size_t i, uint64_t from)
+{
+    var_spec vs;
+    var_spec_init(w, i, &vs);
+    size_t base = w->nframes, pool_base = w->pool.n;
+    w->seg_off[i] = w->nstk;
+    bool opened;
+    int rc = var_enter(w, &vs, from, 0, &opened);
+    while (rc == 0 && w->nframes > base) {
+        var_frame *f = &w->frames[w->nframes - 1];
+        int64_t depth = (int64_t)(w->nframes - 1 - base);
+        if (f->k == f->n) {
+            w->pool.n = 2 * f->off;
+            w->nframes--;
+            if (w->nframes > base)
+                var_unstep(w);
+            continue;
+        }
+        uint64_t rid = w->pool.v[2 * (f->off + f->k)], other = w->pool.v[2 * (f->off + f->k) + 1];
+        f->k++;
+        bool ok;
+        if ((rc = var_may_take(w, &vs, depth, rid, other, &ok)) != 0 || !ok)
+            continue;
+        if ((rc = walk_rel_push(w, rid)) != 0)
+            break;
+        if ((rc = walk_stk_push(w, rid, other)) != 0) {
+            walk_rel_pop(w);
+            break;
+        }
+        rc = var_enter(w, &vs, other, depth + 1, &opened);
+        if (!opened)
+            var_unstep(w);
+    }
+    for (; w->nframes > base; w->nframes--)   /* stopped early: unwind */
+        if (w->nframes - 1 > base)
+            var_unstep(w);
+    w->pool.n = pool_base;
     return rc;
 }
 
 static int step_rel(walk *w, size_t i, uint64_t from)
 {
     const cypher_ast_node *r = elem(w, i);
-    if (r->u.rel.var_length) {
-        w->seg_off[i] = w->nstk;
-        return var_step(w, i, from, 0);
-    }
-    size_t ntypes = r->u.rel.types.count;
+    if (r->u.rel.var_length)
+        return w->bfs     ? shortest_bfs(w, i, from)
+               : w->reach ? reach_emit(w, i, from)
+                          : var_walk(w, i, from);
     long slot = var_slot(w, r, false);
-    bool bound = slot >= 0 && ((size_t)slot < w->in_width || !value_is_null(&w->row[slot]));
-    for (size_t t = 0; t < (ntypes ? ntypes : 1); t++) {
-        uint64_t *pairs;
-        size_t n, cap;
-        if (drain(w, r, t, from, &pairs, &n, &cap) != 0)
-            return -1;
-        int rc = 0;
-        for (size_t k = 0; k < n && rc == 0; k++) {
-            uint64_t rid = pairs[2 * k];
-            uint64_t other = pairs[2 * k + 1];
-            if (rel_used(w->x, rid))
-                continue;
-            if (bound && (value_kind(&w->row[slot]) != VAL_REL || w->row[slot].u.id != rid))
-                continue;
-            bool ok;
-            if ((rc = pattern_entity_ok(w->x, r, w->sc, w->row, false, rid, &ok)) != 0 || !ok)
-                continue;
-            if ((rc = rel_push(w->x, rid)) != 0)
-                break;
-            w->ids[i] = rid;
-            if (slot >= 0 && !bound)
-                w->row[slot] = value_rel(rid);
-            rc = step_node(w, i + 1, other);
-            if (slot >= 0 && !bound)
-                w->row[slot] = value_null();
-            w->x->nused--;
-        }
-        if (pairs)
-            mem_free(w->x->m, pairs, cap * 2 * sizeof *pairs);
-        if (rc != 0)
-            return rc;
+    bool bound = walk_slot_bound(w, slot);
+    size_t off = w->pool.n, n;
+    if (walk_drain(w, r, walk_rel_dir(w, r), from, &n) != 0)
+        return -1;
+    int rc = 0;
+    for (size_t k = 0; k < n && rc == 0; k++) {
+        uint64_t rid = w->pool.v[off + 2 * k], other = w->pool.v[off + 2 * k + 1];
+        bool used, ok;
+        if ((rc = walk_rel_used(w, rid, &used)) != 0 || used)
+            continue;
+        if (bound && (value_kind(&w->row[slot]) != VAL_REL || w->row[slot].u.id != rid))
+            continue;
+        if ((rc = pattern_entity_ok(w->x, r, w->sc, w->row, false, rid, &ok)) != 0 || !ok)
+            continue;
+        if ((rc = walk_rel_push(w, rid)) != 0)
+            break;
+        w->ids[i] = rid;
+        if (slot >= 0 && !bound)
+            w->row[slot] = value_rel(rid);
+        rc = step_node(w, i + 1, other);
+        if (slot >= 0 && !bound)
+            w->row[slot] = value_null();
+        walk_rel_pop(w);
     }
-    return 0;
+    w->pool.n = off;
+    return rc;
 }
 
 static int step_node(walk *w, size_t i, uint64_t id)
@@ -548,6 +642,15 @@ static int walk_init(walk *w, exec *x, const cypher_ast_node *part, const start_
 
 static void walk_fini(walk *w)
 {
+    if (!w->x)
+        return;   /* never started */
+    u64_stack_free(w->x->m, &w->pool);
+    id_set_free(w->x->m, &w->used_set);
+    w->used_set_on = false;
+    if (w->frames)
+        mem_free(w->x->m, w->frames, w->capframes * sizeof *w->frames);
+    w->frames = NULL;
+    w->nframes = w->capframes = 0;
     if (w->stk)
         mem_free(w->x->m, w->stk, w->capstk * 2 * sizeof *w->stk);
     if (w->ends)
@@ -556,12 +659,16 @@ static void walk_fini(walk *w)
     w->ends = NULL;
 }
 
+/* last: the part runs after every other part of its MATCH, so WHERE can
+   be checked on each shortest path as it is found (op_shortest.c says when
+   that matters). */
 static int walk_part(exec *x, const cypher_ast_node *part, const start_plan *plan,
-                     const scope *sc, size_t in_width, const cypher_ast_node *where, value *row,
-                     match_emit emit, void *ctx)
+                     const scope *sc, size_t in_width, const cypher_ast_node *where, bool last,
+                     value *row, match_emit emit, void *ctx)
 {
     walk w;
     int rc = walk_init(&w, x, part, plan, sc, in_width, where, row, emit, ctx);
+    w.where_in_search = last && where;
     if (rc == 0)
         rc = match_walk(&w);
     walk_fini(&w);
@@ -577,10 +684,50 @@ int match_part_row(exec *x, const cypher_ast_node *part, const scope *sc, size_t
     /* a pattern of its own: relationship uniqueness starts afresh */
     size_t base = x->used_base, used = x->nused;
     x->used_base = x->nused;
-    int rc = walk_part(x, part, &plan, sc, in_width, where, row, emit, ctx);
+    int rc = walk_part(x, part, &plan, sc, in_width, where, false, row, emit, ctx);
     x->nused = used;
     x->used_base = base;
     return rc;
+}
+
+static int walk_start(walk *w, bool *single, bool *none, uint64_t *id, strata_node_iter **it);
+
+/* The first match answers the question: stop the walk there. */
+static int stop_at_first(exec *x, value *row, void *ctx)
+{
+    (void)x;
+    (void)row;
+    *(bool *)ctx = true;
+    return 1;
+}
+
+int match_part_exists(exec *x, const cypher_ast_node *part, const scope *sc, size_t in_width,
+                      value *row, bool *found)
+{
+    row_bound rb = {sc, in_width, row};
+    start_plan plan;
+    plan_start(x, part, NULL, bound_in_row, &rb, &plan);
+    size_t base = x->used_base, used = x->nused;
+    x->used_base = x->nused;
+    walk w;
+    bool single, none, handled = false;
+    uint64_t id;
+    strata_node_iter *it = NULL;
+    *found = false;
+    int rc = walk_init(&w, x, part, &plan, sc, in_width, NULL, row, stop_at_first, found);
+    if (rc == 0)
+        rc = walk_start(&w, &single, &none, &id, &it);
+    strata_node_iter_free(&it);
+    if (rc == 0 && single && none)
+        handled = true;   /* a null or deleted start: nothing matches */
+    else if (rc == 0 && single)
+        rc = reach_exists(&w, id, &handled, found);
+    if (rc == 0 && !handled)
+        rc = match_walk(&w);
+    walk_fini(&w);
+    x->nused = used;
+    x->used_base = base;
+    return rc < 0 ? -1 : 0;
 }
 
 /* The walk from start node id: once, or for shortest paths by increasing
@@ -594,6 +741,12 @@ static int walk_from(walk *w, uint64_t id)
     const cypher_ast_node *r = w->el[1];
     if (!r->u.rel.var_length)
         return step_node(w, 0, id);
+    if (shortest_bfs_applies(w)) {
+        w->bfs = true;
+        int rc = step_node(w, 0, id);
+        w->bfs = false;
+        return rc;
+    }
     long last = var_slot(w, elem(w, 2), true);
     bool end_bound = last >= 0 && ((size_t)last < w->in_width || !value_is_null(&w->row[last]));
     int64_t min = r->u.rel.has_min ? r->u.rel.min : 1;
@@ -693,6 +846,7 @@ struct match_state {
     uint64_t single_id;
     size_t steps;
     size_t saved_base, saved_used;   /* relationship uniqueness outside */
+    bool reach;                 /* each end once (reach_distinct_ok) */
     walk w;                     /* last: walk_init clears what it needs */
 };
 
@@ -715,8 +869,8 @@ static int next_part(exec *x, value *row, void *ctx)
     }
     const cypher_ast_node *part = parts->items[m->ms->order[m->part]];
     const start_plan *plan = &m->ms->plans[m->part++];
-    int rc = walk_part(x, part, plan, &m->ms->sc, m->ms->in_width, clause->u.match.where, row,
-                       next_part, m);
+    int rc = walk_part(x, part, plan, &m->ms->sc, m->ms->in_width, clause->u.match.where,
+                       m->part == parts->count, row, next_part, m);
     m->part--;
     return rc;
 }
@@ -775,6 +929,26 @@ static bool bound_before(const cypher_ast_str *name, void *ctx)
     return false;
 }
 
+/* EXPLAIN / PROFILE: where the part starts, and how a shortest path is
+   searched. */
+static void note_plan(exec *x, const cypher_ast_node *part, const cypher_ast_node *where,
+                      clause_bound *cb, const start_plan *plan, bool reach)
+{
+    profile_note_start(x, plan);
+    if (reach)
+        profile_note(x, "VarLengthExpand (BFS, distinct ends)");
+    const cypher_ast_list *el = &part->u.part.path->u.list;
+    if (part->u.part.kind == CYPHER_PATH_PLAIN || el->count != 3)
+        return;
+    const cypher_ast_node *a = el->items[0]->u.node.variable;
+    const cypher_ast_node *b = el->items[2]->u.node.variable;
+    const cypher_ast_node *r = el->items[1]->u.rel.variable;
+    bool both = a && b && bound_before(&a->u.name, cb) && bound_before(&b->u.name, cb);
+    const char *name = shortest_plan_name(part, where, both, r && bound_before(&r->u.name, cb));
+    if (name)
+        profile_note(x, name);
+}
+
 static size_t plan_block_size(size_t n)
 {
     return n * (sizeof(start_plan) + sizeof(size_t) + sizeof(bool));
@@ -809,11 +983,12 @@ static int plan_parts(exec *x, match_state *ms, const scope *sc)
                 best_plan = plan;
             }
         }
-        placed[best] = true;
         ms->order[k] = best;
         ms->plans[k] = best_plan;
-        if (x->prof)
-            profile_note_start(x, &ms->plans[k]);
+        if (x->prof)   /* before the part counts as placed: its own names are not bound */
+            note_plan(x, clause->u.match.parts.items[best], clause->u.match.where, &cb,
+                      &ms->plans[k], ms->reach);
+        placed[best] = true;
     }
     return 0;
 }
@@ -863,6 +1038,8 @@ static int match_begin(exec *x, stage *s, const value *in)
     bool none = false;
     int rc = walk_init(&ms->w, x, part, &ms->plans[0], &ms->sc, ms->in_width,
                        ms->clause->u.match.where, ms->row, next_part, &ms->m);
+    ms->w.where_in_search = ms->nparts == 1 && ms->clause->u.match.where;
+    ms->w.reach = ms->reach;
     if (rc == 0)
         rc = walk_start(&ms->w, &ms->single, &none, &ms->single_id, &ms->it);
     if (rc == 0 && none)
@@ -926,8 +1103,7 @@ int match_open(exec *x, const cypher_ast_node *clause, scope *sc, stage *s)
     if (!ms)
         return exec_oom(x);
     memset(ms, 0, offsetof(match_state, w));
-    ms->w.stk = NULL;
-    ms->w.ends = NULL;
+    memset(&ms->w, 0, offsetof(walk, ids));
     s->state = ms;
     s->row = match_row;
     s->begin = match_begin;
@@ -941,5 +1117,6 @@ int match_open(exec *x, const cypher_ast_node *clause, scope *sc, stage *s)
             return -1;
     if (scope_copy(x, sc, &ms->sc) != 0)
         return -1;
+    ms->reach = reach_distinct_ok(clause, x->run_last == clause ? x->run_next : NULL);
     return plan_parts(x, ms, sc);
 }

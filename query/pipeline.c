@@ -83,8 +83,14 @@ pipeline *pipeline_open(exec *x, const cypher_ast_node *const *clauses, size_t n
     p->first_step = x->prof ? x->prof->n : 0;
     p->started = profile_now();
     int rc = 0;
+    /* Each stage opens knowing the clause that consumes its rows (the next
+       stage, or what follows the run), so a MATCH can tell when only
+       distinct rows matter (op_reach.c). */
+    const cypher_ast_node *run_last = x->run_last, *run_next = x->run_next;
     for (; p->opened < n && rc == 0; p->opened++) {
         bool last = p->opened + 1 == n;
+        x->run_last = clauses[p->opened];
+        x->run_next = last ? run_next : clauses[p->opened + 1];
         if (x->prof)
             profile_clause_begin(x);
         rc = stage_open(x, clauses[p->opened], sc, &p->st[p->opened],
@@ -92,6 +98,8 @@ pipeline *pipeline_open(exec *x, const cypher_ast_node *const *clauses, size_t n
         if (x->prof && rc == 0)
             rc = profile_clause_end(x, clauses[p->opened], 0);   /* rows once run */
     }
+    x->run_last = run_last;
+    x->run_next = run_next;
     for (size_t i = 0; i < n; i++) {
         p->st[i].next = i + 1 < n ? &p->st[i + 1] : NULL;
         p->finished |= p->st[i].wants_none;   /* LIMIT 0 */

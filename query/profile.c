@@ -29,6 +29,13 @@ void profile_note_start(exec *x, const struct start_plan *p)
     snprintf(pr->pending + used, sizeof pr->pending - used, "%s%s", used ? "; " : "", d);
 }
 
+void profile_note(exec *x, const char *text)
+{
+    profile *pr = x->prof;
+    size_t used = strlen(pr->pending);
+    snprintf(pr->pending + used, sizeof pr->pending - used, "%s%s", used ? ", " : "", text);
+}
+
 void profile_clause_begin(exec *x)
 {
     x->prof->pending[0] = '\0';

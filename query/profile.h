@@ -43,6 +43,8 @@ double profile_now(void);
 /* Notes the start the running MATCH chose for a pattern part. */
 struct start_plan;
 void profile_note_start(exec *x, const struct start_plan *p);
+/* Adds text to what the running operator chose (", " after the rest). */
+void profile_note(exec *x, const char *text);
 /* The plan as columns and rows for the result (new; the caller frees). */
 int profile_rows(exec *x, scope *cols, rowset *rows);
 void profile_free(exec *x);

@@ -80,14 +80,21 @@ static int run_query(exec *x, const cypher_ast_node *q, query_out *out)
                 j++;
             bool ends = q->u.list.items[j - 1]->kind == CYPHER_AST_RETURN;
             const cypher_ast_node *const *run = (const cypher_ast_node *const *)&q->u.list.items[i];
+            const cypher_ast_node *last = x->run_last, *after = x->run_next;
+            x->run_last = q->u.list.items[j - 1];
+            x->run_next = j < q->u.list.count ? q->u.list.items[j] : NULL;
             if (ends && (x->lazy || out->open_final)) {
                 /* the rows are produced as the result is read */
                 out->pipe = pipeline_open(x, run, j - i, &sc, &cur, &out->cols);
+                x->run_last = last;
+                x->run_next = after;
                 out->has_return = true;
                 rc = out->pipe ? 0 : -1;
                 break;
             }
             rc = pipeline_run(x, run, j - i, &sc, &cur, &next, ends ? &out->cols : NULL);
+            x->run_last = last;
+            x->run_next = after;
             out->has_return |= ends;
             rowset_free(&cur);
             cur = next;
