@@ -96,6 +96,8 @@ struct strata_graph {
     uint64_t stmt_counts[4];/* live nodes, relationships, node and
                                relationship slots when it began */
     journal j;              /* undo entries of the open statement/transaction */
+    struct wal *wal;        /* the write-ahead log of a graph on a path
+                               (core/wal.h); NULL in memory */
     char err[ERRMSG_MAX];
 };
 
