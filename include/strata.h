@@ -530,6 +530,10 @@ STRATA_API strata_status strata_load_ex(const char *path, strata_graph **out, ch
    log before the commit returns and before new views see it.  A failed
    log write fails that commit with STRATA_EIO and rolls it back; the graph
    stays writable.  Schema changes (strata_index_create/drop) are logged too.
+   A write call outside a statement runs as a statement of its own (so a
+   strata_snapshot_own from another thread meanwhile gets STRATA_EINVAL;
+   strata_snapshot does not wait for it).  Tokens interned but used by no
+   committed write are not kept.
    strata_graph_free on such a graph closes it as strata_close does. */
 typedef enum strata_sync {
     STRATA_SYNC_FULL = 0,   /* fsync before each commit returns (the default) */

@@ -408,7 +408,10 @@ static void run_statement(exec *x, const cypher_ast_node *root, strata_result *r
     }
     int rc = run_body(x, body, r);
     /* EXPLAIN writes nothing: whatever planning over no rows did is undone */
-    strata_statement_end(x->g, rc == 0 && !x->no_input);
+    st = strata_statement_end(x->g, rc == 0 && !x->no_input);
+    /* A commit the log could not keep was rolled back instead. */
+    if (st != STRATA_OK && rc == 0)
+        exec_status(x, root, st);
 }
 
 /* EXPLAIN / PROFILE: the statement runs as above, then the result holds

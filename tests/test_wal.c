@@ -354,6 +354,47 @@ static void test_failed_append_rolls_back(void **state)
     wal_rmtree(dir);
 }
 
+/* A Cypher statement whose record cannot be written fails with IOError
+   and leaves nothing behind. */
+static void test_failed_append_in_query(void **state)
+{
+    (void)state;
+    char dir[256];
+    assert_int_equal(wal_tmpdir(dir, sizeof dir), 0);
+    strata_graph *g = NULL;
+    strata_open_options full = { .sync = STRATA_SYNC_FULL };
+    wal_open_ok(dir, &full, &g);
+    strata_result *r = NULL;
+    assert_int_equal(strata_query(g, "CREATE (:P {v: 1})-[:T]->()", NULL, &r), STRATA_OK);
+    strata_result_free(&r);
+    char *before = wal_dump_with_next_ids(g);
+    wal_fault_at(WAL_FAULT_WRITE, 1, ENOSPC);
+    assert_int_not_equal(strata_query(g, "CREATE (:P {v: 2})", NULL, &r), STRATA_OK);
+    wal_fault_clear();
+    const strata_query_error *e = strata_result_error(r);
+    assert_non_null(e);
+    assert_string_equal(e->code, "IOError");
+    assert_non_null(strstr(e->message, "No space left"));
+    strata_result_free(&r);
+    char *now = wal_dump_with_next_ids(g);
+    wal_assert_same(before, now);
+    free(now);
+    free(before);
+    assert_int_equal(strata_query(g, "CREATE (:P {v: 3})", NULL, &r), STRATA_OK);
+    strata_result_free(&r);
+    assert_int_equal(strata_close(&g), STRATA_OK);
+    wal_open_ok(dir, NULL, &g);
+    assert_int_equal(strata_query(g, "MATCH (p:P) RETURN sum(p.v) AS s", NULL, &r), STRATA_OK);
+    const strata_value *const *row;
+    assert_true(strata_result_next(r, &row));
+    int64_t sum;
+    assert_int_equal(strata_value_get_int(row[0], &sum), STRATA_OK);
+    assert_int_equal(sum, 4);
+    strata_result_free(&r);
+    assert_int_equal(strata_close(&g), STRATA_OK);
+    wal_rmtree(dir);
+}
+
 /* Failing the 1st, 2nd, ... allocation of a logged write, statement or
    transaction fails it with STRATA_ENOMEM and changes nothing, in memory
    or in the log. */
@@ -549,6 +590,7 @@ int main(void)
         cmocka_unit_test(test_torn_tail_every_offset),
         cmocka_unit_test(test_bit_flips),
         cmocka_unit_test(test_failed_append_rolls_back),
+        cmocka_unit_test(test_failed_append_in_query),
         cmocka_unit_test(test_allocation_failures),
         cmocka_unit_test(test_checkpoint_crash_steps),
         cmocka_unit_test(test_checkpoint_automatic),
