@@ -389,7 +389,7 @@ static strata_status schema_call(strata_graph *g, const wal_op *op)
 {
     index_def d;
     if (op->code == WOP_INDEX_CREATE) {
-        strata_status s = walrec_apply(g, op);
+        strata_status s = walrec_apply(g, op);   /* a NULL out fails here */
         if (s || !index_def_of(g, *op->idx_out, &d))
             return s;
         wal_op logged = index_create_op(&d);
@@ -641,6 +641,10 @@ static strata_status replay_body(strata_graph *g, const unsigned char *p, const 
         value val;
         if (walrec_decode(&p, end, &op, scratch, &val, why) != 0)
             return STRATA_ECORRUPT;
+        strata_id id;
+        strata_index idx;
+        op.out = &id;
+        op.idx_out = &idx;
         strata_status s = walrec_apply(g, &op);
         value_release(&val);
         if (s) {

@@ -322,12 +322,10 @@ static strata_status apply_index_create(strata_graph *g, const wal_op *op)
         copy[op->name_len] = '\0';
         name = copy;
     }
-    strata_index idx;
     if (op->a > UINT32_MAX)
         return graph_fail(g, STRATA_ECORRUPT, "an index token exceeds 32 bits");
     return strata_index_create_named(g, (strata_index_kind)op->kind, op->flag,
-                                     (strata_token)op->a, op->list, op->n, name,
-                                     op->idx_out ? op->idx_out : &idx);
+                                     (strata_token)op->a, op->list, op->n, name, op->idx_out);
 }
 
 static strata_status apply_index_drop(strata_graph *g, const wal_op *op)
@@ -351,8 +349,9 @@ static bool token_fits(uint64_t x) { return x <= UINT32_MAX; }
 
 strata_status walrec_apply(strata_graph *g, const wal_op *op)
 {
-    strata_id id = 0;
-    uint64_t *out = op->out ? op->out : &id;
+    /* Outputs are the caller's (NULL stays NULL: the call then fails as
+       it would without a log); replay points them at its own. */
+    uint64_t *out = op->out;
     /* The wrapper around strata_value the public setters take. */
     const strata_value *val = (const strata_value *)(const void *)op->val;
     static const strata_value null_value = { { 0 } };

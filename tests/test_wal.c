@@ -631,6 +631,50 @@ static void test_sync_modes(void **state)
     wal_rmtree(dir);
 }
 
+/* Calls with bad arguments fail on a logged graph exactly as in memory,
+   and leave nothing in the graph or the log. */
+static void test_bad_calls_logged_graph(void **state)
+{
+    (void)state;
+    char dir[256];
+    assert_int_equal(wal_tmpdir(dir, sizeof dir), 0);
+    strata_graph *g = NULL;
+    wal_open_ok(dir, NULL, &g);
+    strata_token l, k;
+    strata_id n;
+    assert_int_equal(strata_token_intern(g, STRATA_LABEL, "L", &l), STRATA_OK);
+    assert_int_equal(strata_token_intern(g, STRATA_KEY, "k", &k), STRATA_OK);
+    assert_int_equal(strata_token_intern(g, STRATA_RELTYPE, "T", &l), STRATA_OK);
+    assert_int_equal(strata_token_intern(g, STRATA_LABEL, "L", &l), STRATA_OK);
+    assert_int_equal(strata_node_create(g, &l, 1, &n), STRATA_OK);
+    char *before = wal_dump_with_next_ids(g);
+    uint64_t size = wal_log_size(dir);
+    assert_int_equal(strata_node_create(g, &l, 1, NULL), STRATA_EINVAL);
+    assert_int_equal(strata_node_create(g, NULL, 2, &n), STRATA_EINVAL);
+    assert_int_equal(strata_rel_create(g, 0, 0, 0, NULL), STRATA_EINVAL);
+    assert_int_equal(strata_index_create(g, STRATA_INDEX_HASH, false, l, &k, 1, NULL),
+                     STRATA_EINVAL);
+    assert_int_equal(strata_index_create(g, STRATA_INDEX_HASH, false, l, NULL, 1, &(strata_index){ 0 }),
+                     STRATA_EINVAL);
+    assert_int_equal(strata_index_drop(g, 12345), STRATA_ENOTFOUND);
+    assert_int_equal(strata_node_delete(g, 999), STRATA_ENOTFOUND);
+    assert_int_equal(strata_node_set(g, 0, 77, NULL), STRATA_ENOTFOUND);
+    assert_int_equal(strata_commit(g), STRATA_EINVAL);
+    assert_int_equal(strata_statement_end(g, true), STRATA_EINVAL);
+    assert_int_equal(wal_log_size(dir), size);
+    char *after = wal_dump_with_next_ids(g);
+    wal_assert_same(before, after);
+    free(after);
+    assert_int_equal(strata_close(&g), STRATA_OK);
+    wal_open_ok(dir, NULL, &g);
+    after = wal_dump_with_next_ids(g);
+    wal_assert_same(before, after);
+    free(after);
+    free(before);
+    assert_int_equal(strata_close(&g), STRATA_OK);
+    wal_rmtree(dir);
+}
+
 static void test_misuse(void **state)
 {
     (void)state;
@@ -663,6 +707,7 @@ int main(void)
         cmocka_unit_test(test_checkpoint_crash_steps),
         cmocka_unit_test(test_checkpoint_automatic),
         cmocka_unit_test(test_sync_modes),
+        cmocka_unit_test(test_bad_calls_logged_graph),
         cmocka_unit_test(test_misuse),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
