@@ -90,6 +90,9 @@ void wal_fault_at(wal_fault_point p, long k, int err)
 
 void wal_fault_clear(void) { memset(fault_left, 0, sizeof fault_left); }
 
+static atomic_long sync_count;
+long wal_sync_count(void) { return atomic_load(&sync_count); }
+
 void wal_checkpoint_stop_after(int k) { stop_after_step = k; }
 
 static bool fault_hit(wal_fault_point p)
@@ -137,6 +140,9 @@ static int io_writev(int fd, struct iovec *iov, int n, uint64_t off)
 
 static int io_sync(int fd)
 {
+#ifdef STRATA_TESTING
+    atomic_fetch_add(&sync_count, 1);
+#endif
     if (FAULT(WAL_FAULT_SYNC))
         return errno;
     return fdatasync(fd) != 0 ? errno : 0;

@@ -137,6 +137,8 @@ void walbuf_free(wal_buf *b);
 typedef enum wal_fault_point { WAL_FAULT_WRITE, WAL_FAULT_SYNC, WAL_FAULT_NPOINTS } wal_fault_point;
 void wal_fault_at(wal_fault_point p, long k, int err);
 void wal_fault_clear(void);
+/* Log fsyncs done since the process started (every mode, every path). */
+long wal_sync_count(void);
 /* Checkpoint steps: stop (as a crash would) after step k (1: new segment,
    2: snapshot written, 3: old files removed); 0 runs to the end. */
 void wal_checkpoint_stop_after(int k);

@@ -675,6 +675,43 @@ static void test_bad_calls_logged_graph(void **state)
     wal_rmtree(dir);
 }
 
+/* sync normal: commits return without an fsync; the background thread
+   syncs what they wrote within about 100 ms, once for many commits.
+   sync full: one fsync per commit; off: none. */
+static void test_sync_counts(void **state)
+{
+    (void)state;
+    char dir[256];
+    assert_int_equal(wal_tmpdir(dir, sizeof dir), 0);
+    static const strata_sync modes[] = { STRATA_SYNC_FULL, STRATA_SYNC_NORMAL, STRATA_SYNC_OFF };
+    for (int m = 0; m < 3; m++) {
+        char db[300];
+        snprintf(db, sizeof db, "%s/db%d", dir, m);
+        strata_open_options o = { .sync = modes[m] };
+        strata_graph *g = NULL;
+        wal_open_ok(db, &o, &g);
+        long before = wal_sync_count();
+        for (int i = 0; i < 50; i++) {
+            strata_id n;
+            assert_int_equal(strata_node_create(g, NULL, 0, &n), STRATA_OK);
+        }
+        long during = wal_sync_count() - before;
+        usleep(350 * 1000);
+        long after = wal_sync_count() - before;
+        if (modes[m] == STRATA_SYNC_FULL) {
+            assert_int_equal(during, 50);
+            assert_int_equal(after, 50);
+        } else if (modes[m] == STRATA_SYNC_NORMAL) {
+            assert_true(during <= 10);   /* one per 100 ms at most */
+            assert_true(after >= 1 && after <= 10);
+        } else {
+            assert_int_equal(after, 0);
+        }
+        assert_int_equal(strata_close(&g), STRATA_OK);
+    }
+    wal_rmtree(dir);
+}
+
 static void test_misuse(void **state)
 {
     (void)state;
@@ -708,6 +745,7 @@ int main(void)
         cmocka_unit_test(test_checkpoint_automatic),
         cmocka_unit_test(test_sync_modes),
         cmocka_unit_test(test_bad_calls_logged_graph),
+        cmocka_unit_test(test_sync_counts),
         cmocka_unit_test(test_misuse),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
