@@ -939,6 +939,28 @@ fail:
     return s;
 }
 
+/* An empty directory, or one holding a database's files: opening any
+   other directory would scatter a database among someone's files. */
+static bool looks_like_database(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return true;   /* the open that follows reports why */
+    bool empty = true, ours = false;
+    struct dirent *e;
+    uint64_t x;
+    while ((e = readdir(d)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        empty = false;
+        if (!strcmp(e->d_name, "LOCK") || parse_hex_name(e->d_name, "wal-", ".log", &x) ||
+            parse_hex_name(e->d_name, "snapshot-", "", &x))
+            ours = true;
+    }
+    closedir(d);
+    return empty || ours;
+}
+
 strata_status strata_open(const char *path, const strata_open_options *opts, strata_graph **out)
 {
     static const strata_open_options defaults;
@@ -963,6 +985,9 @@ strata_status strata_open(const char *path, const strata_open_options *opts, str
     struct stat st;
     if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
         return open_fail(&o, STRATA_EIO, "%s is not a database directory", path);
+    if (!looks_like_database(path))
+        return open_fail(&o, STRATA_EIO, "%s holds other files and no database: not a database "
+                         "directory", path);
     char *lp = path_join(path, "LOCK");
     if (!lp)
         return open_fail(&o, STRATA_ENOMEM, "out of memory");

@@ -725,6 +725,18 @@ static void test_misuse(void **state)
     assert_int_equal(strata_open("", &o, &g), STRATA_EINVAL);
     assert_int_equal(strata_open("/dev/null", &o, &g), STRATA_EIO);
     assert_non_null(strstr(err, "not a database directory"));
+    /* A directory holding other files is not taken over. */
+    char dir[256], file[300];
+    assert_int_equal(wal_tmpdir(dir, sizeof dir), 0);
+    snprintf(file, sizeof file, "%s/notes.txt", dir);
+    FILE *f = fopen(file, "w");
+    assert_non_null(f);
+    fclose(f);
+    assert_int_equal(strata_open(dir, &o, &g), STRATA_EIO);
+    assert_non_null(strstr(err, "not a database directory"));
+    assert_int_equal(wal_count_files(dir, "LOCK"), 0);
+    assert_int_equal(wal_count_files(dir, "wal-"), 0);
+    wal_rmtree(dir);
 }
 
 int main(void)
