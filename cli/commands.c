@@ -294,6 +294,24 @@ static void cmd_open(session *s, char *arg)
     s->path = copy;
 }
 
+/* :checkpoint — a new snapshot of a database opened on a path, and its
+   log started afresh (strata_checkpoint). */
+static void cmd_checkpoint(session *s, char *arg)
+{
+    (void)arg;
+    if (!strata_is_durable(s->g)) {
+        session_error(s, "the graph has no database path to checkpoint: start strata with "
+                         "a database directory (strata DIR/)");
+        return;
+    }
+    strata_status st = strata_checkpoint(s->g);
+    if (st != STRATA_OK)
+        session_fail(s, st == STRATA_ENOMEM ? "OutOfMemory"
+                        : st == STRATA_EIO  ? "IOError"
+                                            : "ClientError",
+                     strata_errmsg(s->g));
+}
+
 static const command commands[] = {
     {"help", "", "list the client commands", cmd_help},
     {"quit", "", "leave strata (also Ctrl-D on an empty line)", cmd_quit},
@@ -315,6 +333,8 @@ static const command commands[] = {
     {"save", "[FILE]", "save the graph to FILE (default: the file opened or last saved)",
      cmd_save},
     {"open", "FILE", "replace the graph by the one saved in FILE", cmd_open},
+    {"checkpoint", "", "snapshot a database opened on a directory and restart its log",
+     cmd_checkpoint},
 };
 
 size_t command_count(void) { return sizeof commands / sizeof commands[0]; }

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/batch.h"
@@ -39,12 +40,14 @@ typedef struct options {
     size_t nscripts;
     const char *dbfile;     /* opened when it exists; :save writes it */
     strata_csv_options csv; /* LOAD CSV's access (default: unrestricted) */
+    strata_sync sync;       /* --sync, for a database directory */
 } options;
 
 static void usage(void)
 {
     fprintf(stderr, "usage: strata [--format jsonl|json|csv|table] [--bail] [--init FILE] "
-                    "[--import-dir DIR] [--no-load-csv] [-f FILE | -c QUERY]... [DBFILE]\n"
+                    "[--import-dir DIR] [--no-load-csv] [-f FILE | -c QUERY]... "
+                    "[--sync full|normal|off] [DBFILE | DBDIR/]\n"
                     "       strata import --nodes[=LABEL]=FILE ... "
                     "[--relationships[=TYPE]=FILE ...] [--force] OUT.db\n"
                     "DBFILE must be a regular file; :save keeps its mode.  import refuses an\n"
@@ -65,6 +68,16 @@ static int parse_args(int argc, char **argv, options *o)
             if (out_format_parse(a + 9, &o->fmt) != 0)
                 return -1;
             o->fmt_given = true;
+        } else if (strcmp(a, "--sync") == 0 && i + 1 < argc) {
+            const char *m = argv[++i];
+            if (strcmp(m, "full") == 0)
+                o->sync = STRATA_SYNC_FULL;
+            else if (strcmp(m, "normal") == 0)
+                o->sync = STRATA_SYNC_NORMAL;
+            else if (strcmp(m, "off") == 0)
+                o->sync = STRATA_SYNC_OFF;
+            else
+                return -1;
         } else if (strcmp(a, "--bail") == 0) {
             o->bail = true;
         } else if (strcmp(a, "--init") == 0 && i + 1 < argc) {
@@ -109,9 +122,32 @@ static int run(session *s, const options *o, bool tty)
     return s->failed ? 1 : 0;
 }
 
-/* The saved graph in o->dbfile when that file exists, else a new one. */
+/* Whether o->dbfile names a database directory (with its log): one that
+   exists, or a path ending in '/'. */
+static bool is_database_dir(const options *o)
+{
+    struct stat st;
+    size_t n = o->dbfile ? strlen(o->dbfile) : 0;
+    return n && (o->dbfile[n - 1] == '/' || (stat(o->dbfile, &st) == 0 && S_ISDIR(st.st_mode)));
+}
+
+/* A database directory opened with its log; else the saved graph in
+   o->dbfile when that file exists, else a new one. */
 static int open_graph(const options *o, strata_graph **g)
 {
+    if (is_database_dir(o)) {
+        char err[512];
+        strata_open_report rep;
+        strata_open_options opts = { .sync = o->sync, .report = &rep, .err = err,
+                                     .errlen = sizeof err };
+        if (strata_open(o->dbfile, &opts, g) != STRATA_OK) {
+            fprintf(stderr, "strata: %s\n", err);
+            return -1;
+        }
+        if (rep.message[0])
+            fprintf(stderr, "strata: %s\n", rep.message);
+        return 0;
+    }
     if (o->dbfile && access(o->dbfile, F_OK) == 0) {
         char err[512];
         if (strata_load_ex(o->dbfile, g, err, sizeof err) != STRATA_OK) {
@@ -160,7 +196,7 @@ int main(int argc, char **argv)
     session s;
     session_init(&s, g, o.fmt);
     s.bail = o.bail;
-    if (o.dbfile && !(s.path = strdup(o.dbfile))) {
+    if (o.dbfile && !strata_is_durable(g) && !(s.path = strdup(o.dbfile))) {
         session_free(&s);
         free(o.scripts);
         fprintf(stderr, "strata: out of memory\n");

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/graph_impl.h"
+#include "core/wal.h"
 #include "storage/utf8.h"
 
 static const char *const status_names[] = {
@@ -199,6 +200,7 @@ void strata_graph_free(strata_graph **gp)
         return;
     strata_graph *g = *gp;
     *gp = NULL;
+    wal_close(g);
     catalog *c = g->cat;
     version_release(&g->current);
     version_release(&g->tx);

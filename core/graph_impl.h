@@ -120,6 +120,8 @@ struct strata_graph {
     version *fork_old;
     bool fork_published;    /* fork_old went to published, not to bases */
     uint32_t write_mark;
+    struct wal *wal;        /* the write-ahead log of a graph on a path
+                               (core/wal.h); NULL in memory */
     char err[ERRMSG_MAX];
 };
 

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "core/index_maint.h"
+#include "core/wal.h"
 #include "storage/utf8.h"
 
 static const char *const kind_names[] = { "hash", "range", "unique" };
@@ -65,6 +66,10 @@ strata_status strata_index_create_named(strata_graph *g, strata_index_kind kind,
                                         const strata_token *keys, size_t nkeys,
                                         const char *name, strata_index *out)
 {
+    if (wal_active(g))
+        return wal_call(g, &(wal_op){ .code = WOP_INDEX_CREATE, .kind = (uint8_t)kind,
+                                      .flag = relationships, .a = token, .list = keys,
+                                      .n = nkeys, .name = name, .idx_out = out });
     if (!g)
         return STRATA_EINVAL;
     if (!out || !keys)
@@ -131,6 +136,8 @@ strata_status strata_index_create_named(strata_graph *g, strata_index_kind kind,
 
 strata_status strata_index_drop(strata_graph *g, strata_index idx)
 {
+    if (wal_active(g))
+        return wal_call(g, &(wal_op){ .code = WOP_INDEX_DROP, .id = idx });
     if (!g)
         return STRATA_EINVAL;
     version *v = graph_write_begin(g);

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "core/graph_impl.h"
+#include "core/wal.h"
 
 /* Sets (on) or clears the bits of every label of labelset ls for node. */
 static int label_bits(strata_graph *g, version *t, uint32_t ls, uint64_t node, bool on)
@@ -258,6 +259,8 @@ static strata_status misuse(strata_graph *g, const char *what)
 
 strata_status strata_statement_begin(strata_graph *g)
 {
+    if (wal_active(g))
+        return wal_call(g, &(wal_op){ .code = WOP_STMT_BEGIN });
     if (!g)
         return STRATA_EINVAL;
     graph_write_begin(g);
@@ -271,6 +274,8 @@ strata_status strata_statement_begin(strata_graph *g)
     g->stmt_counts[1] = st->rel_live;
     g->stmt_counts[2] = store_node_slots(st);
     g->stmt_counts[3] = store_rel_slots(st);
+    if (g->wal)
+        wal_stmt_mark(g);
     graph_write_end(g);
     return STRATA_OK;
 }
@@ -288,12 +293,19 @@ static bool rollback_fails(void) { return false; }
 
 strata_status strata_statement_end(strata_graph *g, bool commit)
 {
+    if (wal_active(g))
+        return wal_call(g, &(wal_op){ .code = WOP_STMT_END, .flag = commit });
     if (!g)
         return STRATA_EINVAL;
     graph_write_begin(g);
     if (!g->in_stmt)
         return misuse(g, "no statement is open");
     strata_status s = STRATA_OK;
+    /* Logged before readers see it; a failed append rolls back instead. */
+    if (commit && !g->in_txn && g->wal && (s = wal_commit(g)) != STRATA_OK)
+        commit = false;
+    if (!commit && g->wal)
+        wal_discard(g, true);
     if (commit) {
         /* The statement's writes are the committed state now: the version
            readers had meanwhile is just another base. */
@@ -326,6 +338,8 @@ strata_status strata_statement_end(strata_graph *g, bool commit)
 
 strata_status strata_begin(strata_graph *g)
 {
+    if (wal_active(g))
+        return wal_call(g, &(wal_op){ .code = WOP_BEGIN });
     if (!g)
         return STRATA_EINVAL;
     graph_write_begin(g);
@@ -342,6 +356,8 @@ strata_status strata_begin(strata_graph *g)
 
 strata_status strata_commit(strata_graph *g)
 {
+    if (wal_active(g))
+        return wal_call(g, &(wal_op){ .code = WOP_COMMIT });
     if (!g)
         return STRATA_EINVAL;
     graph_write_begin(g);
@@ -349,6 +365,16 @@ strata_status strata_commit(strata_graph *g)
         return misuse(g, "no transaction is open");
     if (g->in_stmt)
         return misuse(g, "a statement is open; end it before committing");
+    strata_status s = g->wal ? wal_commit(g) : STRATA_OK;
+    if (s != STRATA_OK) {
+        /* Not in the log: the transaction is rolled back. */
+        version_release(&g->tx);
+        g->in_txn = false;
+        journal_done(g);
+        wal_discard(g, false);
+        graph_write_end(g);
+        return s;
+    }
     /* O(1): the transaction's version becomes what readers get. */
     version *old = g->current;
     g->current = g->tx;
@@ -361,6 +387,8 @@ strata_status strata_commit(strata_graph *g)
 
 strata_status strata_rollback(strata_graph *g)
 {
+    if (wal_active(g))
+        return wal_call(g, &(wal_op){ .code = WOP_ROLLBACK });
     if (!g)
         return STRATA_EINVAL;
     graph_write_begin(g);
@@ -370,6 +398,8 @@ strata_status strata_rollback(strata_graph *g)
     g->in_txn = false;
     g->in_stmt = false;
     journal_done(g);
+    if (g->wal)
+        wal_discard(g, false);
     graph_write_end(g);
     return STRATA_OK;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/index_maint.h"
+#include "core/wal.h"
 
 
 /* Validation has passed: from here the write may fork (graph_writable). */
@@ -107,6 +108,8 @@ static int labelset_with(catalog *c, uint32_t ls, uint32_t label, bool on, uint3
 strata_status strata_node_create(strata_graph *g, const strata_token *labels, size_t n,
                                  strata_id *out)
 {
+    if (wal_active(g))
+        return wal_call(g, &(wal_op){ .code = WOP_NODE_CREATE, .list = labels, .n = n, .out = out });
     if (!g)
         return STRATA_EINVAL;
     if (!out || (n && !labels))
@@ -306,11 +309,15 @@ cleanup:
 
 strata_status strata_node_delete(strata_graph *g, strata_id node)
 {
+    if (wal_active(g))
+        return wal_call(g, &(wal_op){ .code = WOP_NODE_DELETE, .id = node });
     return node_delete(g, node, false);
 }
 
 strata_status strata_node_detach_delete(strata_graph *g, strata_id node)
 {
+    if (wal_active(g))
+        return wal_call(g, &(wal_op){ .code = WOP_NODE_DETACH, .id = node });
     return node_delete(g, node, true);
 }
 
@@ -375,17 +382,24 @@ cleanup:
 
 strata_status strata_node_add_label(strata_graph *g, strata_id node, strata_token label)
 {
+    if (wal_active(g))
+        return wal_call(g, &(wal_op){ .code = WOP_LABEL_ADD, .id = node, .a = label });
     return node_label(g, node, label, true);
 }
 
 strata_status strata_node_remove_label(strata_graph *g, strata_id node, strata_token label)
 {
+    if (wal_active(g))
+        return wal_call(g, &(wal_op){ .code = WOP_LABEL_REMOVE, .id = node, .a = label });
     return node_label(g, node, label, false);
 }
 
 strata_status strata_rel_create(strata_graph *g, strata_id start, strata_id end,
                                 strata_token type, strata_id *out)
 {
+    if (wal_active(g))
+        return wal_call(g, &(wal_op){ .code = WOP_REL_CREATE, .id = start, .b = end, .a = type,
+                                      .out = out });
     if (!g)
         return STRATA_EINVAL;
     if (!out)
@@ -452,6 +466,8 @@ cleanup:
 
 strata_status strata_rel_delete(strata_graph *g, strata_id rel)
 {
+    if (wal_active(g))
+        return wal_call(g, &(wal_op){ .code = WOP_REL_DELETE, .id = rel });
     if (!g)
         return STRATA_EINVAL;
     version *v = graph_write_begin(g);
@@ -589,12 +605,18 @@ cleanup:
 strata_status strata_node_set(strata_graph *g, strata_id node, strata_token key,
                               const strata_value *val)
 {
+    if (wal_active(g))
+        return wal_call(g, &(wal_op){ .code = WOP_NODE_SET, .id = node, .a = key,
+                                      .val = val ? &val->v : NULL });
     return set_prop(g, false, node, key, val);
 }
 
 strata_status strata_rel_set(strata_graph *g, strata_id rel, strata_token key,
                              const strata_value *val)
 {
+    if (wal_active(g))
+        return wal_call(g, &(wal_op){ .code = WOP_REL_SET, .id = rel, .a = key,
+                                      .val = val ? &val->v : NULL });
     return set_prop(g, true, rel, key, val);
 }
 
@@ -606,10 +628,14 @@ static strata_status remove_prop(strata_graph *g, bool is_rel, strata_id id, str
 
 strata_status strata_node_remove(strata_graph *g, strata_id node, strata_token key)
 {
+    if (wal_active(g))
+        return wal_call(g, &(wal_op){ .code = WOP_NODE_SET, .id = node, .a = key });
     return remove_prop(g, false, node, key);
 }
 
 strata_status strata_rel_remove(strata_graph *g, strata_id rel, strata_token key)
 {
+    if (wal_active(g))
+        return wal_call(g, &(wal_op){ .code = WOP_REL_SET, .id = rel, .a = key });
     return remove_prop(g, true, rel, key);
 }

@@ -579,6 +579,64 @@ STRATA_API strata_status strata_load(const char *path, strata_graph **out);
 STRATA_API strata_status strata_load_ex(const char *path, strata_graph **out, char *err,
                                         size_t errlen);
 
+/* ---- durability: a graph on a path, with its write-ahead log ----------- */
+
+/* A graph opened on a path is a directory holding a snapshot (the file
+   strata_save writes) and log segments (docs/FORMAT.md, "The log").  Each
+   committed write call, statement or transaction appends one record to the
+   log before the commit returns and before new views see it.  A failed
+   log write fails that commit with STRATA_EIO and rolls it back; the graph
+   stays writable.  Schema changes (strata_index_create/drop) are logged too.
+   A write call outside a statement runs as a statement of its own (so a
+   strata_snapshot_own from another thread meanwhile gets STRATA_EINVAL;
+   strata_snapshot does not wait for it).  Tokens interned but used by no
+   committed write are not kept.
+   strata_graph_free on such a graph closes it as strata_close does. */
+typedef enum strata_sync {
+    STRATA_SYNC_FULL = 0,   /* fsync before each commit returns (the default) */
+    STRATA_SYNC_NORMAL,     /* a background thread fsyncs at most every 100 ms */
+    STRATA_SYNC_OFF,        /* the operating system writes when it likes */
+} strata_sync;
+
+/* What opening found (filled by strata_open when options->report is set). */
+typedef struct strata_open_report {
+    uint64_t snapshot_seq;      /* the sequence number the snapshot holds */
+    uint64_t records_replayed;
+    uint64_t last_seq;          /* of the last record kept */
+    uint64_t torn_bytes;        /* a torn tail cut off the last segment */
+    uint64_t truncated_bytes;   /* cut at corruption (truncate_corrupt) */
+    char message[512];          /* what was cut, and where; "" when nothing */
+} strata_open_report;
+
+typedef struct strata_open_options {
+    strata_sync sync;
+    /* A corrupt record before the log's tail: false (the default) refuses
+       to open, naming the file and offset; true cuts the log there. */
+    bool truncate_corrupt;
+    /* Checkpoint automatically once the log holds this many bytes; 0: the
+       default (64 MiB or the snapshot's size, whichever is larger). */
+    uint64_t checkpoint_bytes;
+    strata_open_report *report;   /* may be NULL */
+    char *err;                    /* a failure's message, when errlen > 0 */
+    size_t errlen;
+} strata_open_options;
+
+/* Opens (creating when missing) the database at path into *out.  opts may
+   be NULL (sync full).  Recovers: loads the snapshot, replays the log after
+   it, truncates a torn tail.  A second process opening the same path gets
+   STRATA_EIO ("... is in use by another process").  STRATA_ECORRUPT names
+   the file and byte offset of a damaged record. */
+STRATA_API strata_status strata_open(const char *path, const strata_open_options *opts,
+                                     strata_graph **out);
+/* Syncs the log and frees the graph (NULLs *g). */
+STRATA_API strata_status strata_close(strata_graph **g);
+/* Writes a new snapshot from a view (writers go on meanwhile), starts a new
+   log segment and removes what the snapshot made obsolete.  STRATA_EINVAL
+   on a graph without a path or while a statement or transaction is open. */
+STRATA_API strata_status strata_checkpoint(strata_graph *g);
+/* Whether g was opened on a path (has a log). */
+STRATA_API bool strata_is_durable(strata_graph *g);
+
 /* ---- statistics -------------------------------------------------------- */
 
 typedef struct strata_memstats {

@@ -59,6 +59,8 @@ int exec_status(exec *x, const cypher_ast_node *n, strata_status s)
         return exec_fail(x, n, "ConstraintVerificationFailed", NULL, "%s", msg);
     case STRATA_ENOTFOUND:
         return exec_fail(x, n, "EntityNotFound", NULL, "%s", msg);
+    case STRATA_EIO:
+        return exec_fail(x, n, "IOError", NULL, "%s", msg);
     default:
         return exec_fail(x, n, "ArgumentError", NULL, "%s", msg);
     }

@@ -448,8 +448,9 @@ static void run_statement(exec *x, const cypher_ast_node *root, strata_result *r
         rc = profile_output(x, profile_into);
     /* EXPLAIN writes nothing: whatever planning over no rows did is undone */
     st = strata_statement_end(x->g, rc == 0 && !x->no_input);
-    /* Ending can fail only in a rollback that could not finish (the
-       transaction around the statement was then dropped): the caller must
+    /* Ending can fail in a rollback that could not finish (the transaction
+       around the statement was then dropped), or in a commit the log could
+       not keep (rolled back instead): the caller must
        hear of it, after the error that caused the rollback if there was
        one (exec_fail keeps the first error). */
     if (st != STRATA_OK && !x->err.category)
