@@ -10,8 +10,8 @@
  *
  * labelPropagation  every node starts in its own community; a pass visits
  *     the nodes and moves each to the community of largest weight among
- *     its neighbours (keeping its own on a tie with it, else the tie goes
- *     to the candidate drawn first); stops when a pass moves nothing or
+ *     its neighbours (keeping its own when it is among the heaviest, else
+ *     drawing one of the heaviest with the seed); stops when a pass moves nothing or
  *     after `iterations` (100) passes.  O(iterations * m).
  * louvain  Blondel et al.: local moving (each node to the neighbouring
  *     community of best modularity gain, passes until none moves or
@@ -157,22 +157,26 @@ static algo_status emit_communities(algo_ctx *c, const algo_graph *gr, const uin
 /* ---- label propagation ---- */
 
 static bool propagate_pass(const wgraph *g, uint32_t *label, const uint32_t *order,
-                           neighbour_weights *nw)
+                           neighbour_weights *nw, uint64_t *state)
 {
     bool moved = false;
     for (size_t i = 0; i < g->n; i++) {
         uint32_t v = order[i];
         gather(g, label, v, nw);
-        uint32_t best = label[v];
-        double bestw = nw->seen[best] ? nw->w[best] : -1;
-        for (size_t k = 0; k < nw->ntouched; k++) {
-            uint32_t l = nw->touched[k];
-            if (nw->w[l] > bestw) {
-                best = l;
-                bestw = nw->w[l];
+        double bestw = -1;
+        for (size_t k = 0; k < nw->ntouched; k++)
+            if (nw->w[nw->touched[k]] > bestw)
+                bestw = nw->w[nw->touched[k]];
+        /* keep the own label when it is among the heaviest (so a pass that
+           changes nothing ends the run), else draw among the heaviest */
+        if (nw->ntouched > 0 && !(nw->seen[label[v]] && nw->w[label[v]] == bestw)) {
+            uint32_t best = label[v];
+            uint64_t ties = 0;
+            for (size_t k = 0; k < nw->ntouched; k++) {
+                uint32_t l = nw->touched[k];
+                if (nw->w[l] == bestw && algo_random(state) % ++ties == 0)
+                    best = l;
             }
-        }
-        if (best != label[v]) {
             label[v] = best;
             moved = true;
         }
@@ -199,7 +203,7 @@ algo_status algo_label_propagation(algo_ctx *c, algo_table *t)
             label[v] = (uint32_t)v;
         for (int64_t p = 0; p < passes && algo_check_interrupt(c) == ALGO_OK; p++) {
             shuffle(order, gr.n, &state);
-            if (!propagate_pass(&g, label, order, &nw))
+            if (!propagate_pass(&g, label, order, &nw, &state))
                 break;
         }
         if (c->status == ALGO_OK)
