@@ -214,6 +214,7 @@ algo_status algo_dijkstra(algo_ctx *c, algo_table *t);
 algo_status algo_triangles(algo_ctx *c, algo_table *t);
 algo_status algo_label_propagation(algo_ctx *c, algo_table *t);
 algo_status algo_louvain(algo_ctx *c, algo_table *t);
+algo_status algo_leiden(algo_ctx *c, algo_table *t);
 algo_status algo_betweenness(algo_ctx *c, algo_table *t);
 algo_status algo_closeness(algo_ctx *c, algo_table *t);
 

@@ -14,8 +14,8 @@
  *     drawing one of the heaviest with the seed); stops when a pass moves nothing or
  *     after `iterations` (100) passes.  O(iterations * m).
  * louvain  Blondel et al.: local moving (each node to the neighbouring
- *     community of best modularity gain, passes until none moves or
- *     `iterations` (100) passes), then aggregation (each community becomes
+ *     community of best modularity gain, passes until none moves, a pass
+ *     gains at most `tolerance`, or `iterations` (100) passes), then aggregation (each community becomes
  *     a node, relationships between communities add up, those inside
  *     become a self-loop), repeated while a level raises modularity by
  *     more than `tolerance` (1e-7).  Reports each node's community and the
@@ -23,6 +23,13 @@
  *        Q = sum over communities c of in(c) / 2m - (tot(c) / 2m)^2
  *     (in(c): weight of adjacency entries inside c, tot(c): the weighted
  *     degrees in c, 2m: the weighted degrees in all).  About O(m log n).
+ * leiden  Traag, Waltman and van Eck: Louvain's local moving, then a
+ *     refinement that splits each community into well-connected pieces
+ *     (greedy: the randomness parameter at its limit 0), aggregation by
+ *     the pieces with each aggregate node starting in its community;
+ *     repeated until a level moves nothing and every community is one
+ *     piece (at most `iterations` levels).  Communities are connected.
+ *     Same keys and columns as louvain.
  */
 #include <string.h>
 
@@ -227,15 +234,27 @@ typedef struct louvain {
     uint32_t *comm;          /* level node -> community */
     uint32_t *order;
     neighbour_weights nw;
+    /* Leiden's refinement */
+    uint32_t *refined;       /* level node -> refined community */
+    uint32_t *rsize;         /* refined community -> members */
+    double *kref;            /* refined community -> weighted degree */
+    double *ext;             /* refined community -> weight to the rest of
+                                its community */
+    uint32_t *parent;        /* refined community -> community */
 } louvain;
 
-/* Local moving on level graph g; returns whether any node moved. */
+/* Local moving on level graph g: passes until one moves nothing or gains
+   at most tolerance in modularity (the gain of moving v from its community
+   to c is (w(v,c) - tot(c) k(v)/2m) - (w(v,own) - tot(own) k(v)/2m), over
+   m; the factor 2 below turns the sum into modularity's units); returns
+   whether any node moved. */
 static bool local_moving(algo_ctx *c, const wgraph *g, louvain *L, int64_t passes,
-                         uint64_t *state)
+                         double tolerance, uint64_t *state)
 {
     bool any = false;
     for (int64_t p = 0; p < passes && algo_check_interrupt(c) == ALGO_OK; p++) {
         bool moved = false;
+        double improved = 0;   /* modularity gained by this pass's moves, times m2 */
         shuffle(L->order, g->n, state);
         for (size_t i = 0; i < g->n; i++) {
             uint32_t v = L->order[i], cv = L->comm[v];
@@ -243,7 +262,8 @@ static bool local_moving(algo_ctx *c, const wgraph *g, louvain *L, int64_t passe
             gather(g, L->comm, v, &L->nw);
             L->tot[cv] -= kv;
             uint32_t best = cv;
-            double bestgain = (L->nw.seen[cv] ? L->nw.w[cv] : 0) - L->tot[cv] * kv / L->m2;
+            double stay = (L->nw.seen[cv] ? L->nw.w[cv] : 0) - L->tot[cv] * kv / L->m2;
+            double bestgain = stay;
             for (size_t t = 0; t < L->nw.ntouched; t++) {
                 uint32_t cu = L->nw.touched[t];
                 double gain = L->nw.w[cu] - L->tot[cu] * kv / L->m2;
@@ -256,10 +276,12 @@ static bool local_moving(algo_ctx *c, const wgraph *g, louvain *L, int64_t passe
             L->tot[best] += kv;
             L->comm[v] = best;
             moved |= best != cv;
+            improved += bestgain - stay;
             clear(&L->nw);
         }
         any |= moved;
-        if (!moved)
+        /* passes whose moves only shuffle ties gain nothing: stop there */
+        if (!moved || 2 * improved / L->m2 <= tolerance)
             break;
     }
     return any;
@@ -348,6 +370,11 @@ static double modularity(const wgraph *g, const uint32_t *comm, double *in, doub
 
 static void louvain_free(algo_ctx *c, louvain *L, size_t n)
 {
+    algo_free(c, L->refined, n, sizeof *L->refined);
+    algo_free(c, L->rsize, n, sizeof *L->rsize);
+    algo_free(c, L->kref, n, sizeof *L->kref);
+    algo_free(c, L->ext, n, sizeof *L->ext);
+    algo_free(c, L->parent, n, sizeof *L->parent);
     algo_free(c, L->k, n, sizeof *L->k);
     algo_free(c, L->tot, n, sizeof *L->tot);
     algo_free(c, L->comm, n, sizeof *L->comm);
@@ -380,7 +407,7 @@ static algo_status louvain_levels(algo_ctx *c, const wgraph *g0, louvain *L, uin
             L->comm[v] = (uint32_t)v;
             L->m2 += L->k[v];
         }
-        if (L->m2 == 0 || !local_moving(c, g, L, passes, &state))
+        if (L->m2 == 0 || !local_moving(c, g, L, passes, tolerance, &state))
             break;
         size_t k = renumber(L->comm, g->n, map);
         for (size_t v = 0; v < n; v++)
@@ -401,7 +428,131 @@ static algo_status louvain_levels(algo_ctx *c, const wgraph *g0, louvain *L, uin
     return c->status;
 }
 
-algo_status algo_louvain(algo_ctx *c, algo_table *t)
+/* ---- Leiden ---- */
+
+/* Weighted degree per level node, the total, and tot per community of
+   L->comm. */
+static void level_degrees(const wgraph *g, louvain *L)
+{
+    L->m2 = 0;
+    for (size_t v = 0; v < g->n; v++) {
+        L->k[v] = 0;
+        for (uint64_t e = g->off[v]; e < g->off[v + 1]; e++)
+            L->k[v] += g->w[e];
+        L->m2 += L->k[v];
+        L->tot[v] = 0;
+    }
+    for (size_t v = 0; v < g->n; v++)
+        L->tot[L->comm[v]] += L->k[v];
+}
+
+/* Leiden's refinement, greedy (the randomness parameter at its limit 0):
+   inside each community every node starts alone; in a seeded order, a
+   node still alone and well connected to its community (its weight to the
+   rest at least k(v) (K - k(v)) / 2m) joins the well-connected refined
+   community inside the same community of best positive gain.  Refined
+   communities are thus connected subsets of one community. */
+static void refine(const wgraph *g, louvain *L, uint64_t *state)
+{
+    for (size_t v = 0; v < g->n; v++) {
+        L->refined[v] = (uint32_t)v;
+        L->rsize[v] = 1;
+        L->kref[v] = L->k[v];
+        L->ext[v] = 0;
+        for (uint64_t e = g->off[v]; e < g->off[v + 1]; e++)
+            if (g->adj[e] != v && L->comm[g->adj[e]] == L->comm[v])
+                L->ext[v] += g->w[e];
+    }
+    shuffle(L->order, g->n, state);
+    for (size_t i = 0; i < g->n; i++) {
+        uint32_t v = L->order[i], cv = L->comm[v];
+        double kv = L->k[v], K = L->tot[cv];
+        if (L->refined[v] != v || L->rsize[v] != 1 || L->ext[v] < kv * (K - kv) / L->m2)
+            continue;
+        neighbour_weights *nw = &L->nw;
+        for (uint64_t e = g->off[v]; e < g->off[v + 1]; e++) {
+            uint32_t u = g->adj[e];
+            if (u == v || L->comm[u] != cv)
+                continue;
+            uint32_t r = L->refined[u];
+            if (!nw->seen[r]) {
+                nw->seen[r] = true;
+                nw->touched[nw->ntouched++] = r;
+            }
+            nw->w[r] += g->w[e];
+        }
+        uint32_t best = UINT32_MAX;
+        double bestgain = 0;
+        for (size_t t = 0; t < nw->ntouched; t++) {
+            uint32_t r = nw->touched[t];
+            if (L->ext[r] < L->kref[r] * (K - L->kref[r]) / L->m2)
+                continue;   /* not well connected */
+            double gain = nw->w[r] - L->kref[r] * kv / L->m2;
+            if (gain > bestgain) {
+                best = r;
+                bestgain = gain;
+            }
+        }
+        if (best != UINT32_MAX) {
+            L->ext[best] += L->ext[v] - 2 * nw->w[best];
+            L->kref[best] += kv;
+            L->rsize[best]++;
+            L->rsize[v] = 0;
+            L->refined[v] = best;
+        }
+        clear(nw);
+    }
+}
+
+/* Levels of local moving, refinement and aggregation by the refined
+   partition (each aggregate node starting in its community), until a
+   level moves nothing and refines nothing. */
+static algo_status leiden_levels(algo_ctx *c, const wgraph *g0, louvain *L, uint32_t *final,
+                                 uint32_t *map, double *q)
+{
+    size_t n = g0->n;
+    wgraph level = {0};
+    const wgraph *g = g0;
+    uint64_t state = c->cfg->seed;
+    int64_t passes = c->cfg->iterations ? c->cfg->iterations : 100;
+    double tolerance = c->cfg->tolerance >= 0 ? c->cfg->tolerance : 1e-7;
+    for (size_t v = 0; v < n; v++)
+        final[v] = L->comm[v] = (uint32_t)v;
+    for (int64_t lv = 0; lv < passes && c->status == ALGO_OK; lv++) {
+        level_degrees(g, L);
+        if (L->m2 == 0)
+            break;
+        bool moved = local_moving(c, g, L, passes, tolerance, &state);
+        if (c->status != ALGO_OK)
+            break;
+        refine(g, L, &state);
+        size_t kref = renumber(L->refined, g->n, map);
+        size_t kcomm = renumber(L->comm, g->n, map);
+        if (!moved && kref == kcomm)
+            break;   /* stable: nothing moved, every community is one piece */
+        for (size_t v = 0; v < g->n; v++)
+            L->parent[L->refined[v]] = L->comm[v];
+        for (size_t v = 0; v < n; v++)
+            final[v] = L->refined[final[v]];
+        wgraph next;
+        if (aggregate(c, g, L->refined, kref, L, &next) != ALGO_OK)
+            break;
+        wgraph_free(c, &level);
+        level = next;
+        g = &level;
+        for (size_t r = 0; r < kref; r++)
+            L->comm[r] = L->parent[r];
+    }
+    if (c->status == ALGO_OK) {
+        for (size_t v = 0; v < n; v++)
+            final[v] = L->comm[final[v]];
+        *q = modularity(g0, final, L->tot, L->k);
+    }
+    wgraph_free(c, &level);
+    return c->status;
+}
+
+static algo_status communities(algo_ctx *c, algo_table *t, bool leiden)
 {
     algo_graph gr;
     if (algo_graph_build(c, CSR_WEIGHTS | CSR_UNDIRECTED, &gr) != ALGO_OK)
@@ -413,9 +564,14 @@ algo_status algo_louvain(algo_ctx *c, algo_table *t)
     if (wgraph_from(c, &gr, &g) == ALGO_OK && (L.k = algo_alloc(c, n, sizeof *L.k)) &&
         (L.tot = algo_alloc(c, n, sizeof *L.tot)) && (L.comm = algo_alloc(c, n, sizeof *L.comm)) &&
         (L.order = algo_alloc(c, n, sizeof *L.order)) && nw_alloc(c, &L.nw, n) == ALGO_OK &&
-        (final = algo_alloc(c, n, sizeof *final)) && (map = algo_alloc(c, n, sizeof *map))) {
+        (final = algo_alloc(c, n, sizeof *final)) && (map = algo_alloc(c, n, sizeof *map)) &&
+        (!leiden || ((L.refined = algo_alloc(c, n, sizeof *L.refined)) &&
+                     (L.rsize = algo_alloc(c, n, sizeof *L.rsize)) &&
+                     (L.kref = algo_alloc(c, n, sizeof *L.kref)) &&
+                     (L.ext = algo_alloc(c, n, sizeof *L.ext)) &&
+                     (L.parent = algo_alloc(c, n, sizeof *L.parent))))) {
         double q;
-        if (louvain_levels(c, &g, &L, final, map, &q) == ALGO_OK)
+        if ((leiden ? leiden_levels : louvain_levels)(c, &g, &L, final, map, &q) == ALGO_OK)
             emit_communities(c, &gr, final, &q, t);
     }
     algo_free(c, map, n, sizeof *map);
@@ -425,3 +581,6 @@ algo_status algo_louvain(algo_ctx *c, algo_table *t)
     algo_graph_free(c, &gr);
     return c->status;
 }
+
+algo_status algo_louvain(algo_ctx *c, algo_table *t) { return communities(c, t, false); }
+algo_status algo_leiden(algo_ctx *c, algo_table *t) { return communities(c, t, true); }

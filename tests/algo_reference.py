@@ -173,6 +173,7 @@ def compare_graph(name, n, edges):
         "CALL algo.betweenness({threads: 1}) " + y.format(cols="score"),
         "CALL algo.betweenness({threads: 2}) " + y.format(cols="score"),
         "CALL algo.betweenness({sample: 10, seed: 3}) " + y.format(cols="score"),
+        "CALL algo.leiden({weight: 'w', seed: 7}) " + y.format(cols="community, modularity"),
     ]
     res = run_strata(n, edges, queries)
     gd, gu = ig_graph(n, edges, True), ig_graph(n, edges, False)
@@ -258,6 +259,7 @@ def compare_graph(name, n, edges):
     q_strata = gu.modularity(membership, weights="w")
     check(close(got[0][1], q_strata, 1e-9), f"{name}: louvain reports its modularity")
     q_igraph = gu.community_multilevel(weights="w").modularity
+    print(f"  louvain modularity {q_strata:.4f}, igraph {q_igraph:.4f}")
     check(q_strata >= q_igraph - 0.03, f"{name}: louvain modularity {q_strata:.4f} "
           f"vs igraph {q_igraph:.4f}")
     got = by_node(res[17])
@@ -276,6 +278,19 @@ def compare_graph(name, n, edges):
     q_ig_lpa = max(gu.community_label_propagation().modularity for _ in range(5))
     check(q_lpa >= q_ig_lpa - 0.15, f"{name}: label propagation modularity {q_lpa:.4f} "
           f"vs igraph {q_ig_lpa:.4f}")
+
+    got = by_node(res[23])
+    membership = [got[v][0] for v in range(n)]
+    q_strata = gu.modularity(membership, weights="w")
+    check(close(got[0][1], q_strata, 1e-9), f"{name}: leiden reports its modularity")
+    q_igraph = max(gu.community_leiden(objective_function="modularity", weights="w",
+                                       n_iterations=-1).modularity for _ in range(3))
+    print(f"  leiden modularity {q_strata:.4f}, igraph {q_igraph:.4f}")
+    check(q_strata >= q_igraph - 0.03, f"{name}: leiden modularity {q_strata:.4f} "
+          f"vs igraph {q_igraph:.4f}")
+    for c in set(membership):
+        members = [v for v in range(n) if membership[v] == c]
+        check(gu.induced_subgraph(members).is_connected(), f"{name}: leiden community {c} connected")
 
     # threads: the same bits (PageRank), the same within rounding (betweenness)
     check(rows(res[18]) == rows(res[19]), f"{name}: pagerank on 1 and 2 threads")

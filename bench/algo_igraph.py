@@ -1,0 +1,73 @@
+#!/usr/bin/python3
+"""igraph on the relationships bench/algo wrote (--edges FILE), each
+algorithm timed in a forked child so its peak resident size is its own.
+
+usage: algo_igraph.py NODES EDGES_FILE [NAME,...]
+Output lines: igraph ALGO 1 MS PEAK_MIB (igraph runs on one thread).
+"""
+import os
+import sys
+import time
+
+import igraph
+import numpy as np
+
+
+def status_kib(field):
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field):
+                return int(line.split()[1])
+    return -1
+
+
+def reset_peak():
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+    except OSError:
+        pass
+
+
+def main():
+    n = int(sys.argv[1])
+    raw = np.fromfile(sys.argv[2], dtype=np.uint32).reshape(-1, 3)
+    ends = raw[:, :2].tolist()
+    weights = raw[:, 2].view(np.float32).astype(float).tolist()
+    t0 = time.monotonic()
+    g = igraph.Graph(n=n, edges=ends, directed=True)
+    g.es["w"] = weights
+    u = g.as_undirected(mode="each")
+    u.es["w"] = weights
+    print(f"algo_igraph: graph built in {1000 * (time.monotonic() - t0):.0f} ms", file=sys.stderr)
+    del raw, ends
+    runs = {
+        "degree": lambda: g.degree(mode="out"),
+        "wcc": lambda: g.connected_components(mode="weak"),
+        "scc": lambda: g.connected_components(mode="strong"),
+        "pagerank": lambda: g.pagerank(),
+        "bfs": lambda: g.bfs(0),
+        "dijkstra": lambda: g.distances(source=0, weights="w"),
+        "triangles": lambda: u.transitivity_local_undirected(),
+        "kcore": lambda: u.coreness(),
+        "labelPropagation": lambda: u.community_label_propagation(),
+        "louvain": lambda: u.community_multilevel(),
+    }
+    only = sys.argv[3].split(",") if len(sys.argv) > 3 else list(runs)
+    for name in only:
+        if name not in runs:
+            continue
+        pid = os.fork()
+        if pid == 0:
+            base = status_kib("VmRSS:")
+            reset_peak()
+            t = time.monotonic()
+            runs[name]()
+            ms = 1000 * (time.monotonic() - t)
+            peak = status_kib("VmHWM:")
+            print(f"igraph {name} 1 {ms:.1f} {(peak - base) / 1024:.1f}", flush=True)
+            os._exit(0)
+        os.waitpid(pid, 0)
+
+
+main()
