@@ -25,10 +25,12 @@
 
 typedef struct edge_list {
     uint32_t *src, *dst;
+    strata_id *rel;         /* weighted: the relationship, its weight read later */
     double *w;              /* NULL when unweighted */
     size_t n, cap;
-    size_t cap_src, cap_dst, cap_w;   /* each array's size, apart: one may
-                                         grow and the next fail */
+    size_t cap_src, cap_dst, cap_rel;   /* each array's size, apart: one may
+                                           grow and the next fail */
+    strata_id max_rel;
 } edge_list;
 
 static int cmp_id(const void *a, const void *b)
@@ -121,7 +123,7 @@ static algo_status select_nodes(algo_ctx *c, algo_graph *gr)
 }
 
 static algo_status push_edge(algo_ctx *c, edge_list *e, bool weighted, uint32_t s, uint32_t d,
-                             double w)
+                             strata_id rel)
 {
     if (e->n == e->cap) {
         size_t nc = e->cap ? e->cap * 2 : 4096;
@@ -131,15 +133,18 @@ static algo_status push_edge(algo_ctx *c, edge_list *e, bool weighted, uint32_t 
         if (!grow(c, (void **)&e->dst, e->cap_dst, nc, sizeof *e->dst))
             return c->status;
         e->cap_dst = nc;
-        if (weighted && !grow(c, (void **)&e->w, e->cap_w, nc, sizeof *e->w))
+        if (weighted && !grow(c, (void **)&e->rel, e->cap_rel, nc, sizeof *e->rel))
             return c->status;
-        e->cap_w = weighted ? nc : 0;
+        e->cap_rel = weighted ? nc : 0;
         e->cap = nc;
     }
     e->src[e->n] = s;
     e->dst[e->n] = d;
-    if (weighted)
-        e->w[e->n] = w;
+    if (weighted) {
+        e->rel[e->n] = rel;
+        if (rel > e->max_rel)
+            e->max_rel = rel;
+    }
     e->n++;
     return ALGO_OK;
 }
@@ -168,22 +173,16 @@ static algo_status read_weight(algo_ctx *c, strata_id rel, strata_value *h, doub
 /* The selected relationships leaving node i. */
 static algo_status node_edges(algo_ctx *c, const algo_graph *gr, const uint32_t *map,
                               strata_id maxid, uint32_t i, strata_token type, bool weighted,
-                              strata_value *h, edge_list *e)
+                              edge_list *e)
 {
     strata_edge_iter *it;
     if (strata_neighbours(c->view, gr->ids[i], STRATA_OUT, type, &it) != STRATA_OK)
         return algo_oom(c);
     strata_id rel, other;
     algo_status s = ALGO_OK;
-    while (s == ALGO_OK && strata_edge_iter_next(it, &rel, &other)) {
-        if (other > maxid || map[other] == UINT32_MAX)
-            continue;
-        double w = 1;
-        if (weighted)
-            s = read_weight(c, rel, h, &w);
-        if (s == ALGO_OK)
-            s = push_edge(c, e, weighted, i, map[other], w);
-    }
+    while (s == ALGO_OK && strata_edge_iter_next(it, &rel, &other))
+        if (other <= maxid && map[other] != UINT32_MAX)
+            s = push_edge(c, e, weighted, i, map[other], rel);
     strata_edge_iter_free(&it);
     return s;
 }
@@ -200,18 +199,52 @@ static algo_status collect_edges(algo_ctx *c, const algo_graph *gr, bool weighte
     memset(map, 0xff, (maxid + 1) * sizeof *map);
     for (size_t i = 0; i < gr->n; i++)
         map[gr->ids[i]] = (uint32_t)i;
-    strata_value h = {value_null()};
     algo_status s = ALGO_OK;
     size_t ntypes = cfg->types_given ? cfg->ntypes : 1;
     for (size_t i = 0; i < gr->n && s == ALGO_OK; i++) {
         for (size_t t = 0; t < ntypes && s == ALGO_OK; t++)
             s = node_edges(c, gr, map, maxid, (uint32_t)i,
-                           cfg->types_given ? cfg->types[t] : STRATA_ANY_TYPE, weighted, &h, e);
+                           cfg->types_given ? cfg->types[t] : STRATA_ANY_TYPE, weighted, e);
         if (s == ALGO_OK && i % 1024 == 1023)
             s = algo_check_interrupt(c);
     }
-    value_release(&h.v);
     algo_free(c, map, maxid + 1, sizeof *map);
+    return s;
+}
+
+/* The weights, read in relationship id order (the order relationships
+   sit in storage: reading them in adjacency order instead missed the
+   cache on every one, 1.5 s of a 2.2 s Dijkstra over 1M relationships),
+   through an array over ids up to the largest selected one. */
+static algo_status read_weights(algo_ctx *c, edge_list *e)
+{
+    if (!(e->w = algo_alloc(c, e->n, sizeof *e->w)))
+        return c->status;
+    if (!c->cfg->weight_known) {
+        for (size_t k = 0; k < e->n; k++)
+            e->w[k] = 1;
+        return ALGO_OK;
+    }
+    size_t nrel = e->n ? (size_t)e->max_rel + 1 : 0;
+    double *by_rel = algo_alloc(c, nrel, sizeof *by_rel);
+    if (!by_rel)
+        return c->status;
+    for (size_t r = 0; r < nrel; r++)
+        by_rel[r] = NAN;   /* not selected */
+    for (size_t k = 0; k < e->n; k++)
+        by_rel[e->rel[k]] = 0;
+    strata_value h = {value_null()};
+    algo_status s = ALGO_OK;
+    for (size_t r = 0; r < nrel && s == ALGO_OK; r++) {
+        if (!isnan(by_rel[r]))
+            s = read_weight(c, r, &h, &by_rel[r]);
+        if (s == ALGO_OK && r % ALGO_INTERRUPT_STRIDE == ALGO_INTERRUPT_STRIDE - 1)
+            s = algo_check_interrupt(c);
+    }
+    value_release(&h.v);
+    for (size_t k = 0; k < e->n && s == ALGO_OK; k++)
+        e->w[k] = by_rel[e->rel[k]];
+    algo_free(c, by_rel, nrel, sizeof *by_rel);
     return s;
 }
 
@@ -261,7 +294,8 @@ static void free_edges(algo_ctx *c, edge_list *e)
 {
     algo_free(c, e->src, e->cap_src, sizeof *e->src);
     algo_free(c, e->dst, e->cap_dst, sizeof *e->dst);
-    algo_free(c, e->w, e->cap_w, sizeof *e->w);
+    algo_free(c, e->rel, e->cap_rel, sizeof *e->rel);
+    algo_free(c, e->w, e->n, sizeof *e->w);
 }
 
 algo_status algo_graph_build(algo_ctx *c, unsigned flags, algo_graph *gr)
@@ -274,6 +308,8 @@ algo_status algo_graph_build(algo_ctx *c, unsigned flags, algo_graph *gr)
     algo_status s = select_nodes(c, gr);
     if (s == ALGO_OK)
         s = collect_edges(c, gr, weighted, &e);
+    if (s == ALGO_OK && weighted)
+        s = read_weights(c, &e);
     gr->undirected = both;
     if (s == ALGO_OK)
         s = fill_rows(c, gr->n, &e, weighted, both, in, &gr->off, &gr->adj, &gr->w, &gr->m);
