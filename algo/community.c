@@ -14,8 +14,9 @@
  *     drawing one of the heaviest with the seed); stops when a pass moves nothing or
  *     after `iterations` (100) passes.  O(iterations * m).
  * louvain  Blondel et al.: local moving (each node to the neighbouring
- *     community of best modularity gain, passes until none moves, a pass
- *     gains at most `tolerance`, or `iterations` (100) passes), then aggregation (each community becomes
+ *     community of best modularity gain; after a first visit of every
+ *     node only the neighbours of nodes that moved are visited again,
+ *     until no move gains, or `iterations` (100) visits per node), then aggregation (each community becomes
  *     a node, relationships between communities add up, those inside
  *     become a self-loop), repeated while a level raises modularity by
  *     more than `tolerance` (1e-7).  Reports each node's community and the
@@ -29,7 +30,7 @@
  *     the pieces with each aggregate node starting in its community;
  *     repeated until a level moves nothing and every community is one
  *     piece (at most `iterations` levels).  Communities are connected.
- *     Same keys and columns as louvain.
+ *     Keys and columns as louvain's, but for tolerance.
  */
 #include <string.h>
 
@@ -233,6 +234,8 @@ typedef struct louvain {
     double *tot;             /* per community */
     uint32_t *comm;          /* level node -> community */
     uint32_t *order;
+    uint32_t *queue;         /* local moving: nodes to visit (a ring) */
+    bool *inq;
     neighbour_weights nw;
     /* Leiden's refinement */
     uint32_t *refined;       /* level node -> refined community */
@@ -243,46 +246,68 @@ typedef struct louvain {
     uint32_t *parent;        /* refined community -> community */
 } louvain;
 
-/* Local moving on level graph g: passes until one moves nothing or gains
-   at most tolerance in modularity (the gain of moving v from its community
-   to c is (w(v,c) - tot(c) k(v)/2m) - (w(v,own) - tot(own) k(v)/2m), over
-   m; the factor 2 below turns the sum into modularity's units); returns
-   whether any node moved. */
-static bool local_moving(algo_ctx *c, const wgraph *g, louvain *L, int64_t passes,
-                         double tolerance, uint64_t *state)
+/* The best community for v (its own unless a move gains more than
+   rounding); tot is updated, v's community set.  The gain of moving v from
+   its community to c is (w(v,c) - tot(c) k(v)/2m) - (w(v,own) -
+   tot(own) k(v)/2m), over m. */
+static uint32_t best_move(const wgraph *g, louvain *L, uint32_t v)
 {
-    bool any = false;
-    for (int64_t p = 0; p < passes && algo_check_interrupt(c) == ALGO_OK; p++) {
-        bool moved = false;
-        double improved = 0;   /* modularity gained by this pass's moves, times m2 */
-        shuffle(L->order, g->n, state);
-        for (size_t i = 0; i < g->n; i++) {
-            uint32_t v = L->order[i], cv = L->comm[v];
-            double kv = L->k[v];
-            gather(g, L->comm, v, &L->nw);
-            L->tot[cv] -= kv;
-            uint32_t best = cv;
-            double stay = (L->nw.seen[cv] ? L->nw.w[cv] : 0) - L->tot[cv] * kv / L->m2;
-            double bestgain = stay;
-            for (size_t t = 0; t < L->nw.ntouched; t++) {
-                uint32_t cu = L->nw.touched[t];
-                double gain = L->nw.w[cu] - L->tot[cu] * kv / L->m2;
-                /* a move must win by more than rounding */
-                if (gain > bestgain + 1e-12 * (bestgain < 0 ? -bestgain : bestgain) + 1e-15) {
-                    best = cu;
-                    bestgain = gain;
-                }
-            }
-            L->tot[best] += kv;
-            L->comm[v] = best;
-            moved |= best != cv;
-            improved += bestgain - stay;
-            clear(&L->nw);
+    uint32_t cv = L->comm[v];
+    double kv = L->k[v];
+    gather(g, L->comm, v, &L->nw);
+    L->tot[cv] -= kv;
+    uint32_t best = cv;
+    double bestgain = (L->nw.seen[cv] ? L->nw.w[cv] : 0) - L->tot[cv] * kv / L->m2;
+    for (size_t t = 0; t < L->nw.ntouched; t++) {
+        uint32_t cu = L->nw.touched[t];
+        double gain = L->nw.w[cu] - L->tot[cu] * kv / L->m2;
+        /* a move must win by more than rounding: every move then raises
+           modularity, so the moving ends */
+        if (gain > bestgain + 1e-12 * (bestgain < 0 ? -bestgain : bestgain) + 1e-15) {
+            best = cu;
+            bestgain = gain;
         }
-        any |= moved;
-        /* passes whose moves only shuffle ties gain nothing: stop there */
-        if (!moved || 2 * improved / L->m2 <= tolerance)
+    }
+    L->tot[best] += kv;
+    L->comm[v] = best;
+    clear(&L->nw);
+    return best;
+}
+
+/* Local moving on level graph g, by a queue (Leiden's fast local move):
+   every node once in a seeded order, then only the neighbours of a node
+   that moved (those not already queued, nor in its new community), until
+   the queue is empty — no single move raises modularity — or
+   `iterations` * n visits.  Work follows the moves: the passes over every
+   node that plain Louvain repeats while a few nodes still move cost 78
+   full passes on a 20k-node graph.  Returns whether any node moved. */
+static bool local_moving(algo_ctx *c, const wgraph *g, louvain *L, int64_t passes,
+                         uint64_t *state)
+{
+    size_t n = g->n, head = 0, queued = n;
+    shuffle(L->queue, n, state);
+    for (size_t v = 0; v < n; v++)
+        L->inq[v] = true;
+    bool any = false;
+    uint64_t visits = 0, cap = (uint64_t)passes * n;
+    while (queued > 0 && visits++ < cap) {
+        if (visits % ALGO_INTERRUPT_STRIDE == 0 && algo_check_interrupt(c) != ALGO_OK)
             break;
+        uint32_t v = L->queue[head];
+        head = (head + 1) % n;
+        queued--;
+        L->inq[v] = false;
+        uint32_t before = L->comm[v], after = best_move(g, L, v);
+        if (after == before)
+            continue;
+        any = true;
+        for (uint64_t e = g->off[v]; e < g->off[v + 1]; e++) {
+            uint32_t u = g->adj[e];
+            if (!L->inq[u] && L->comm[u] != after) {
+                L->inq[u] = true;
+                L->queue[(head + queued++) % n] = u;
+            }
+        }
     }
     return any;
 }
@@ -370,6 +395,8 @@ static double modularity(const wgraph *g, const uint32_t *comm, double *in, doub
 
 static void louvain_free(algo_ctx *c, louvain *L, size_t n)
 {
+    algo_free(c, L->queue, n, sizeof *L->queue);
+    algo_free(c, L->inq, n, sizeof *L->inq);
     algo_free(c, L->refined, n, sizeof *L->refined);
     algo_free(c, L->rsize, n, sizeof *L->rsize);
     algo_free(c, L->kref, n, sizeof *L->kref);
@@ -407,7 +434,7 @@ static algo_status louvain_levels(algo_ctx *c, const wgraph *g0, louvain *L, uin
             L->comm[v] = (uint32_t)v;
             L->m2 += L->k[v];
         }
-        if (L->m2 == 0 || !local_moving(c, g, L, passes, tolerance, &state))
+        if (L->m2 == 0 || !local_moving(c, g, L, passes, &state))
             break;
         size_t k = renumber(L->comm, g->n, map);
         for (size_t v = 0; v < n; v++)
@@ -515,14 +542,13 @@ static algo_status leiden_levels(algo_ctx *c, const wgraph *g0, louvain *L, uint
     const wgraph *g = g0;
     uint64_t state = c->cfg->seed;
     int64_t passes = c->cfg->iterations ? c->cfg->iterations : 100;
-    double tolerance = c->cfg->tolerance >= 0 ? c->cfg->tolerance : 1e-7;
     for (size_t v = 0; v < n; v++)
         final[v] = L->comm[v] = (uint32_t)v;
     for (int64_t lv = 0; lv < passes && c->status == ALGO_OK; lv++) {
         level_degrees(g, L);
         if (L->m2 == 0)
             break;
-        bool moved = local_moving(c, g, L, passes, tolerance, &state);
+        bool moved = local_moving(c, g, L, passes, &state);
         if (c->status != ALGO_OK)
             break;
         refine(g, L, &state);
@@ -565,6 +591,8 @@ static algo_status communities(algo_ctx *c, algo_table *t, bool leiden)
         (L.tot = algo_alloc(c, n, sizeof *L.tot)) && (L.comm = algo_alloc(c, n, sizeof *L.comm)) &&
         (L.order = algo_alloc(c, n, sizeof *L.order)) && nw_alloc(c, &L.nw, n) == ALGO_OK &&
         (final = algo_alloc(c, n, sizeof *final)) && (map = algo_alloc(c, n, sizeof *map)) &&
+        (L.queue = algo_alloc(c, n, sizeof *L.queue)) &&
+        (L.inq = algo_alloc(c, n, sizeof *L.inq)) &&
         (!leiden || ((L.refined = algo_alloc(c, n, sizeof *L.refined)) &&
                      (L.rsize = algo_alloc(c, n, sizeof *L.rsize)) &&
                      (L.kref = algo_alloc(c, n, sizeof *L.kref)) &&

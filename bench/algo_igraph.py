@@ -3,7 +3,8 @@
 algorithm timed in a forked child so its peak resident size is its own.
 
 usage: algo_igraph.py NODES EDGES_FILE [NAME,...]
-Output lines: igraph ALGO 1 MS PEAK_MIB (igraph runs on one thread).
+Output lines: igraph ALGO 1 MS PEAK_MIB (igraph runs on one thread); a run
+longer than ALGO_LIMIT_S seconds (120) is stopped and printed as >MS.
 """
 import os
 import sys
@@ -11,6 +12,9 @@ import time
 
 import igraph
 import numpy as np
+
+
+LIMIT_S = float(os.environ.get("ALGO_LIMIT_S", "120"))
 
 
 def status_kib(field):
@@ -67,7 +71,18 @@ def main():
             peak = status_kib("VmHWM:")
             print(f"igraph {name} 1 {ms:.1f} {(peak - base) / 1024:.1f}", flush=True)
             os._exit(0)
-        os.waitpid(pid, 0)
+        # a run past the limit is stopped and reported as such
+        deadline = time.monotonic() + LIMIT_S
+        while True:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+            if done:
+                break
+            if time.monotonic() > deadline:
+                os.kill(pid, 9)
+                os.waitpid(pid, 0)
+                print(f"igraph {name} 1 >{LIMIT_S * 1000:.0f} -", flush=True)
+                break
+            time.sleep(0.05)
 
 
 main()
