@@ -39,12 +39,6 @@ static int cmp_id(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Grows *p (n elements of size) to cap elements; false after ALGO_OOM. */
 static bool grow(algo_ctx *c, void **p, size_t n, size_t cap, size_t size)
 {
@@ -359,28 +353,38 @@ int64_t algo_graph_index(const algo_graph *gr, strata_id id)
 algo_status algo_graph_simple(algo_ctx *c, const algo_graph *gr, algo_graph *out)
 {
     *out = (algo_graph){.n = gr->n, .undirected = true};
-    out->ids = algo_alloc(c, gr->n, sizeof *out->ids);
+    uint64_t *pos = algo_alloc(c, gr->n, sizeof *pos);
+    out->ids = pos ? algo_alloc(c, gr->n, sizeof *out->ids) : NULL;
     out->off = out->ids ? algo_calloc(c, gr->n + 1, sizeof *out->off) : NULL;
     out->adj = out->off ? algo_alloc(c, gr->m, sizeof *out->adj) : NULL;
     out->m = gr->m;
     if (!out->adj) {
+        algo_free(c, pos, gr->n, sizeof *pos);
         algo_graph_free(c, out);
         return c->status;
     }
     memcpy(out->ids, gr->ids, gr->n * sizeof *gr->ids);
+    /* The undirected adjacency is symmetric: j lists i as often as i lists
+       j.  Walking j upwards and appending j to each row i it lists fills
+       every row in ascending order, so duplicates are adjacent and no row
+       needs sorting: O(n + m). */
+    for (size_t i = 0; i < gr->n; i++)
+        pos[i] = gr->off[i];
+    for (size_t j = 0; j < gr->n; j++)
+        for (uint64_t k = gr->off[j]; k < gr->off[j + 1]; k++) {
+            uint32_t i = gr->adj[k];
+            if (i == j || (pos[i] > gr->off[i] && out->adj[pos[i] - 1] == j))
+                continue;
+            out->adj[pos[i]++] = (uint32_t)j;
+        }
     uint64_t at = 0;
     for (size_t i = 0; i < gr->n; i++) {
-        uint64_t start = at;
-        for (uint64_t k = gr->off[i]; k < gr->off[i + 1]; k++)
-            if (gr->adj[k] != i)
-                out->adj[at++] = gr->adj[k];
-        qsort(out->adj + start, at - start, sizeof *out->adj, cmp_u32);
-        uint64_t keep = start;
-        for (uint64_t k = start; k < at; k++)
-            if (keep == start || out->adj[keep - 1] != out->adj[k])
-                out->adj[keep++] = out->adj[k];
-        at = keep;
-        out->off[i + 1] = at;
+        uint64_t len = pos[i] - gr->off[i];
+        memmove(out->adj + at, out->adj + gr->off[i], len * sizeof *out->adj);
+        out->off[i] = at;
+        at += len;
     }
+    out->off[gr->n] = at;
+    algo_free(c, pos, gr->n, sizeof *pos);
     return ALGO_OK;
 }
