@@ -321,9 +321,29 @@ def errors():
     check(rows(res[7]) == [[0, 0], [1, 0], [2, 0]], "write wrote the components")
 
 
+def doc_examples():
+    """Every example query in docs/ALGORITHMS.md runs without an error."""
+    import os
+    doc = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs", "ALGORITHMS.md")
+    with open(doc) as f:
+        examples = [l.strip() for l in f if l.startswith("    CALL") or l.startswith("    MATCH")]
+    examples = [e for e in examples if "algo.NAME" not in e]
+    setup = ("CREATE (:Person {name: 'Ann'})-[:KNOWS]->(:Person {name: 'Bob'}), "
+             "(:Station {name: 'Central'}), (:City {name: 'A'})-[:ROAD {km: 3}]->(:City {name: 'B'})")
+    out = subprocess.run([STRATA, "--format", "jsonl"],
+                         input="\n".join([setup + ";"] + [e + ";" for e in examples]) + "\n",
+                         capture_output=True, text=True, timeout=60)
+    results = [json.loads(l) for l in out.stdout.splitlines() if l.strip()][1:]
+    check(len(results) == len(examples) and len(examples) >= 12,
+          f"doc examples: {len(results)} results for {len(examples)} examples")
+    for e, r in zip(examples, results):
+        check("error" not in r, f"doc example {e}: {r.get('error')}")
+
+
 for name, n, edges in graphs():
     compare_graph(name, n, edges)
 errors()
+doc_examples()
 if failures:
     print(f"{len(failures)} failures")
     sys.exit(1)

@@ -259,6 +259,50 @@ static void test_allocation_failures(void **state)
     strata_graph_free(&g);
 }
 
+/* An empty graph, and a selection of no node or no relationship: every
+   algorithm answers (no rows, or every node alone), none fails. */
+static void test_empty_selections(void **state)
+{
+    (void)state;
+    strata_graph *g;
+    assert_int_equal(strata_graph_new(&g), STRATA_OK);
+    strata_view *v;
+    assert_int_equal(strata_snapshot(g, &v), STRATA_OK);
+    for (size_t i = 0; strata_algo_name(i); i++) {
+        const char *name = strata_algo_name(i);
+        if (strcmp(name, "bfs") == 0 || strcmp(name, "dijkstra") == 0)
+            continue;   /* they need a source node */
+        strata_algo_result *r;
+        assert_int_equal(strata_algo_run(v, name, NULL, &r), STRATA_OK);
+        assert_int_equal(strata_algo_result_rows(r), 0);
+        strata_algo_result_free(&r);
+    }
+    strata_view_release(&v);
+    strata_graph_free(&g);
+
+    g = random_graph(50, 100, 6);
+    assert_int_equal(strata_snapshot(g, &v), STRATA_OK);
+    const char *key = "types";
+    for (size_t i = 0; strata_algo_name(i); i++) {
+        const char *name = strata_algo_name(i);
+        strata_value *none = strata_value_string("NOPE", 4);
+        strata_value *cfg = strata_value_map(&key, (const strata_value *const *)&none, 1);
+        strata_value_free(&none);
+        strata_algo_result *r;
+        strata_status s = strata_algo_run(v, name, cfg, &r);
+        if (strcmp(name, "bfs") == 0 || strcmp(name, "dijkstra") == 0) {
+            assert_int_equal(s, STRATA_EINVAL);   /* no source */
+        } else {
+            assert_int_equal(s, STRATA_OK);
+            assert_int_equal(strata_algo_result_rows(r), 50);
+            strata_algo_result_free(&r);
+        }
+        strata_value_free(&cfg);
+    }
+    strata_view_release(&v);
+    strata_graph_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -266,6 +310,7 @@ int main(void)
         cmocka_unit_test(test_cursor_and_arrays),
         cmocka_unit_test(test_bad_configuration),
         cmocka_unit_test(test_allocation_failures),
+        cmocka_unit_test(test_empty_selections),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
