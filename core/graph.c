@@ -18,6 +18,7 @@ static const char *const status_names[] = {
     [STRATA_EFULL] = "id space exhausted",
     [STRATA_EIO] = "input/output error",
     [STRATA_ECORRUPT] = "not a strata file, or a damaged one",
+    [STRATA_EINTERRUPTED] = "interrupted",
 };
 
 const char *strata_errstr(strata_status s)

@@ -69,6 +69,7 @@ typedef enum strata_status {
     STRATA_EFULL,       /* the id space is exhausted */
     STRATA_EIO,         /* the operating system refused a file operation */
     STRATA_ECORRUPT,    /* a file is not a strata file, or is damaged */
+    STRATA_EINTERRUPTED,/* strata_interrupt stopped the call */
 } strata_status;
 
 typedef enum strata_token_kind {
@@ -700,6 +701,43 @@ STRATA_API void strata_cancel_reset(strata_cancel *c);
 STRATA_API bool strata_cancel_requested(const strata_cancel *c);
 /* Drops the caller's reference; results still watching c keep theirs. */
 STRATA_API void strata_cancel_free(strata_cancel **c);
+
+/* ---- graph algorithms (docs/ALGORITHMS.md) ---------------------------- */
+
+typedef struct strata_algo_result strata_algo_result;
+
+/* Runs the algorithm name ("pagerank", "wcc", ... — strata_algo_name
+   lists them) on the view, configured by config: NULL or a map (see
+   strata_value_map) with the keys docs/ALGORITHMS.md lists, as Cypher's
+   CALL algo.NAME({...}) takes them.  The view is read once, at the start;
+   the run uses the configured number of threads (`threads`, default one
+   per core) and may be interrupted with strata_interrupt on the view's
+   graph (STRATA_EINTERRUPTED; like a query, a run clears an earlier
+   request when it starts).  A bad configuration is STRATA_EINVAL, a
+   source or target that does not exist STRATA_ENOTFOUND; the message is
+   strata_view_errmsg(v).  *out is a new result the caller frees with
+   strata_algo_result_free; it holds nothing of the view. */
+STRATA_API strata_status strata_algo_run(strata_view *v, const char *name,
+                                         const strata_value *config, strata_algo_result **out);
+/* The name of algorithm i, for i from 0 until NULL. */
+STRATA_API const char *strata_algo_name(size_t i);
+/* Rows: one per reported node. */
+STRATA_API size_t strata_algo_result_rows(const strata_algo_result *r);
+/* The numbers of each row after its node (a column for "score",
+   "component", "distance" ...): their count, names (static strings) and
+   whether a column holds integers. */
+STRATA_API size_t strata_algo_result_columns(const strata_algo_result *r);
+STRATA_API const char *strata_algo_result_column(const strata_algo_result *r, size_t col);
+STRATA_API bool strata_algo_result_column_integer(const strata_algo_result *r, size_t col);
+/* The filled arrays, borrowed (valid until the result is freed): nodes[i]
+   is row i's node, values[i * columns + j] its column j. */
+STRATA_API const strata_id *strata_algo_result_nodes(const strata_algo_result *r);
+STRATA_API const double *strata_algo_result_values(const strata_algo_result *r);
+/* A cursor over the same rows: the next row's node and its numbers
+   (values has room for strata_algo_result_columns numbers; either may be
+   NULL); false after the last. */
+STRATA_API bool strata_algo_result_next(strata_algo_result *r, strata_id *node, double *values);
+STRATA_API void strata_algo_result_free(strata_algo_result **r);
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,8 @@
  *                                 properties, uniqueness, entries
  *   CALL db.constraints()         name, type, entityType, labelsOrTypes,
  *                                 properties
+ *   CALL db.procedures()          name, signature, description: every
+ *                                 procedure, these and algo.* (proc_algo.c)
  *
  * Names are listed in byte order.  A CALL that ends the query (standalone,
  * or the last clause) gives the result its columns: the fields yielded, or
@@ -15,10 +17,12 @@
  * YIELD (optionally renamed with AS and filtered with WHERE) and join each
  * input row.  Procedures only read.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "query/exec.h"
+#include "query/proc_algo.h"
 
 #define MAX_YIELDS 16
 
@@ -194,6 +198,8 @@ static int rows_of_indexes(exec *x, strata_view *v, const strata_index *buf, siz
 static int db_indexes(exec *x, proc_rows *out) { return schema_rows(x, false, out); }
 static int db_constraints(exec *x, proc_rows *out) { return schema_rows(x, true, out); }
 
+static int db_procedures(exec *x, proc_rows *out);
+
 static const char *const f_label[] = {"label"};
 static const char *const f_type[] = {"relationshipType"};
 static const char *const f_key[] = {"propertyKey"};
@@ -201,6 +207,7 @@ static const char *const f_index[] = {"name", "type", "entityType", "labelsOrTyp
                                       "properties", "uniqueness", "entries"};
 static const char *const f_constraint[] = {"name", "type", "entityType", "labelsOrTypes",
                                            "properties"};
+static const char *const f_procedure[] = {"name", "signature", "description"};
 
 static const procedure procedures[] = {
     {"db.labels", f_label, 1, db_labels},
@@ -208,7 +215,42 @@ static const procedure procedures[] = {
     {"db.propertyKeys", f_key, 1, db_property_keys},
     {"db.indexes", f_index, 7, db_indexes},
     {"db.constraints", f_constraint, 5, db_constraints},
+    {"db.procedures", f_procedure, 3, db_procedures},
 };
+
+static int procedure_row(exec *x, const char *name, const char *signature,
+                         const char *description, void *ctx)
+{
+    value row[3] = {value_null(), value_null(), value_null()};
+    int rc = string_value(x, name, &row[0]);
+    if (rc == 0)
+        rc = string_value(x, signature, &row[1]);
+    if (rc == 0)
+        rc = string_value(x, description, &row[2]);
+    if (rc == 0)
+        return push_row(x, ctx, row);
+    for (size_t i = 0; i < 3; i++)
+        value_release(&row[i]);
+    return -1;
+}
+
+/* The procedures above (signature: their fields) and the algorithms. */
+static int db_procedures(exec *x, proc_rows *out)
+{
+    for (size_t i = 0; i < sizeof procedures / sizeof *procedures; i++) {
+        const procedure *p = &procedures[i];
+        char sig[256];
+        int len = snprintf(sig, sizeof sig, "%s() :: (", p->name);
+        for (size_t f = 0; f < p->nfields && len < (int)sizeof sig; f++)
+            len += snprintf(sig + len, sizeof sig - (size_t)len, "%s%s", f ? ", " : "",
+                            p->fields[f]);
+        if (len < (int)sizeof sig)
+            snprintf(sig + len, sizeof sig - (size_t)len, ")");
+        if (procedure_row(x, p->name, sig, "built-in", out) != 0)
+            return -1;
+    }
+    return proc_algo_list(x, procedure_row, out);
+}
 
 static const procedure *find_procedure(const cypher_ast_str *name)
 {
@@ -229,6 +271,8 @@ static long field_index(const procedure *p, const cypher_ast_str *name)
 
 int call_check(exec *x, const cypher_ast_node *cl)
 {
+    if (proc_algo_is(&cl->u.call.proc))
+        return proc_algo_check(x, cl);
     const procedure *p = find_procedure(&cl->u.call.proc);
     if (!p)
         return exec_fail(x, cl, "ProcedureError", "ProcedureNotFound",
@@ -279,6 +323,8 @@ static int yield_slots(exec *x, const cypher_ast_node *cl, const procedure *p, s
 int op_call(exec *x, const cypher_ast_node *cl, scope *sc, rowset *in, rowset *out,
             scope *cols)
 {
+    if (proc_algo_is(&cl->u.call.proc))
+        return proc_algo_op(x, cl, sc, in, out, cols);
     if (call_check(x, cl) != 0)
         return -1;
     const procedure *p = find_procedure(&cl->u.call.proc);

@@ -17,6 +17,7 @@
 #include "query/parser.h"
 #include "query/pipeline.h"
 #include "query/plan_cache.h"
+#include "query/proc_algo.h"
 #include "query/profile.h"
 #include "query/regex.h"
 
@@ -358,6 +359,10 @@ static const cypher_ast_node *first_update(const cypher_ast_node *body)
         case CYPHER_AST_CREATE: case CYPHER_AST_MERGE: case CYPHER_AST_SET:
         case CYPHER_AST_REMOVE: case CYPHER_AST_DELETE:
             return cl;
+        case CYPHER_AST_CALL:
+            if (proc_algo_writes(&cl->u.call.proc))
+                return cl;
+            break;
         default:
             break;
         }

@@ -4,7 +4,7 @@
 set -eu
 packages="build-essential cmake pkg-config libjemalloc-dev uthash-dev libcmocka-dev
 libedit-dev libsqlite3-dev libutf8proc-dev libpcre2-dev hyperfine python3 tzdata clang libclang-rt-14-dev
-python3-dev python3-pytest python3-numpy python3-pandas python3-networkx python3-setuptools"
+python3-dev python3-pytest python3-numpy python3-pandas python3-networkx python3-igraph python3-setuptools"
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

@@ -1,10 +1,10 @@
 #!/bin/sh
 # Fails when a file includes a layer to its right: the layers are
-# storage <- index <- journal <- core <- query <- cli (SPEC section 2); each
-# may include itself and the ones to its left, and include/ from anywhere;
-# python/src and server/ are clients and include strata.h alone.
+# storage <- index <- journal <- core <- algo <- query <- cli (docs/ARCHITECTURE.md);
+# each may include itself and the ones to its left, and include/ from
+# anywhere; python/src and server/ are clients and include strata.h alone.
 root=${1:-.}
-layers="storage index journal core query cli"
+layers="storage index journal core algo query cli"
 rank() {
     i=0
     for l in $layers; do
@@ -45,5 +45,5 @@ for dir in python/src server; do
     done
 done
 [ $checked -gt 0 ] || { echo "include order: no sources found under $root"; exit 1; }
-[ $bad -eq 0 ] && echo "include order: $checked files follow storage <- index <- journal <- core <- query <- cli"
+[ $bad -eq 0 ] && echo "include order: $checked files follow storage <- index <- journal <- core <- algo <- query <- cli"
 exit $bad

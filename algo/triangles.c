@@ -1,0 +1,120 @@
+/*
+ * triangles — triangles at each node and the local clustering coefficient.
+ *
+ * On the simple undirected graph (direction ignored, self-loops and
+ * parallel relationships dropped): each triangle is found once, from its
+ * lowest-ranked corner, by orienting every edge from the lower to the
+ * higher rank (rank: degree, then index) and intersecting the sorted
+ * upper lists only (intersecting whole lists made every edge at a hub
+ * cost the hub's degree: 4x igraph's time on a skewed graph), so an upper
+ * list holds O(sqrt(m)) nodes and the whole count is O(m sqrt(m)).  The three corners' counters are incremented
+ * atomically; integer sums do not depend on the order, so any thread count
+ * gives the same counts.
+ *
+ *   coefficient(v) = 2 T(v) / (d(v) (d(v) - 1)), 0 when d(v) < 2
+ */
+#include <stdlib.h>
+
+#include "algo/algo.h"
+
+typedef struct triangle_job {
+    const uint64_t *off;     /* each node's neighbours of higher rank, */
+    const uint32_t *adj;     /* sorted by index */
+    size_t n;
+    uint64_t *count;         /* per node, incremented atomically */
+} triangle_job;
+
+static bool ranks_below(const algo_graph *s, uint32_t a, uint32_t b)
+{
+    uint64_t da = s->off[a + 1] - s->off[a], db = s->off[b + 1] - s->off[b];
+    return da < db || (da == db && a < b);
+}
+
+static void triangle_chunk(void *arg, size_t chunk, int worker)
+{
+    (void)worker;
+    triangle_job *j = arg;
+    size_t end = (chunk + 1) * ALGO_CHUNK < j->n ? (chunk + 1) * ALGO_CHUNK : j->n;
+    for (size_t u = chunk * ALGO_CHUNK; u < end; u++) {
+        for (uint64_t a = j->off[u]; a < j->off[u + 1]; a++) {
+            uint32_t v = j->adj[a];
+            /* w above v above u, adjacent to both: merge their upper lists */
+            uint64_t p = j->off[u], q = j->off[v];
+            while (p < j->off[u + 1] && q < j->off[v + 1]) {
+                uint32_t x = j->adj[p], y = j->adj[q];
+                if (x < y) {
+                    p++;
+                } else if (y < x) {
+                    q++;
+                } else {
+                    __atomic_fetch_add(&j->count[u], 1, __ATOMIC_RELAXED);
+                    __atomic_fetch_add(&j->count[v], 1, __ATOMIC_RELAXED);
+                    __atomic_fetch_add(&j->count[x], 1, __ATOMIC_RELAXED);
+                    p++;
+                    q++;
+                }
+            }
+        }
+    }
+}
+
+/* The upper lists: each edge kept at its lower-ranked end. */
+static algo_status orient(algo_ctx *c, const algo_graph *s, uint64_t **off, uint32_t **adj)
+{
+    uint64_t m = s->off[s->n];
+    *off = algo_alloc(c, s->n + 1, sizeof **off);
+    *adj = *off ? algo_alloc(c, m / 2, sizeof **adj) : NULL;
+    if (!*adj) {
+        algo_free(c, *off, s->n + 1, sizeof **off);
+        *off = NULL;
+        return c->status;
+    }
+    uint64_t at = 0;
+    for (size_t u = 0; u < s->n; u++) {
+        (*off)[u] = at;
+        for (uint64_t k = s->off[u]; k < s->off[u + 1]; k++)
+            if (ranks_below(s, (uint32_t)u, s->adj[k]))
+                (*adj)[at++] = s->adj[k];
+    }
+    (*off)[s->n] = at;
+    return ALGO_OK;
+}
+
+static void count_and_emit(algo_ctx *c, algo_table *t, const algo_graph *s, const uint64_t *off,
+                           const uint32_t *adj, uint64_t *count)
+{
+    triangle_job j = {off, adj, s->n, count};
+    if (algo_parallel(c, algo_nchunks(s->n), triangle_chunk, &j) != ALGO_OK)
+        return;
+    for (size_t v = 0; v < s->n; v++) {
+        double d = (double)(s->off[v + 1] - s->off[v]);
+        double row[2] = {(double)count[v], d < 2 ? 0 : 2.0 * (double)count[v] / (d * (d - 1))};
+        if (algo_table_push(c, t, s->ids[v], row) != ALGO_OK)
+            return;
+    }
+}
+
+algo_status algo_triangles(algo_ctx *c, algo_table *t)
+{
+    algo_graph gr, s = {0};
+    if (algo_graph_build(c, CSR_UNDIRECTED, &gr) != ALGO_OK)
+        return c->status;
+    uint64_t *count = NULL, *up_off = NULL;
+    uint32_t *up_adj = NULL;
+    uint64_t half = 0;
+    if (algo_graph_simple(c, &gr, &s) == ALGO_OK) {
+        half = s.off[s.n] / 2;
+        if (orient(c, &s, &up_off, &up_adj) == ALGO_OK &&
+            (count = algo_calloc(c, gr.n, sizeof *count)) &&
+            algo_table_init(c, t, 2, gr.n) == ALGO_OK)
+            count_and_emit(c, t, &s, up_off, up_adj, count);
+    }
+    algo_free(c, count, gr.n, sizeof *count);
+    if (up_off) {
+        algo_free(c, up_adj, half, sizeof *up_adj);
+        algo_free(c, up_off, gr.n + 1, sizeof *up_off);
+    }
+    algo_graph_free(c, &s);
+    algo_graph_free(c, &gr);
+    return c->status;
+}

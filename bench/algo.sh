@@ -1,0 +1,17 @@
+#!/bin/sh
+# The graph algorithms in strata (1 and 2 threads) and igraph, on the same
+# generated graph, in one run.  usage: bench/algo.sh BUILD_DIR [NODES RELS]
+#   bench/algo.sh build/release                     100,000 / 1,000,000
+#   bench/algo.sh build/release 1000000 10000000    the SPEC's size
+set -eu
+build=${1:?usage: algo.sh BUILD_DIR [NODES RELS]}
+nodes=${2:-100000}
+rels=${3:-1000000}
+edges=$(mktemp)
+trap 'rm -f "$edges"' EXIT
+"$build/bench/algo" --nodes "$nodes" --rels "$rels" --edges "$edges" --threads 1,2
+if /usr/bin/python3 -c "import igraph, numpy" 2>/dev/null; then
+    /usr/bin/python3 "$(dirname "$0")/algo_igraph.py" "$nodes" "$edges"
+else
+    echo "algo.sh: python3-igraph or python3-numpy missing: igraph skipped" >&2
+fi
