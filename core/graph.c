@@ -309,6 +309,12 @@ void strata_interrupt(strata_graph *g)
         atomic_store(&g->cat->interrupt, true);
 }
 
+void strata_view_interrupt(strata_view *v)
+{
+    if (v)
+        atomic_store(&v->interrupt, true);
+}
+
 strata_status strata_snapshot(strata_graph *g, strata_view **out)
 {
     if (!g || !out)
@@ -318,6 +324,7 @@ strata_status strata_snapshot(strata_graph *g, strata_view **out)
     if (!v)
         return graph_fail(g, STRATA_ENOMEM, "out of memory taking a snapshot");
     v->err[0] = '\0';
+    atomic_init(&v->interrupt, false);
     pthread_mutex_lock(&g->lock);
     /* Outside a transaction, current holds an open statement's writes once
        it has made some: readers need the state before it (NULL when
@@ -347,6 +354,7 @@ strata_status strata_view_clone(strata_view *v, strata_view **out)
         return STRATA_ENOMEM;
     }
     c->err[0] = '\0';
+    atomic_init(&c->interrupt, false);
     c->ver = v->ver;
     version_retain(c->ver);
     *out = c;

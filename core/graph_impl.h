@@ -106,6 +106,7 @@ static inline bool graph_journaling(const strata_graph *g) { return g->in_stmt; 
 
 struct strata_view {
     version *ver;
+    atomic_bool interrupt;  /* strata_view_interrupt: stop the query reading this view */
     char err[ERRMSG_MAX];
 };
 

@@ -371,6 +371,7 @@ strata_status strata_snapshot_own(strata_graph *g, strata_view **out)
     if (!v)
         return graph_fail(g, STRATA_ENOMEM, "out of memory taking a snapshot");
     v->err[0] = '\0';
+    atomic_init(&v->interrupt, false);
     graph_write_begin(g);
     if (g->in_stmt) {
         mem_free(mem_scratch(), v, sizeof *v);

@@ -550,6 +550,14 @@ STRATA_API bool strata_is_forked(strata_graph *g);
    a signal handler or another thread; a query that starts afterwards
    clears the request. */
 STRATA_API void strata_interrupt(strata_graph *g);
+/* Asks the query running on view v (strata_view_query, strata_view_eval)
+   to stop with "Interrupted"; a query that starts on v afterwards clears
+   the request.  Safe from another thread while v's query runs. */
+STRATA_API void strata_view_interrupt(strata_view *v);
+/* Asks a lazily read result to stop: its next strata_result_next returns
+   false with the error "Interrupted".  Safe from another thread while the
+   result is being read (r must stay allocated for the call). */
+STRATA_API void strata_result_interrupt(strata_result *r);
 
 #ifdef __cplusplus
 }

@@ -132,7 +132,10 @@ void rowset_init(rowset *r, size_t width)
 
 int exec_check_interrupt(exec *x)
 {
-    if (!x->interrupt || !atomic_load_explicit(x->interrupt, memory_order_relaxed))
+    bool asked = (x->interrupt && atomic_load_explicit(x->interrupt, memory_order_relaxed)) ||
+                 (x->interrupt_view &&
+                  atomic_load_explicit(x->interrupt_view, memory_order_relaxed));
+    if (!asked)
         return 0;
     return exec_fail(x, NULL, "Interrupted", NULL, "the query was interrupted");
 }

@@ -92,6 +92,7 @@ typedef struct exec {
     size_t used_base;       /* the pattern in progress owns used_rels[used_base..] */
     profile *prof;          /* EXPLAIN / PROFILE, else NULL */
     atomic_bool *interrupt; /* the graph's strata_interrupt flag, or NULL */
+    atomic_bool *interrupt_view; /* a lazy result's own view's flag, or NULL */
     bool lazy;              /* read-only: the final pipeline runs as the
                                result is read (pipeline.h) */
     bool no_input;          /* EXPLAIN: the query runs over no rows */

@@ -437,6 +437,10 @@ static bool go_lazy(strata_graph *g, strata_view *v, exec *x, strata_result *r,
     strata_status st = g ? strata_snapshot_own(g, &r->view) : strata_view_clone(v, &r->view);
     if (st != STRATA_OK)
         return false;
+    /* the result's own view carries requests made through the result
+       (strata_result_interrupt); v's flag (borrowed for the call only)
+       or the graph's keeps its own */
+    x->interrupt_view = &r->view->interrupt;
     x->g = NULL;
     x->view.ver = r->view->ver;
     x->lazy = true;
@@ -463,10 +467,13 @@ static strata_status query_run(strata_graph *g, strata_view *v, const char *text
     exec *x = &r->xs;
     *x = (exec){.g = g, .m = m, .params = params ? &params->v : NULL,
                 .interrupt = g ? &g->cat->interrupt : NULL};
-    if (v)
+    if (v) {
         x->view.ver = v->ver;
-    else
+        x->interrupt = &v->interrupt;
+        atomic_store(&v->interrupt, false);
+    } else {
         atomic_store(&g->cat->interrupt, false);
+    }
     cypher_error perr;
     cached_plan *plan = checked_plan(x, text, &perr);
     if (!plan && !x->err.category) {
@@ -501,7 +508,10 @@ static strata_status query_run(strata_graph *g, strata_view *v, const char *text
                                     x->stats.props_set, x->stats.labels_added,
                                     x->stats.labels_removed};
     if (r->pipe) {
-        /* the rows come as they are read: the executor and the plan stay */
+        /* the rows come as they are read: the executor and the plan stay;
+           v was borrowed for this call only */
+        if (v)
+            x->interrupt = NULL;
         r->plan = plan;
         return STRATA_OK;
     }
@@ -524,6 +534,12 @@ strata_status strata_query(strata_graph *g, const char *text, const strata_value
     if (!g || !text)
         return g ? graph_fail(g, STRATA_EINVAL, "strata_query: text is NULL") : STRATA_EINVAL;
     return query_run(g, NULL, text, params, out);
+}
+
+void strata_result_interrupt(strata_result *r)
+{
+    if (r && r->view)
+        strata_view_interrupt(r->view);
 }
 
 strata_status strata_view_query(strata_view *v, const char *text, const strata_value *params,
