@@ -8,6 +8,8 @@
 #   csv      the CSV reader, seeded from tests/corpus/csv; built with
 #            STRATA_TESTING, whose few-byte read buffer makes every state
 #            meet a refill
+#   bolt     the Bolt server's PackStream decoder and message state
+#            machine over a live graph, seeded from tests/corpus/bolt
 # New inputs go to a temporary directory; a crash leaves its input in
 # build/fuzz/ and fails the script.
 #
@@ -28,7 +30,13 @@ clang $flags -DSTRATA_FUZZING tests/fuzz_loader.c $engine -lm -lpthread \
     -o build/fuzz/fuzz_loader
 # shellcheck disable=SC2086
 clang $flags -DSTRATA_TESTING tests/fuzz_csv.c query/csv.c storage/mem.c -o build/fuzz/fuzz_csv
-share=$((seconds / 3))
+# The whole library, for the Bolt target: the server runs real queries.
+library=$(sed -n 's|^ *${PROJECT_SOURCE_DIR}/\([a-z]*/[a-z_0-9]*\.c\)$|\1|p' CMakeLists.txt)
+# shellcheck disable=SC2086
+clang $flags tests/fuzz_bolt.c server/packstream.c server/bolt.c server/log.c server/auth.c \
+    $library $(pkg-config --cflags --libs libutf8proc libpcre2-8 libcrypt) -lm -lpthread \
+    -o build/fuzz/fuzz_bolt
+share=$((seconds / 4))
 [ "$share" -ge 1 ] || share=1
 run() {
     name=$1
@@ -43,3 +51,4 @@ run() {
 run parser -max_len=4096
 run loader -max_len=65536
 run csv -max_len=4096
+run bolt -max_len=8192

@@ -29,6 +29,22 @@ for dir in $layers; do
         done
     done
 done
+# The server is a client of the public API: it includes strata.h, its own
+# headers and system headers, never the engine's.
+if [ -d "$root/server" ]; then
+    for f in $(find "$root/server" -name '*.[ch]'); do
+        checked=$((checked + 1))
+        for inc in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f"); do
+            case "$inc" in
+            strata.h | server/*) ;;
+            *)
+                echo "include order: ${f#$root/} includes \"$inc\": server/ may include only strata.h and server/"
+                bad=1
+                ;;
+            esac
+        done
+    done
+fi
 [ $checked -gt 0 ] || { echo "include order: no sources found under $root"; exit 1; }
-[ $bad -eq 0 ] && echo "include order: $checked files follow storage <- index <- journal <- core <- query <- cli"
+[ $bad -eq 0 ] && echo "include order: $checked files follow storage <- index <- journal <- core <- query <- cli; server/ uses strata.h only"
 exit $bad
