@@ -965,6 +965,16 @@ static int on_pull(bolt_conn *c, request *r, bool discard)
         return reply_failure(c, "Neo.ClientError.Request.Invalid",
                              "no open result with qid %lld", (long long)qid);
     bolt_result *br = &c->results[at];
+    if (discard && n == -1) {
+        /* the rest is dropped uncomputed: a lazy result stops here */
+        int rc = send_summary(c, br);
+        result_remove(c, at);
+        if (!in_tx)
+            c->state = BOLT_READY;
+        else if (c->nresults == 0)
+            c->state = BOLT_TX_READY;
+        return rc;
+    }
     bool more = true;
     for (int64_t sent = 0; n == -1 || sent < n; sent++) {
         const strata_value *const *row = next_row(c, br);

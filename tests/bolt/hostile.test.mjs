@@ -147,3 +147,14 @@ test('hostile bytes end only their own connection', async () => {
   assert.match(server.log(), /nested too deep/);
   assert.match(server.log(), /larger than --max-message/);
 });
+
+test('DISCARD of everything drops a huge result without computing it', async () => {
+  const { c } = await ready();
+  const started = Date.now();
+  c.send(Buffer.concat([frame(RUN('UNWIND range(1, 100000) AS i UNWIND range(1, 100000) AS j RETURN i, j')),
+    frame(msg(0x2f, { n: -1 })), frame(RUN('RETURN 3 AS three')), frame(PULL())]));
+  const replies = await c.take(5, 10000);
+  assert.deepEqual(replies.map((r) => r.tag), [SUCCESS, SUCCESS, SUCCESS, RECORD, SUCCESS]);
+  assert.ok(Date.now() - started < 5000);
+  c.close();
+});
