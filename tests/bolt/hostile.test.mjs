@@ -158,3 +158,19 @@ test('DISCARD of everything drops a huge result without computing it', async () 
   assert.ok(Date.now() - started < 5000);
   c.close();
 });
+
+test('LOGOFF, LOGON again, TELEMETRY and ROUTE', async () => {
+  const { c } = await ready();
+  c.send(Buffer.concat([frame(msg(0x54, 1)), frame(msg(0x66, {}, [], {})), frame(msg(0x6b))]));
+  const [tel, route, off] = await c.take(3);
+  assert.deepEqual([tel.tag, route.tag, off.tag], [SUCCESS, SUCCESS, SUCCESS]);
+  assert.ok(mentions(route, `127.0.0.1:${server.port}`));
+  assert.ok(mentions(route, 'WRITE') && mentions(route, 'READ') && mentions(route, 'ROUTE'));
+  // logged off: LOGON again works, and then queries do
+  c.send(Buffer.concat([frame(LOGON()), frame(RUN('RETURN 1 AS one')), frame(PULL())]));
+  const again = await c.take(4);
+  assert.deepEqual(again.map((r) => r.tag), [SUCCESS, SUCCESS, RECORD, SUCCESS]);
+  // logged off, a query ends the connection
+  c.send(Buffer.concat([frame(msg(0x6b)), frame(RUN('RETURN 1'))]));
+  assert.ok(await c.until(() => c.closed, 5000));
+});

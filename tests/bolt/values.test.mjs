@@ -218,3 +218,19 @@ test('query counters reach the summary', async () => {
     await s.close();
   }
 });
+
+test('a neo4j:// URL routes through the one-server routing table', async () => {
+  const d = neo4j.driver(`neo4j://127.0.0.1:${server.port}`, neo4j.auth.basic('neo4j', 'x'));
+  try {
+    const s = d.session({ defaultAccessMode: neo4j.session.READ });
+    const r = await s.run('RETURN 6 * 7 AS x');
+    assert.equal(Number(r.records[0].get('x')), 42);
+    await s.close();
+    const w = d.session();
+    await w.executeWrite((tx) => tx.run('CREATE (:Routed)'));
+    await w.close();
+  } finally {
+    await d.close();
+  }
+  assert.equal(Number((await one('MATCH (n:Routed) RETURN count(n) AS c')).get('c')), 1);
+});
