@@ -66,12 +66,14 @@ typedef struct server {
     pthread_cond_t drained;
 } server;
 
-static volatile sig_atomic_t stopping;
+/* Set by SIGINT/SIGTERM, read by every thread: a lock-free atomic, safe
+   in a signal handler. */
+static atomic_bool stopping;
 
 static void on_signal(int sig)
 {
     (void)sig;
-    stopping = 1;
+    atomic_store(&stopping, true);
 }
 
 /* ---- options ---- */
@@ -307,7 +309,7 @@ static int wait_readable(int fd, int ms)
     for (;;) {
         int n = poll(&p, 1, ms);
         if (n < 0 && errno == EINTR) {
-            if (stopping)
+            if (atomic_load(&stopping))
                 return -1;
             continue;
         }
@@ -327,7 +329,7 @@ static int read_more(server *s, conn *c, const char **why)
 {
     int64_t start = now_ms();
     for (;;) {
-        if (stopping) {
+        if (atomic_load(&stopping)) {
             *why = "the server is stopping";
             return -1;
         }
@@ -516,7 +518,7 @@ static bool reset_waiting(int fd)
 static void *watchdog(void *arg)
 {
     server *s = arg;
-    while (!stopping) {
+    while (!atomic_load(&stopping)) {
         struct timespec t = {0, 20 * 1000000L};
         nanosleep(&t, NULL);
         pthread_mutex_lock(&s->lock);
@@ -647,12 +649,12 @@ int server_main(int argc, char **argv)
              auth ? ", authentication on" : "");
     pthread_t dog;
     pthread_create(&dog, NULL, watchdog, &s);
-    while (!stopping) {
+    while (!atomic_load(&stopping)) {
         if (wait_readable(s.listen_fd, 200) == 1)
             accept_one(&s);
     }
-    log_line("stopping: closing %u connections", s.nconns);
     pthread_mutex_lock(&s.lock);
+    log_line("stopping: closing %u connections", s.nconns);
     for (conn *c = s.conns; c; c = c->next)
         shutdown(c->fd, SHUT_RDWR);
     while (s.nconns > 0)
