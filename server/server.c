@@ -317,6 +317,8 @@ static int wait_readable(int fd, int ms)
     }
 }
 
+#define PRE_AUTH_MS 30000   /* handshake, HELLO and LOGON must come within this */
+
 static int64_t now_ms(void)
 {
     struct timespec t;
@@ -335,6 +337,12 @@ static int read_more(server *s, conn *c, const char **why)
         }
         bool tx = c->bolt.holds_writer;
         int64_t limit = tx ? (int64_t)s->o.tx_timeout_s * 1000 : (int64_t)s->o.idle_s * 1000;
+        /* before authentication a connection gets at most PRE_AUTH_MS, so
+           silent sockets cannot hold the connection slots for long */
+        bool authed = c->bolt.state != BOLT_NEGOTIATION && c->bolt.state != BOLT_CONNECTED &&
+                      c->bolt.state != BOLT_AUTHENTICATION;
+        if (!authed && limit > PRE_AUTH_MS)
+            limit = PRE_AUTH_MS;
         int64_t left = limit - (now_ms() - start);
         if (left <= 0) {
             if (tx) {
@@ -342,7 +350,7 @@ static int read_more(server *s, conn *c, const char **why)
                 start = now_ms();
                 continue;
             }
-            *why = "idle for too long";
+            *why = authed ? "idle for too long" : "no authentication within the time allowed";
             return -1;
         }
         int r = wait_readable(c->fd, left < 200 ? (int)left : 200);
