@@ -20,6 +20,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "server/auth.h"
+#include "server/server.h"
 #include "cli/batch.h"
 #include "cli/import.h"
 #include "cli/repl.h"
@@ -167,6 +169,10 @@ int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "import") == 0)
         return import_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "serve") == 0)
+        return server_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "passwd") == 0)
+        return passwd_main(argc - 1, argv + 1);
     bool tty = isatty(STDIN_FILENO);
     options o = { .fmt = FMT_JSONL, .scripts = calloc((size_t)argc, sizeof(script)) };
     if (!o.scripts) {

@@ -10,6 +10,8 @@
 #            meet a refill
 #   query    a statement parsed, checked, planned and run on a small graph,
 #            seeded from tests/corpus/parser (tests/fuzz_query.c)
+#   bolt     the Bolt server's PackStream decoder and message state
+#            machine over a live graph, seeded from tests/corpus/bolt
 #   batch    the program's batch mode: statement scanner, batch loop,
 #            client commands and output formats, seeded from
 #            tests/corpus/batch (tests/fuzz_batch.c)
@@ -23,7 +25,7 @@ set -eu
 cd "$(dirname "$0")/.."
 seconds=${1:-10}
 [ $# -gt 0 ] && shift
-targets=${*:-parser loader csv query batch}
+targets=${*:-parser loader csv query batch bolt}
 command -v clang >/dev/null || { echo "fuzz: clang not installed, skipped"; exit 0; }
 mkdir -p build/fuzz
 flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -D_GNU_SOURCE -I. -Iinclude"
@@ -34,7 +36,7 @@ sources() {
     sed -n "s|^ *\${PROJECT_SOURCE_DIR}/\\($1/[a-z_0-9]*\\.c\\)\$|\\1|p" CMakeLists.txt
 }
 lower="$(sources storage) $(sources index) $(sources journal) $(sources core)"
-engine="$lower $(sources query)"
+engine="$lower $(sources algo) $(sources query)"
 # The program's sources for the batch target: all but main.c and the line
 # editor (repl.c, complete.c, which need libedit).
 program=$(ls cli/*.c | grep -v -e '/main\.c$' -e '/repl\.c$' -e '/complete\.c$')
@@ -48,7 +50,7 @@ compile() {  # out-dir extra-flags sources...
     for src in "$@"; do
         obj="$dir/$(echo "$src" | tr / _).o"
         if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] ||
-            [ -n "$(find storage index journal core query cli include -name '*.h' \
+            [ -n "$(find storage index journal core algo query cli include -name '*.h' \
                     -newer "$obj" | head -1)" ]; then
             # shellcheck disable=SC2086
             clang $libflags $extra -c "$src" -o "$obj"
@@ -86,6 +88,13 @@ for t in $targets; do
         # shellcheck disable=SC2086
         clang $flags -DSTRATA_TESTING tests/fuzz_batch.c $engine_objs $objs -lm -lpthread $(pkg-config --libs libpcre2-8 libutf8proc) \
             -o build/fuzz/fuzz_batch ;;
+    bolt)
+        # shellcheck disable=SC2086
+        compile build/fuzz/engine -DSTRATA_TESTING $engine
+        # shellcheck disable=SC2086
+        clang $flags -DSTRATA_TESTING tests/fuzz_bolt.c server/packstream.c server/bolt.c \
+            server/log.c server/auth.c $objs -lm -lpthread \
+            $(pkg-config --libs libpcre2-8 libutf8proc libcrypt) -o build/fuzz/fuzz_bolt ;;
     *)
         echo "fuzz: unknown target $t"; exit 2 ;;
     esac
@@ -113,5 +122,6 @@ for t in $targets; do
     # that does not check for interrupts
     query) run query parser -max_len=4096 -timeout=10 ;;
     batch) run batch batch -max_len=4096 -timeout=10 ;;
+    bolt) run bolt bolt -max_len=8192 -timeout=10 ;;
     esac
 done

@@ -3,6 +3,7 @@
 #   release   -Werror, the suite as shipped
 #   asan      AddressSanitizer + UndefinedBehaviorSanitizer, the whole suite
 #   tsan      ThreadSanitizer, the tests labelled "concurrency"
+# (the Bolt server's driver tests run inside ctest: bolt_driver)
 # plus the Python package's pytest suite (on the release library and on the
 # sanitized one), the openCypher TCK (when ../shared/tck is there) and 25 s
 # of fuzzing (scripts/fuzz.sh: each target briefly).

@@ -1,0 +1,318 @@
+/*
+ * bolt_lookup — point-lookup queries per second over Bolt (strata serve)
+ * at 1, 4 and 16 connections, against the same lookup in-process:
+ *   MATCH (n:Item {key: $k}) RETURN n.v
+ * over N nodes with a unique constraint on key.  In-process it runs the
+ * server's own path for an auto-commit read: strata_snapshot, then
+ * strata_view_query, read the row, free.  Over Bolt each connection sends
+ * RUN (mode r) and PULL pipelined and waits for the PULL's summary, so a
+ * query costs a round trip.
+ *
+ *   bolt_lookup path/to/strata [--nodes N] [--seconds S] [--quick]
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <strata.h>
+
+#include "server/packstream.h"
+
+#define BENCH_NAME "bolt_lookup"
+#include "bench_util.h"
+
+#define QUERY "MATCH (n:Item {key: $k}) RETURN n.v"
+
+typedef struct client {
+    int fd;
+    uint8_t buf[1 << 16];
+    size_t len;
+    pack_buf out;
+} client;
+
+/* Frames m as one chunk into the client's pending output (sent by
+   flush_out, so that RUN and PULL leave in one segment, as drivers do). */
+static void send_message(client *c, pack_buf *m)
+{
+    uint8_t head[2] = {(uint8_t)(m->len >> 8), (uint8_t)m->len};
+    pack_bytes(&c->out, head, 2);
+    pack_bytes(&c->out, m->data, m->len);
+    pack_bytes(&c->out, "\0\0", 2);
+}
+
+static void flush_out(client *c)
+{
+    if (send(c->fd, c->out.data, c->out.len, 0) != (ssize_t)c->out.len)
+        fail("send failed");
+    pack_reset(&c->out);
+}
+
+/* Reads one reply; returns its tag. */
+static uint8_t read_reply(client *c)
+{
+    for (;;) {
+        /* a whole message: chunks up to a 0x0000 marker */
+        size_t at = 0;
+        uint8_t tag = 0;
+        bool first = true;
+        while (at + 2 <= c->len) {
+            size_t n = (size_t)c->buf[at] << 8 | c->buf[at + 1];
+            if (n == 0) {
+                if (!first) {
+                    memmove(c->buf, c->buf + at + 2, c->len - at - 2);
+                    c->len -= at + 2;
+                    return tag;
+                }
+                at += 2;
+                continue;
+            }
+            if (at + 2 + n > c->len)
+                break;
+            if (first)
+                tag = c->buf[at + 3];
+            first = false;
+            at += 2 + n;
+        }
+        if (c->len == sizeof c->buf)
+            fail("reply too large");
+        ssize_t r = recv(c->fd, c->buf + c->len, sizeof c->buf - c->len, 0);
+        if (r <= 0)
+            fail("the server closed the connection");
+        c->len += (size_t)r;
+    }
+}
+
+static void client_open(client *c, int port)
+{
+    c->len = 0;
+    c->fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    int one = 1;
+    setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (connect(c->fd, (struct sockaddr *)&a, sizeof a) != 0)
+        fail("cannot connect to port %d", port);
+    uint8_t hs[20] = {0x60, 0x60, 0xB0, 0x17, 0, 0, 4, 5}, reply[4];
+    if (send(c->fd, hs, 20, 0) != 20 || recv(c->fd, reply, 4, MSG_WAITALL) != 4 || reply[3] != 5)
+        fail("handshake failed");
+    pack_buf m = {0};
+    pack_struct_header(&m, 1, 0x01);
+    pack_map_header(&m, 1);
+    pack_cstr(&m, "user_agent");
+    pack_cstr(&m, "bolt_lookup/1");
+    send_message(c, &m);
+    pack_reset(&m);
+    pack_struct_header(&m, 1, 0x6A);
+    pack_map_header(&m, 1);
+    pack_cstr(&m, "scheme");
+    pack_cstr(&m, "none");
+    send_message(c, &m);
+    pack_free(&m);
+    flush_out(c);
+    if (read_reply(c) != 0x70 || read_reply(c) != 0x70)
+        fail("HELLO/LOGON refused");
+}
+
+/* RUN + PULL; the number of records. */
+static int run(client *c, const char *query, int64_t k, bool read)
+{
+    pack_buf m = {0};
+    pack_struct_header(&m, 3, 0x10);
+    pack_cstr(&m, query);
+    pack_map_header(&m, 1);
+    pack_cstr(&m, "k");
+    pack_int(&m, k);
+    pack_map_header(&m, read ? 1 : 0);
+    if (read) {
+        pack_cstr(&m, "mode");
+        pack_cstr(&m, "r");
+    }
+    send_message(c, &m);
+    pack_reset(&m);
+    pack_struct_header(&m, 1, 0x3F);
+    pack_map_header(&m, 1);
+    pack_cstr(&m, "n");
+    pack_int(&m, -1);
+    send_message(c, &m);
+    pack_free(&m);
+    flush_out(c);
+    if (read_reply(c) != 0x70)
+        fail("RUN failed: %s", query);
+    int records = 0;
+    uint8_t t;
+    while ((t = read_reply(c)) == 0x71)
+        records++;
+    if (t != 0x70)
+        fail("PULL failed");
+    return records;
+}
+
+typedef struct worker {
+    int port;
+    long nodes;
+    double seconds;
+    long queries;
+    uint64_t seed;
+} worker;
+
+static void *work(void *arg)
+{
+    worker *w = arg;
+    client *c = calloc(1, sizeof *c);
+    client_open(c, w->port);
+    double end = now_us() + w->seconds * 1e6;
+    while (now_us() < end) {
+        for (int i = 0; i < 64; i++) {
+            int64_t k = (int64_t)(xorshift(&w->seed) % (uint64_t)w->nodes);
+            if (run(c, QUERY, k, true) != 1)
+                fail("lookup of %lld found no row", (long long)k);
+            w->queries++;
+        }
+    }
+    close(c->fd);
+    pack_free(&c->out);
+    free(c);
+    return NULL;
+}
+
+static pid_t start_server(const char *bin, int *port)
+{
+    int out[2];
+    if (pipe(out) != 0)
+        fail("pipe");
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(out[1], STDOUT_FILENO);
+        close(out[0]);
+        execl(bin, bin, "serve", "--listen", "127.0.0.1:0", "--quiet", "--threads", "32",
+              (char *)NULL);
+        _exit(127);
+    }
+    close(out[1]);
+    char line[256] = "";
+    FILE *f = fdopen(out[0], "r");
+    if (!fgets(line, sizeof line, f) || sscanf(line, "strata: Bolt server listening on 127.0.0.1:%d",
+                                               port) != 1)
+        fail("%s serve did not start (%s)", bin, line);
+    fclose(f);
+    return pid;
+}
+
+/* The in-process lookup on the server's path: a snapshot per query. */
+static double in_process_us(long nodes, long queries)
+{
+    strata_graph *g;
+    strata_result *r = NULL;
+    if (strata_graph_new(&g) != STRATA_OK)
+        fail("out of memory");
+    char text[160];
+    snprintf(text, sizeof text, "UNWIND range(0, %ld) AS i CREATE (:Item {key: i, v: i})",
+             nodes - 1);
+    if (strata_query(g, "CREATE CONSTRAINT FOR (n:Item) REQUIRE n.key IS UNIQUE", NULL, &r) !=
+        STRATA_OK)
+        fail("constraint: %s", strata_errmsg(g));
+    strata_result_free(&r);
+    if (strata_query(g, text, NULL, &r) != STRATA_OK)
+        fail("load: %s", strata_errmsg(g));
+    strata_result_free(&r);
+    uint64_t seed = 42;
+    double t0 = now_us();
+    for (long q = 0; q < queries; q++) {
+        strata_view *v;
+        strata_value *k = strata_value_int((int64_t)(xorshift(&seed) % (uint64_t)nodes));
+        const char *key = "k";
+        strata_value *params = strata_value_map(&key, (const strata_value *const *)&k, 1);
+        const strata_value *const *row;
+        if (strata_snapshot(g, &v) != STRATA_OK ||
+            strata_view_query(v, QUERY, params, &r) != STRATA_OK || !strata_result_next(r, &row))
+            fail("in-process lookup failed");
+        strata_result_free(&r);
+        strata_view_release(&v);
+        strata_value_free(&params);
+        strata_value_free(&k);
+    }
+    double us = (now_us() - t0) / (double)queries;
+    strata_graph_free(&g);
+    return us;
+}
+
+int main(int argc, char **argv)
+{
+    long nodes = 100000;
+    double seconds = 3;
+    if (argc < 2)
+        fail("usage: bolt_lookup path/to/strata [--nodes N] [--seconds S] [--quick]");
+    for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "--nodes") && i + 1 < argc)
+            nodes = atol(argv[++i]);
+        else if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
+            seconds = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--quick"))
+            nodes = 10000, seconds = 1;
+    }
+    double local = in_process_us(nodes, 100000);
+    printf("in-process (snapshot + strata_view_query): %.2f us/query, %.0f queries/s\n", local,
+           1e6 / local);
+    int port;
+    pid_t pid = start_server(argv[1], &port);
+    client *c = calloc(1, sizeof *c);
+    client_open(c, port);
+    char text[160];
+    snprintf(text, sizeof text, "UNWIND range(0, %ld) AS i CREATE (:Item {key: i, v: i})",
+             nodes - 1);
+    run(c, "CREATE CONSTRAINT FOR (n:Item) REQUIRE n.key IS UNIQUE", 0, false);
+    run(c, text, 0, false);
+    /* the floor: a round trip that does no engine work (RESET) */
+    double r0 = now_us();
+    for (int i = 0; i < 20000; i++) {
+        pack_buf m = {0};
+        pack_struct_header(&m, 0, 0x0F);
+        send_message(c, &m);
+        pack_free(&m);
+        flush_out(c);
+        if (read_reply(c) != 0x70)
+            fail("RESET failed");
+    }
+    double floor_us = (now_us() - r0) / 20000;
+    printf("over Bolt, an empty round trip (RESET): %.2f us\n", floor_us);
+    /* one connection's latency, for the overhead per query */
+    double t0 = now_us();
+    uint64_t seed = 7;
+    for (int i = 0; i < 20000; i++)
+        run(c, QUERY, (int64_t)(xorshift(&seed) % (uint64_t)nodes), true);
+    double one = (now_us() - t0) / 20000;
+    printf("over Bolt, 1 connection, sequential: %.2f us/query (overhead %.2f us over "
+           "in-process, %.2f us beyond the empty round trip)\n", one, one - local,
+           one - local - floor_us);
+    close(c->fd);
+    pack_free(&c->out);
+    free(c);
+    const int conns[] = {1, 4, 16};
+    for (size_t k = 0; k < 3; k++) {
+        int n = conns[k];
+        worker w[16];
+        pthread_t t[16];
+        for (int i = 0; i < n; i++) {
+            w[i] = (worker){.port = port, .nodes = nodes, .seconds = seconds,
+                            .seed = 1000 + (uint64_t)i};
+            pthread_create(&t[i], NULL, work, &w[i]);
+        }
+        long total = 0;
+        for (int i = 0; i < n; i++) {
+            pthread_join(t[i], NULL);
+            total += w[i].queries;
+        }
+        printf("over Bolt, %2d connections: %8.0f queries/s\n", n, (double)total / seconds);
+    }
+    kill(pid, SIGTERM);
+    waitpid(pid, NULL, 0);
+    return 0;
+}
