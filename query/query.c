@@ -2,10 +2,14 @@
  * query — strata_query: parse, check, plan and run one Cypher statement,
  * and the result cursor.
  *
- * The plan is the clause list itself: each clause is one operator
- * (op_*.c), run in order over materialised row sets (exec.h says why).
- * The only access-path choice — scan, label scan or index seek — is made
- * per pattern in op_match.c.  The whole statement runs between
+ * The plan is the clause list itself.  Runs of reading clauses (MATCH,
+ * UNWIND, WITH, RETURN, with their aggregation, DISTINCT, ORDER BY and
+ * LIMIT) form pipelines whose stages push rows to the next
+ * (pipeline.c); updating clauses, CALL and LOAD CSV map a whole row set
+ * to the next (exec.h says why).  A statement that only reads runs its
+ * final pipeline lazily as the result is read.  Access paths (scan,
+ * label scan, index seek) are chosen per pattern when it opens
+ * (plan_start.c).  A statement that writes runs between
  * strata_statement_begin and strata_statement_end, so any error rolls it
  * back completely, ids included.
  */
