@@ -221,16 +221,23 @@ void inspect_stats(session *s)
         return;
     }
     bool forked = strata_is_forked(s->g), in_txn = strata_in_transaction(s->g);
+    strata_log_stats log;
+    bool durable = strata_log_stats_get(s->g, &log) == STRATA_OK;
     if (out_is_json(s->fmt)) {
-        char line[512];
+        char line[640], logpart[160] = "";
+        if (durable)
+            snprintf(logpart, sizeof logpart,
+                     ", \"log_bytes\": %llu, \"snapshot_seq\": %llu, \"last_seq\": %llu",
+                     (unsigned long long)log.log_bytes, (unsigned long long)log.snapshot_seq,
+                     (unsigned long long)log.last_seq);
         snprintf(line, sizeof line,
                  "{\":stats\": {\"nodes\": %llu, \"node_slots\": %llu, "
                  "\"relationships\": %llu, \"relationship_slots\": %llu, "
-                 "\"graph_bytes\": %llu, \"forked\": %s, \"transaction\": %s}}",
+                 "\"graph_bytes\": %llu, \"forked\": %s, \"transaction\": %s%s}}",
                  (unsigned long long)m.nodes, (unsigned long long)m.node_slots,
                  (unsigned long long)m.relationships, (unsigned long long)m.rel_slots,
                  (unsigned long long)m.graph_bytes, forked ? "true" : "false",
-                 in_txn ? "true" : "false");
+                 in_txn ? "true" : "false", logpart);
         strbuf b = { 0 };
         strbuf_str(&b, line);
         out_json_line(stdout, s->fmt, &b);
@@ -244,4 +251,8 @@ void inspect_stats(session *s)
     printf("Forked:         %s\n",
            forked ? "yes (a view may still read an older version)" : "no");
     printf("Transaction:    %s\n", in_txn ? "open (:commit or :rollback)" : "none");
+    if (durable)
+        printf("Log:            %llu bytes since the snapshot (#%llu); last record #%llu\n",
+               (unsigned long long)log.log_bytes, (unsigned long long)log.snapshot_seq,
+               (unsigned long long)log.last_seq);
 }

@@ -1199,3 +1199,16 @@ strata_status strata_close(strata_graph **gp)
 }
 
 bool strata_is_durable(strata_graph *g) { return g && g->wal; }
+
+strata_status strata_log_stats_get(strata_graph *g, strata_log_stats *out)
+{
+    if (!g || !g->wal || !out)
+        return STRATA_EINVAL;
+    struct wal *w = g->wal;
+    pthread_mutex_lock(&w->mu);
+    out->log_bytes = w->log_bytes;
+    out->snapshot_seq = w->snap_seq;
+    out->last_seq = w->next_seq - 1;
+    pthread_mutex_unlock(&w->mu);
+    return STRATA_OK;
+}

@@ -638,6 +638,16 @@ STRATA_API strata_status strata_checkpoint(strata_graph *g);
 /* Whether g was opened on a path (has a log). */
 STRATA_API bool strata_is_durable(strata_graph *g);
 
+/* The log of a graph opened on a path. */
+typedef struct strata_log_stats {
+    uint64_t log_bytes;      /* written since the last snapshot */
+    uint64_t snapshot_seq;   /* the sequence number the snapshot holds */
+    uint64_t last_seq;       /* of the last committed record (snapshot_seq: none since) */
+} strata_log_stats;
+
+/* Fills *out; STRATA_EINVAL for a graph without a log. */
+STRATA_API strata_status strata_log_stats_get(strata_graph *g, strata_log_stats *out);
+
 /* ---- statistics -------------------------------------------------------- */
 
 typedef struct strata_memstats {

@@ -36,6 +36,12 @@ expect "after the checkpoint" "$out" '"rows": [[36]]'
 expect "the record after it" "$out" '"rows": [[1]]'
 expect "torn tail reported" "$out" 'a torn tail of 7 bytes'
 
+out=$(printf '%s\n' "CREATE (:One);" ":stats" | "$strata" --format jsonl "$tmp/db")
+expect ":stats shows the log" "$out" '"log_bytes": '
+expect ":stats shows the last record" "$out" '"last_seq": '
+out=$(echo ":stats" | "$strata" --format jsonl 2>&1)
+case $out in *log_bytes*) echo ":stats of a graph without a log shows one"; fail=1 ;; esac
+
 out=$(echo ":checkpoint" | "$strata" --format jsonl 2>&1)
 expect "no directory" "$out" 'no database path'
 
