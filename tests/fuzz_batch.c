@@ -99,7 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     session_init(&s, g, fmt);
     s.width = data[0] & 8 ? 40 : 0;
     s.max_rows = data[0] & 16 ? 2 : 0;
-    batch_run_string(&s, setup);
+    batch_run_string(&s, setup, "setup");
     if (s.failed)
         abort();
 
@@ -107,7 +107,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     atomic_store(&running, s.g);
     arm(100000, 20000);
     if (as_string) {
-        batch_run_string(&s, text);
+        batch_run_string(&s, text, "-c");
     } else {
         FILE *in = fmemopen(text, size - 1, "r");
         if (in) {
