@@ -32,8 +32,8 @@ else
 fi
 # The Python package, built as pip builds it, and its pytest suite.
 sh scripts/test-python.sh
-# The fuzz targets (parser, loader, csv, query, batch), 5 s each (longer
-# runs: sh scripts/fuzz.sh 600).
+# The fuzz targets (parser, loader, csv, query, batch, bolt), about 4 s each
+# (longer runs: sh scripts/fuzz.sh 600).
 sh scripts/fuzz.sh 25
 build asan -DSTRATA_SANITIZE=ON -DSTRATA_BENCH=OFF
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
