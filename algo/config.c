@@ -135,7 +135,7 @@ static algo_status read_sources(algo_ctx *c, const value *v, algo_config *cfg)
 static algo_status read_key(algo_ctx *c, unsigned bit, const char *name, const value *v,
                             algo_config *cfg)
 {
-    int64_t i;
+    int64_t i = 0;
     switch (bit) {
     case CFG_LABELS:
         cfg->labels_given = true;

@@ -250,7 +250,7 @@ int eval_predicate(const evalctx *c, const cypher_ast_node *e, tri *out)
 /* The ternary AND, OR or XOR of l and r. */
 static tri logic_op(cypher_ast_op op, tri l, tri r)
 {
-    tri t;
+    tri t = TRI_NULL;
     switch (op) {
     case CYPHER_OP_AND:
         t = (l == TRI_FALSE || r == TRI_FALSE) ? TRI_FALSE
@@ -522,11 +522,11 @@ static int eval_binary_chain(const evalctx *c, const cypher_ast_node *e, value *
     const cypher_ast_list *operands = &e->u.fold.operands;
     const cypher_ast_op *ops = e->u.fold.ops;
     if (is_logic_op(ops[0])) {   /* one precedence: every operator the same */
-        tri acc;
+        tri acc = TRI_NULL;
         if (eval_predicate(c, operands->items[0], &acc) != 0)
             return -1;
         for (size_t i = 1; i < operands->count; i++) {
-            tri t;
+            tri t = TRI_NULL;
             if (eval_predicate(c, operands->items[i], &t) != 0)
                 return -1;
             acc = logic_op(ops[i - 1], acc, t);
