@@ -19,6 +19,7 @@ typedef struct query_call {
     PyThread_type_lock lock;  /* the graph's writer lock, for g */
     const char *text;
     strata_value *params;
+    strata_cancel *cancel;    /* for v: stops the query and its result (owned) */
     strata_result *r;
     strata_status st;
     char err[512];
@@ -34,7 +35,7 @@ static void do_query(void *arg)
             snprintf(c->err, sizeof c->err, "%s", strata_errmsg(c->g));
         PyThread_release_lock(c->lock);
     } else {
-        c->st = strata_view_query(c->v, c->text, c->params, &c->r);
+        c->st = strata_view_query_cancellable(c->v, c->text, c->params, c->cancel, &c->r);
     }
 }
 
@@ -65,14 +66,17 @@ static PyObject *run_query(query_call *c, PyObject *graph, PyObject *args, PyObj
     if (collect_params(params, kw, &c->params) < 0)
         return NULL;
     strata_graph *g = graph ? ((GraphObject *)graph)->g : NULL;
-    run_without_gil(g, do_query, c);
+    run_without_gil(g, c->cancel, do_query, c);
     strata_value_free(&c->params);
     if (c->st != STRATA_OK || (c->r && strata_result_error(c->r))) {
         raise_query_error(c->r, c->text, c->st == STRATA_OK ? STRATA_EINVAL : c->st, c->err);
         strata_result_free(&c->r);
+        strata_cancel_free(&c->cancel);
         return NULL;
     }
-    return result_wrap(c->r, graph);
+    strata_cancel *cancel = c->cancel;   /* the result's now */
+    c->cancel = NULL;
+    return result_wrap(c->r, graph, cancel);
 }
 
 /* ---- Graph ------------------------------------------------------------- */
@@ -183,7 +187,7 @@ static PyObject *graph_txn(PyObject *o, strata_status (*fn)(strata_graph *))
     if (!self->g)
         return closed_error();
     txn_call c = { .self = self, .fn = fn };
-    run_without_gil(self->g, do_txn, &c);
+    run_without_gil(self->g, NULL, do_txn, &c);
     if (c.st != STRATA_OK)
         return raise_status(c.st, c.err);
     Py_RETURN_NONE;
@@ -234,7 +238,7 @@ static PyObject *save_to(strata_graph *g, strata_view *v, PyObject *path)
     if (!PyUnicode_FSConverter(path, &bytes))
         return NULL;
     save_call c = { .g = g, .v = v, .path = PyBytes_AsString(bytes) };
-    run_without_gil(NULL, do_save, &c);
+    run_without_gil(NULL, NULL, do_save, &c);
     Py_DECREF(bytes);
     if (c.st != STRATA_OK)
         return raise_status(c.st, c.err);
@@ -351,8 +355,15 @@ static PyObject *view_query(PyObject *o, PyObject *args, PyObject *kw)
     strata_status st = strata_view_clone(self->v, &clone);
     if (st != STRATA_OK)
         return raise_status(st, NULL);
+    /* A cancel handle per query: Ctrl-C stops it, and its result (which
+       keeps the handle) as it is read. */
     query_call c = { .v = clone };
+    if ((st = strata_cancel_new(&c.cancel)) != STRATA_OK) {
+        strata_view_release(&clone);
+        return raise_status(st, NULL);
+    }
     PyObject *res = run_query(&c, self->graph, args, kw);
+    strata_cancel_free(&c.cancel);   /* unless the result took it */
     strata_view_release(&clone);
     return res;
 }

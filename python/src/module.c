@@ -68,14 +68,18 @@ PyObject *raise_query_error(strata_result *r, const char *query, strata_status s
    there before (Python's, which raises KeyboardInterrupt once the GIL is
    back). */
 static strata_graph *volatile running_graph;
+static strata_cancel *volatile running_cancel;
 static struct sigaction previous_sigint;
 static unsigned long main_thread;
 
 static void on_sigint(int sig, siginfo_t *info, void *ctx)
 {
     strata_graph *g = running_graph;
+    strata_cancel *c = running_cancel;
     if (g)
         strata_interrupt(g);
+    if (c)
+        strata_cancel_request(c);
     if (previous_sigint.sa_flags & SA_SIGINFO) {
         if (previous_sigint.sa_sigaction)
             previous_sigint.sa_sigaction(sig, info, ctx);
@@ -101,15 +105,19 @@ static void install_sigint_bridge(void)
     sigaction(SIGINT, &ours, NULL);
 }
 
-void run_without_gil(strata_graph *g, engine_call fn, void *arg)
+void run_without_gil(strata_graph *g, strata_cancel *cancel, engine_call fn, void *arg)
 {
     bool on_main = PyThread_get_thread_ident() == main_thread;
     Py_BEGIN_ALLOW_THREADS
-    if (on_main)
+    if (on_main) {
         running_graph = g;
+        running_cancel = cancel;
+    }
     fn(arg);
-    if (on_main)
+    if (on_main) {
         running_graph = NULL;
+        running_cancel = NULL;
+    }
     Py_END_ALLOW_THREADS
 }
 
@@ -156,7 +164,7 @@ static PyObject *py_load(PyObject *self, PyObject *arg)
     if (!PyUnicode_FSConverter(arg, &bytes))
         return NULL;
     load_call c = { .path = PyBytes_AsString(bytes) };
-    run_without_gil(NULL, do_load, &c);
+    run_without_gil(NULL, NULL, do_load, &c);
     Py_DECREF(bytes);
     if (c.st != STRATA_OK)
         return raise_status(c.st, c.err);

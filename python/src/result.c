@@ -8,13 +8,15 @@
 
 PyTypeObject *Result_Type;
 
-PyObject *result_wrap(strata_result *r, PyObject *graph)
+PyObject *result_wrap(strata_result *r, PyObject *graph, strata_cancel *cancel)
 {
     ResultObject *self = PyObject_New(ResultObject, Result_Type);
     if (!self) {
         strata_result_free(&r);
+        strata_cancel_free(&cancel);
         return NULL;
     }
+    self->cancel = cancel;
     self->r = r;
     self->graph = Py_XNewRef(graph);
     self->view = NULL;
@@ -38,6 +40,7 @@ static void result_dealloc(PyObject *o)
 {
     ResultObject *self = (ResultObject *)o;
     strata_result_free(&self->r);
+    strata_cancel_free(&self->cancel);
     Py_CLEAR(self->graph);
     Py_CLEAR(self->view);
     Py_CLEAR(self->columns);
@@ -85,7 +88,7 @@ static const strata_value *const *fetch(ResultObject *self)
     if (self->done || !self->r)
         return NULL;
     next_call c = { .r = self->r };
-    run_without_gil(graph_of(self), do_next, &c);
+    run_without_gil(graph_of(self), self->cancel, do_next, &c);
     if (c.got)
         return c.row;
     self->done = true;
@@ -329,7 +332,7 @@ static PyObject *result_columns_raw(PyObject *o, PyObject *unused)
     PyObject *out = NULL;
     while (!self->done && self->r && all_typed(cols, self->ncols)) {
         typed_run t = { .self = self, .cols = cols };
-        run_without_gil(graph_of(self), do_typed_run, &t);
+        run_without_gil(graph_of(self), self->cancel, do_typed_run, &t);
         if (t.no_memory) {
             PyErr_NoMemory();
             goto done;

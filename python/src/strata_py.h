@@ -52,6 +52,7 @@ typedef struct ResultObject {
     PyObject *columns;         /* tuple of str */
     Py_ssize_t ncols;
     bool done;
+    strata_cancel *cancel;     /* a view query's, watched while it is read (owned), or NULL */
 } ResultObject;
 
 typedef struct EntityObject {  /* Node and Relationship */
@@ -85,10 +86,10 @@ PyObject *raise_status(strata_status st, const char *message);
 PyObject *raise_query_error(strata_result *r, const char *query, strata_status st,
                             const char *fallback);
 /* Runs fn(arg) without the GIL; on the main thread a SIGINT meanwhile
-   calls strata_interrupt(g) (g may be NULL), and Python raises
-   KeyboardInterrupt once the GIL is back. */
+   calls strata_interrupt(g) and strata_cancel_request(cancel) (either may
+   be NULL), and Python raises KeyboardInterrupt once the GIL is back. */
 typedef void (*engine_call)(void *arg);
-void run_without_gil(strata_graph *g, engine_call fn, void *arg);
+void run_without_gil(strata_graph *g, strata_cancel *cancel, engine_call fn, void *arg);
 
 /* values.c */
 /* A new Python object for v; nodes and relationships read through view
@@ -109,7 +110,7 @@ PyObject *graph_create_nodes(PyObject *graph, PyObject *args);
 PyObject *graph_create_relationships(PyObject *graph, PyObject *args);
 
 /* result.c */
-PyObject *result_wrap(strata_result *r, PyObject *graph);   /* steals r */
+PyObject *result_wrap(strata_result *r, PyObject *graph, strata_cancel *cancel);   /* steals r, cancel */
 int result_type_init(PyObject *module);
 
 /* entities.c */

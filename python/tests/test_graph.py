@@ -182,3 +182,15 @@ def test_keyboard_interrupt_stops_a_query(g):
                 "UNWIND range(1, 1000000) AS y WITH y WHERE y < 0 RETURN count(*)")
     timer.join()
     assert count(g) == 1
+
+
+def test_keyboard_interrupt_stops_a_view_query(g):
+    g.query("CREATE (:Person)")
+    v = g.snapshot()
+    timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        list(v.query(LONG_READ))
+    timer.join()
+    assert list(v.query("MATCH (n) RETURN count(n)")) == [(1,)]
+    v.release()
