@@ -247,6 +247,11 @@ static int sync_dir_of(const char *path)
         snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
     else
         return ENAMETOOLONG;
+    return persist_sync_dir(dir);
+}
+
+int persist_sync_dir(const char *dir)
+{
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0)
         return errno;

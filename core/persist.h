@@ -16,4 +16,8 @@
 strata_status persist_load_bytes(const unsigned char *bytes, size_t size, strata_graph **out,
                                  char *err, size_t errlen);
 
+/* fsyncs the directory dir, so that a rename or a file created in it is
+   durable: 0 or an errno. */
+int persist_sync_dir(const char *dir);
+
 #endif

@@ -39,6 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/persist.h"
 #include "core/persist_codec.h"
 
 #define SEG_MAGIC "STRATAWL"
@@ -148,16 +149,6 @@ static int io_sync(int fd)
     return fdatasync(fd) != 0 ? errno : 0;
 }
 
-static int sync_dir(const char *dir)
-{
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return errno;
-    int rc = fsync(fd) != 0 ? errno : 0;
-    close(fd);
-    return rc;
-}
-
 static void put_le(unsigned char *p, uint64_t x, int n)
 {
     for (int i = 0; i < n; i++)
@@ -224,7 +215,7 @@ static int seg_create(const char *dir, uint64_t first)
     if (!rc)
         rc = io_sync(fd);
     if (!rc)
-        rc = sync_dir(dir);
+        rc = persist_sync_dir(dir);
     if (rc) {
         close(fd);
         errno = rc;
@@ -890,7 +881,7 @@ static strata_status recover(opener *o, strata_graph **gp, uint64_t *next_seq, i
             }
             if ((s = cut_segment(o, o->segs[i], sc.valid_end)) != STRATA_OK)
                 goto fail;
-            if (sync_dir(o->dir) != 0) {
+            if (persist_sync_dir(o->dir) != 0) {
                 s = open_fail(o, STRATA_EIO, "%s: syncing: %s", o->dir, strerror(errno));
                 goto fail;
             }
@@ -1075,7 +1066,7 @@ static void remove_obsolete(struct wal *w, uint64_t snap_seq, uint64_t seg_first
             remove_in(w->dir, path_join(w->dir, e->d_name));
     }
     closedir(d);
-    sync_dir(w->dir);
+    persist_sync_dir(w->dir);
 }
 
 strata_status strata_checkpoint(strata_graph *g)

@@ -277,6 +277,13 @@ int op_delete(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in);
 int op_call(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in, rowset *out,
             scope *cols);
 int call_check(exec *x, const cypher_ast_node *clause);
+/* The index of the field called name among fields[0..nfields), or -1. */
+long call_field_index(const char *const *fields, size_t nfields, const cypher_ast_str *name);
+/* Binds what a CALL yields — the YIELD items, or every field without
+   YIELD — to new slots of sc: column i reads field[i] (an index into
+   fields) into slot[i]; *n columns, at most max. */
+int call_bind_yields(exec *x, const cypher_ast_node *cl, const char *const *fields,
+                     size_t nfields, size_t max, scope *sc, long *field, size_t *slot, size_t *n);
 
 /* Shared by CREATE and MERGE: creates the pattern parts for one row,
    binding new variables into row (slots from sc). */

@@ -261,10 +261,10 @@ static const procedure *find_procedure(const cypher_ast_str *name)
     return NULL;
 }
 
-static long field_index(const procedure *p, const cypher_ast_str *name)
+long call_field_index(const char *const *fields, size_t nfields, const cypher_ast_str *name)
 {
-    for (size_t i = 0; i < p->nfields; i++)
-        if (strlen(p->fields[i]) == name->len && memcmp(p->fields[i], name->ptr, name->len) == 0)
+    for (size_t i = 0; i < nfields; i++)
+        if (strlen(fields[i]) == name->len && memcmp(fields[i], name->ptr, name->len) == 0)
             return (long)i;
     return -1;
 }
@@ -283,7 +283,7 @@ int call_check(exec *x, const cypher_ast_node *cl)
                          "%s takes no arguments", p->name);
     for (size_t i = 0; i < cl->u.call.yields.count; i++) {
         const cypher_ast_node *y = cl->u.call.yields.items[i];
-        if (field_index(p, &y->u.alias.expr->u.name) < 0)
+        if (call_field_index(p->fields, p->nfields, &y->u.alias.expr->u.name) < 0)
             return exec_fail(x, y, "SyntaxError", "UndefinedVariable",
                              "%s yields no field %s", p->name, y->u.alias.expr->u.name.ptr);
     }
@@ -292,25 +292,25 @@ int call_check(exec *x, const cypher_ast_node *cl)
 
 /* The yielded fields: their indices into the procedure's row and the
    names they take in the query. */
-static int yield_slots(exec *x, const cypher_ast_node *cl, const procedure *p, scope *sc,
-                       long *field, size_t *slot, size_t *n)
+int call_bind_yields(exec *x, const cypher_ast_node *cl, const char *const *fields,
+                     size_t nfields, size_t max, scope *sc, long *field, size_t *slot, size_t *n)
 {
     bool all = !cl->u.call.has_yield || cl->u.call.yield_star;
-    *n = all ? p->nfields : cl->u.call.yields.count;
-    if (*n > MAX_YIELDS)
-        return exec_fail(x, cl, "SyntaxError", NULL, "at most %d fields can be yielded",
-                         MAX_YIELDS);
+    *n = all ? nfields : cl->u.call.yields.count;
+    if (*n > max)
+        return exec_fail(x, cl, "SyntaxError", NULL, "%.*s yields at most %zu fields",
+                         (int)cl->u.call.proc.len, cl->u.call.proc.ptr, max);
     for (size_t i = 0; i < *n; i++) {
         const char *name;
         size_t len;
         if (all) {
             field[i] = (long)i;
-            name = p->fields[i];
+            name = fields[i];
             len = strlen(name);
         } else {
             const cypher_ast_node *y = cl->u.call.yields.items[i];
             const cypher_ast_node *v = y->u.alias.alias ? y->u.alias.alias : y->u.alias.expr;
-            field[i] = field_index(p, &y->u.alias.expr->u.name);
+            field[i] = call_field_index(fields, nfields, &y->u.alias.expr->u.name);
             name = v->u.name.ptr;
             len = v->u.name.len;
         }
@@ -331,7 +331,7 @@ int op_call(exec *x, const cypher_ast_node *cl, scope *sc, rowset *in, rowset *o
     size_t in_width = in->width, n;
     long field[MAX_YIELDS];
     size_t slot[MAX_YIELDS];
-    if (yield_slots(x, cl, p, sc, field, slot, &n) != 0)
+    if (call_bind_yields(x, cl, p->fields, p->nfields, MAX_YIELDS, sc, field, slot, &n) != 0)
         return -1;
     if (cols)
         for (size_t i = 0; i < n; i++)

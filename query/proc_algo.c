@@ -64,25 +64,21 @@ bool proc_algo_writes(const cypher_ast_str *name)
     return find_proc(name, &p) && p.write;
 }
 
-static size_t field_count(const algo_proc *p)
+/* The fields p yields, in order, into names (room for MAX_FIELDS); their
+   count. */
+static size_t field_names(const algo_proc *p, const char *names[MAX_FIELDS])
 {
-    return p->write ? 2 : 1 + p->spec->ncols;
-}
-
-static const char *field_name(const algo_proc *p, size_t i)
-{
-    if (p->write)
-        return write_fields[i];
-    return i == 0 ? "node" : p->spec->cols[i - 1].name;
-}
-
-static long field_index(const algo_proc *p, const cypher_ast_str *name)
-{
-    for (size_t i = 0; i < field_count(p); i++)
-        if (strlen(field_name(p, i)) == name->len &&
-            memcmp(field_name(p, i), name->ptr, name->len) == 0)
-            return (long)i;
-    return -1;
+    if (p->write) {
+        names[0] = write_fields[0];
+        names[1] = write_fields[1];
+        return 2;
+    }
+    size_t n = 0;
+    names[n++] = "node";
+    /* every algorithm has at most MAX_FIELDS - 1 columns (algo/registry.c) */
+    for (size_t i = 0; i < p->spec->ncols && n < MAX_FIELDS; i++)
+        names[n++] = p->spec->cols[i].name;
+    return n;
 }
 
 int proc_algo_check(exec *x, const cypher_ast_node *cl)
@@ -95,38 +91,12 @@ int proc_algo_check(exec *x, const cypher_ast_node *cl)
                          (int)cl->u.call.proc.len, cl->u.call.proc.ptr);
     for (size_t i = 0; i < cl->u.call.yields.count; i++) {
         const cypher_ast_node *y = cl->u.call.yields.items[i];
-        if (field_index(&p, &y->u.alias.expr->u.name) < 0)
+        const char *names[MAX_FIELDS];
+        size_t nf = field_names(&p, names);
+        if (call_field_index(names, nf, &y->u.alias.expr->u.name) < 0)
             return exec_fail(x, y, "SyntaxError", "UndefinedVariable", "%.*s yields no field %s",
                              (int)cl->u.call.proc.len, cl->u.call.proc.ptr,
                              y->u.alias.expr->u.name.ptr);
-    }
-    return 0;
-}
-
-static int yield_slots(exec *x, const cypher_ast_node *cl, const algo_proc *p, scope *sc,
-                       long *field, size_t *slot, size_t *n)
-{
-    bool all = !cl->u.call.has_yield || cl->u.call.yield_star;
-    *n = all ? field_count(p) : cl->u.call.yields.count;
-    if (*n > MAX_FIELDS)
-        return exec_fail(x, cl, "SyntaxError", NULL, "%.*s yields at most %d fields",
-                         (int)cl->u.call.proc.len, cl->u.call.proc.ptr, MAX_FIELDS);
-    for (size_t i = 0; i < *n; i++) {
-        const char *name;
-        size_t len;
-        if (all) {
-            field[i] = (long)i;
-            name = field_name(p, i);
-            len = strlen(name);
-        } else {
-            const cypher_ast_node *y = cl->u.call.yields.items[i];
-            const cypher_ast_node *v = y->u.alias.alias ? y->u.alias.alias : y->u.alias.expr;
-            field[i] = field_index(p, &y->u.alias.expr->u.name);
-            name = v->u.name.ptr;
-            len = v->u.name.len;
-        }
-        if (scope_add(x, sc, name, len, &slot[i]) != 0)
-            return -1;
     }
     return 0;
 }
@@ -246,7 +216,9 @@ int proc_algo_op(exec *x, const cypher_ast_node *cl, scope *sc, rowset *in, rows
     size_t in_width = in->width, n;
     long field[MAX_FIELDS];
     size_t slot[MAX_FIELDS];
-    if (yield_slots(x, cl, &p, sc, field, slot, &n) != 0)
+    const char *names[MAX_FIELDS];
+    size_t nf = field_names(&p, names);
+    if (call_bind_yields(x, cl, names, nf, MAX_FIELDS, sc, field, slot, &n) != 0)
         return -1;
     if (cols)
         for (size_t i = 0; i < n; i++)
@@ -275,12 +247,14 @@ int proc_algo_list(exec *x, int (*emit)(exec *x, const char *name, const char *s
             algo_proc p = {s, w == 1};
             snprintf(name, sizeof name, "algo.%s%s", s->name, w ? ".write" : "");
             int len = snprintf(sig, sizeof sig, "%s(config = {} :: MAP) :: (", name);
-            for (size_t f = 0; f < field_count(&p) && len < (int)sizeof sig; f++) {
+            const char *fields[MAX_FIELDS];
+            size_t nf = field_names(&p, fields);
+            for (size_t f = 0; f < nf && len < (int)sizeof sig; f++) {
                 const char *type = w ? (f == 0 ? "INTEGER" : "STRING")
                                    : f == 0 ? "NODE"
                                    : s->cols[f - 1].integer ? "INTEGER" : "FLOAT";
                 len += snprintf(sig + len, sizeof sig - (size_t)len, "%s%s :: %s",
-                                f ? ", " : "", field_name(&p, f), type);
+                                f ? ", " : "", fields[f], type);
             }
             if (len < (int)sizeof sig)
                 snprintf(sig + len, sizeof sig - (size_t)len, ")");
