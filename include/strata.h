@@ -493,6 +493,13 @@ STRATA_API strata_status strata_view_query_cancellable(strata_view *v, const cha
                                                        const strata_value *params,
                                                        strata_cancel *cancel,
                                                        strata_result **out);
+/* Whether text is a statement that writes — one strata_view_query would
+   refuse: an updating clause, a schema command or a procedure that
+   writes — in *writes, without running it.  Reads the graph's plan cache
+   and nothing of its state, so any thread may call it (a client routing
+   statements between views and the writer).  STRATA_EINVAL when text is
+   not a statement (run it for the error), STRATA_ENOMEM. */
+STRATA_API strata_status strata_query_writes(strata_graph *g, const char *text, bool *writes);
 /* The column names (owned by the result) and their count. */
 STRATA_API size_t strata_result_columns(const strata_result *r, const char *const **names);
 /* The next row: true and *row pointing at ncolumns values (borrowed, valid

@@ -374,6 +374,29 @@ static const cypher_ast_node *first_update(const cypher_ast_node *body)
     return NULL;
 }
 
+strata_status strata_query_writes(strata_graph *g, const char *text, bool *writes)
+{
+    if (!g || !text || !writes)
+        return STRATA_EINVAL;
+    size_t len = strlen(text);
+    plan_cache *cache = plan_cache_for(g->cat);
+    cached_plan *plan = cache ? plan_cache_get(cache, text, len) : NULL;
+    cypher_ast *ast = NULL;
+    if (!plan) {
+        cypher_error perr;
+        if (cypher_parse(text, len, mem_scratch(), &ast, &perr) != 0)
+            return perr.category && strcmp(perr.category, "OutOfMemory") == 0 ? STRATA_ENOMEM
+                                                                              : STRATA_EINVAL;
+    }
+    const cypher_ast *a = plan ? plan_ast(plan) : ast;
+    *writes = first_update(cypher_ast_root(a)->u.statement.body) != NULL;
+    if (plan)
+        plan_release(&plan);
+    else
+        cypher_ast_free(&ast);
+    return STRATA_OK;
+}
+
 /* The checked tree for text: from the plan cache, or parsed and checked
    now and cached.  Errors go to x (semantic) or perr (syntax). */
 static cached_plan *checked_plan(exec *x, const char *text, cypher_error *perr)

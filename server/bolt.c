@@ -4,9 +4,9 @@
  * Where statements run:
  *   - auto-commit RUN, and RUN in a read transaction: on a view
  *     (strata_snapshot, strata_view_query), in parallel with every other
- *     connection.  An auto-commit statement sent in write mode is tried on
- *     a view first; the engine refuses one that writes before reading
- *     anything, and it is then run on the writer.
+ *     connection.  An auto-commit statement sent in write mode that
+ *     writes (strata_query_writes, from the plan cache) goes to the
+ *     writer instead.
  *   - statements that write, and everything in a write transaction: on the
  *     graph handle, under env->writer.  A write transaction holds the
  *     writer from BEGIN to COMMIT/ROLLBACK (at most tx_timeout_ms idle).
@@ -744,13 +744,6 @@ static int send_run_success(bolt_conn *c, bolt_result *br, bool with_qid)
     return rc;
 }
 
-static bool refused_on_view(const strata_result *r)
-{
-    const strata_query_error *e = strata_result_error(r);
-    return e && strcmp(e->code, "SemanticError") == 0 &&
-           strncmp(e->message, "a query on a view only reads", 28) == 0;
-}
-
 /* Runs text on a new view of the committed state (auto-commit) or on the
    read transaction's view. */
 static strata_result *run_on_view(bolt_conn *c, const char *text, const strata_value *params)
@@ -825,21 +818,24 @@ static int on_run(bolt_conn *c, request *r)
         if (r->nfields == 3)
             map_string(r->f[2], "mode", mode, sizeof mode);
         bool write_tx = in_tx && c->tx_write;
+        /* An auto-commit statement that writes goes to the writer; one
+           that reads, or any in a read transaction or read mode, to a view
+           (which refuses a write with the engine's error). */
+        bool writes = false;
+        if (!in_tx && strcmp(mode, "r") != 0 &&
+            strata_query_writes(c->env->g, text, &writes) != STRATA_OK)
+            writes = false;   /* not a statement: the view reports why */
         if (write_tx) {
             br.r = run_on_writer(c, text, r->f[1]);
+        } else if (writes) {
+            if (writer_lock(c) != 0)
+                return reply_failure(c, "Neo.TransientError.Transaction.LockClientStopped",
+                                     "the writer stayed busy for %u ms", c->env->tx_timeout_ms);
+            br.r = run_on_writer(c, text, r->f[1]);
+            writer_unlock(c);
         } else {
             br.r = run_on_view(c, text, r->f[1]);
             br.on_view = true;
-            if (br.r && refused_on_view(br.r) && !in_tx && strcmp(mode, "r") != 0) {
-                strata_result_free(&br.r);
-                if (writer_lock(c) != 0)
-                    return reply_failure(c, "Neo.TransientError.Transaction.LockClientStopped",
-                                         "the writer stayed busy for %u ms",
-                                         c->env->tx_timeout_ms);
-                br.r = run_on_writer(c, text, r->f[1]);
-                writer_unlock(c);
-                br.on_view = false;
-            }
         }
         if (!br.r)
             return reply_failure(c, "Neo.TransientError.General.OutOfMemoryError",
