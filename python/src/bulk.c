@@ -210,11 +210,13 @@ PyObject *graph_create_nodes(PyObject *o, PyObject *args)
     bulk b;
     if (bulk_open(&b, self, columns, count) < 0)
         return bulk_close(&b, false);
-    strata_token toks[64];
+    /* as many labels as given: the engine says if a node may not carry them */
     Py_ssize_t nlabels = PySequence_Size(labels);
-    bool ok = nlabels >= 0 && nlabels <= 64;
-    if (nlabels > 64)
-        PyErr_SetString(PyExc_ValueError, "more than 64 labels for one frame");
+    strata_token *toks = nlabels >= 0 ? PyMem_Calloc(nlabels ? (size_t)nlabels : 1, sizeof *toks)
+                                      : NULL;
+    bool ok = toks != NULL;
+    if (!toks && nlabels >= 0)
+        PyErr_NoMemory();
     for (Py_ssize_t i = 0; ok && i < nlabels; i++) {
         PyObject *l = PySequence_GetItem(labels, i);
         const char *name = l && PyUnicode_Check(l) ? PyUnicode_AsUTF8AndSize(l, NULL) : NULL;
@@ -239,6 +241,7 @@ PyObject *graph_create_nodes(PyObject *o, PyObject *args)
         ids[i] = (int64_t)id;
         ok = set_row(self->g, strata_node_set, id, b.cols, b.ncols, i) == 0;
     }
+    PyMem_Free(toks);
     return bulk_close(&b, ok);
 }
 

@@ -60,35 +60,57 @@ def _groups(keys):
 class _IdSpaces:
     """Maps each frame's id column to strata node ids, per id space (the
     importer's ID(Space)): a space is named by the labels a node frame was
-    given, or '' for a frame given without a key."""
+    given, or '' for a frame given without a key.  Each space's table, and
+    the table of every space together, is built once, when first looked
+    up, not again for every frame added or looked up."""
 
     def __init__(self):
-        self.spaces = {}
+        self.parts = {}     # space -> [Series of strata ids indexed by key]
+        self.tables = {}    # space (None: all) -> the concatenated Series
 
     def add(self, space, keys, ids):
         import pandas as pd
 
         series = pd.Series(ids, index=pd.Index(keys))
-        if space in self.spaces:
-            series = pd.concat([self.spaces[space], series])
         dup = series.index[series.index.duplicated()]
         if len(dup):
             raise ValueError(f"node id {dup[0]!r} appears twice in id space {space!r}")
-        self.spaces[space] = series
+        self.parts.setdefault(space, []).append(series)
+        self.tables.pop(space, None)
+        self.tables.pop(None, None)
+
+    def _table(self, space):
+        import pandas as pd
+
+        table = self.tables.get(space)
+        if table is None:
+            parts = self.parts[space] if space is not None else [
+                p for ps in self.parts.values() for p in ps]
+            table = pd.concat(parts) if len(parts) > 1 else parts[0]
+            if space is not None and table.index.has_duplicates:
+                dup = table.index[table.index.duplicated()]
+                raise ValueError(f"node id {dup[0]!r} appears twice in id space {space!r}")
+            self.tables[space] = table
+        return table
+
+    def check(self):
+        """Every space's ids are distinct (also across its frames)."""
+        for space in self.parts:
+            self._table(space)
 
     def lookup(self, space, keys, where):
         import numpy as np
         import pandas as pd
 
         if space is None:
-            if not self.spaces:
+            if not self.parts:
                 raise ValueError(f"{where}: no node frame had an id column")
-            table = pd.concat(list(self.spaces.values()))
+            table = self._table(None)
             if table.index.has_duplicates:
                 raise ValueError(f"{where}: node ids repeat across id spaces; name the spaces "
                                  f"with a (start_label, TYPE, end_label) key")
-        elif space in self.spaces:
-            table = self.spaces[space]
+        elif space in self.parts:
+            table = self._table(space)
         else:
             raise ValueError(f"{where}: no id space {space!r}")
         found = table.reindex(pd.Index(keys))
@@ -179,6 +201,7 @@ def load_frames(self, nodes=None, relationships=None, *, id="id", start="start",
     try:
         n = sum(_load_nodes(self, key, frame, spaces, id, labels)
                 for key, frame in _frames(nodes, "nodes"))
+        spaces.check()
         r = sum(_load_relationships(self, key, frame, spaces, start, end, type)
                 for key, frame in _frames(relationships, "relationships"))
     except BaseException:

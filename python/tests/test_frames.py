@@ -112,3 +112,12 @@ def test_to_pandas_mixed_and_empty(g):
     assert df["v"].dtype == object and df["v"].tolist()[0] == 1
     empty = g.query("UNWIND [] AS v RETURN v").to_pandas()
     assert list(empty.columns) == ["v"] and len(empty) == 0
+
+
+def test_an_id_twice_in_one_space_across_frames(g):
+    first = pd.DataFrame({"id": [1, 2]})
+    second = pd.DataFrame({"id": [2, 3]})
+    with pytest.raises(ValueError, match="node id 2 appears twice in id space 'Person'"):
+        g.load_frames(nodes=[{"Person": first}, {"Person": second}])
+    with g.snapshot() as v:
+        assert v.node_count == 0
