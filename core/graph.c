@@ -63,48 +63,84 @@ const char *strata_view_errmsg(const strata_view *v)
 
 /* ---- catalog ------------------------------------------------------------ */
 
+static void lineage_release(lineage *l)
+{
+    if (atomic_fetch_sub_explicit(&l->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    mem_ctx *m = l->m;
+    for (int k = 0; k < 3; k++)
+        intern_free(&l->tokens[k]);
+    intern_free(&l->labelsets);
+    mem_free(m, l, sizeof *l);
+    mem_ctx_release(m);
+}
+
+static lineage *lineage_new(void)
+{
+    mem_ctx *m = mem_ctx_new();
+    if (!m)
+        return NULL;
+    lineage *l = mem_calloc(m, sizeof *l);
+    if (!l) {
+        mem_ctx_release(m);
+        return NULL;
+    }
+    atomic_init(&l->refs, 1);
+    l->m = m;
+    uint32_t empty;
+    for (int k = 0; k < 3; k++)
+        if (!(l->tokens[k] = intern_new(m)))
+            goto fail;
+    if (!(l->labelsets = intern_new(m)) || intern_add(l->labelsets, "", 0, &empty) != 0)
+        goto fail;
+    return l;
+fail:
+    lineage_release(l);
+    return NULL;
+}
+
 static void catalog_release(catalog **cp)
 {
     catalog *c = *cp;
     *cp = NULL;
     if (!c || atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) != 1)
         return;
-    mem_ctx *m = c->m;
     struct plan_cache *plans = atomic_load(&c->plans);
     if (plans)
         c->plans_free(plans);
-    for (int k = 0; k < 3; k++)
-        intern_free(&c->tokens[k]);
-    intern_free(&c->labelsets);
     if (c->import_dir)
-        mem_free(m, c->import_dir, c->import_dir_size);
-    mem_free(m, c, sizeof *c);
-    mem_ctx_release(m);
+        mem_free(c->m, c->import_dir, c->import_dir_size);
+    lineage *l = c->lin;
+    mem_free(c->m, c, sizeof *c);
+    lineage_release(l);
 }
 
-static catalog *catalog_new(void)
+/* A catalog of lineage l (taking a reference on it), with the LOAD CSV
+   settings of from (NULL: the defaults). */
+static catalog *catalog_new(lineage *l, const catalog *from)
 {
-    mem_ctx *m = mem_ctx_new();
-    if (!m)
+    catalog *c = mem_calloc(l->m, sizeof *c);
+    if (!c)
         return NULL;
-    catalog *c = mem_calloc(m, sizeof *c);
-    if (!c) {
-        mem_ctx_release(m);
-        return NULL;
+    if (from && from->import_dir) {
+        c->import_dir = mem_alloc(l->m, from->import_dir_size);
+        if (!c->import_dir) {
+            mem_free(l->m, c, sizeof *c);
+            return NULL;
+        }
+        memcpy(c->import_dir, from->import_dir, from->import_dir_size);
+        c->import_dir_size = from->import_dir_size;
     }
     atomic_init(&c->refs, 1);
-    c->m = m;
-    c->csv_field_max = STRATA_CSV_FIELD_MAX;
-    uint32_t empty;
+    atomic_fetch_add_explicit(&l->refs, 1, memory_order_relaxed);
+    c->lin = l;
+    c->m = l->m;
     for (int k = 0; k < 3; k++)
-        if (!(c->tokens[k] = intern_new(m)))
-            goto fail;
-    if (!(c->labelsets = intern_new(m)) || intern_add(c->labelsets, "", 0, &empty) != 0)
-        goto fail;
+        c->tokens[k] = l->tokens[k];
+    c->labelsets = l->labelsets;
+    c->csv_disabled = from ? from->csv_disabled : false;
+    c->csv_field_max = from ? from->csv_field_max : STRATA_CSV_FIELD_MAX;
     return c;
-fail:
-    catalog_release(&c);
-    return NULL;
 }
 
 size_t labelset_len(const catalog *c, uint32_t ls)
@@ -143,15 +179,15 @@ void version_release(version **vp)
     catalog_release(&c);
 }
 
-/* A new version sharing everything with src: O(1). */
-version *version_fork(const version *src)
+/* A new version of catalog cat sharing every structure with src: O(1). */
+static version *version_share(const version *src, catalog *cat)
 {
-    version *v = mem_alloc(src->cat->m, sizeof *v);
+    version *v = mem_alloc(cat->m, sizeof *v);
     if (!v)
         return NULL;
     atomic_init(&v->refs, 1);
-    v->cat = src->cat;
-    atomic_fetch_add_explicit(&v->cat->refs, 1, memory_order_relaxed);
+    v->cat = cat;
+    atomic_fetch_add_explicit(&cat->refs, 1, memory_order_relaxed);
     store_share(&src->st, &v->st);
     v->labels = src->labels;
     labelidx_retain(v->labels);
@@ -162,6 +198,23 @@ version *version_fork(const version *src)
     return v;
 }
 
+version *version_fork(const version *src) { return version_share(src, src->cat); }
+
+/* A graph whose current version is v, of catalog c; takes a reference on
+   c (v holds its own). */
+static strata_graph *graph_make(catalog *c, version *v)
+{
+    strata_graph *g = mem_calloc(c->m, sizeof *g);
+    if (!g)
+        return NULL;
+    pthread_mutex_init(&g->lock, NULL);
+    g->cat = c;
+    atomic_fetch_add_explicit(&c->refs, 1, memory_order_relaxed);
+    g->m = c->m;
+    g->current = v;
+    return g;
+}
+
 /* ---- the graph ---------------------------------------------------------- */
 
 strata_status strata_graph_new(strata_graph **out)
@@ -169,14 +222,17 @@ strata_status strata_graph_new(strata_graph **out)
     if (!out)
         return STRATA_EINVAL;
     *out = NULL;
-    catalog *c = catalog_new();
+    lineage *l = lineage_new();
+    catalog *c = l ? catalog_new(l, NULL) : NULL;
+    if (l)
+        lineage_release(l);   /* the catalog holds it now */
     if (!c)
         return STRATA_ENOMEM;
-    strata_graph *g = mem_calloc(c->m, sizeof *g);
-    version *v = g ? mem_alloc(c->m, sizeof *v) : NULL;
-    if (!v) {
-        if (g)
-            mem_free(c->m, g, sizeof *g);
+    version *v = mem_alloc(c->m, sizeof *v);
+    strata_graph *g = v ? graph_make(c, v) : NULL;
+    if (!g) {
+        if (v)
+            mem_free(c->m, v, sizeof *v);
         catalog_release(&c);
         return STRATA_ENOMEM;
     }
@@ -186,11 +242,26 @@ strata_status strata_graph_new(strata_graph **out)
     v->labels = NULL;
     v->rel_types = NULL;
     v->indexes = NULL;
-    pthread_mutex_init(&g->lock, NULL);
-    g->cat = c;
-    atomic_fetch_add_explicit(&c->refs, 1, memory_order_relaxed);
-    g->m = c->m;
-    g->current = v;
+    *out = g;
+    return STRATA_OK;
+}
+
+strata_status strata_branch(strata_view *from, strata_graph **out)
+{
+    if (!from || !out)
+        return from ? view_fail(from, STRATA_EINVAL, "strata_branch: out is NULL")
+                    : STRATA_EINVAL;
+    *out = NULL;
+    const catalog *src = from->ver->cat;
+    catalog *c = catalog_new(src->lin, src);
+    version *v = c ? version_share(from->ver, c) : NULL;
+    strata_graph *g = v ? graph_make(c, v) : NULL;
+    if (c)
+        catalog_release(&c);   /* v and g hold it */
+    if (!g) {
+        version_release(&v);
+        return view_fail(from, STRATA_ENOMEM, "out of memory making a branch");
+    }
     *out = g;
     return STRATA_OK;
 }
@@ -452,6 +523,13 @@ void strata_view_release(strata_view **vp)
     *vp = NULL;
 }
 
+/* Bytes only v holds (docs/BRANCHES.md: what a branch costs). */
+static size_t version_private_bytes(const version *v)
+{
+    return sizeof *v + store_private_bytes(&v->st) + labelidx_private_bytes(v->labels) +
+           labelidx_private_bytes(v->rel_types) + idxset_private_bytes(v->indexes);
+}
+
 strata_status strata_memory_stats(strata_graph *g, strata_memstats *out)
 {
     if (!g || !out)
@@ -459,15 +537,22 @@ strata_status strata_memory_stats(strata_graph *g, strata_memstats *out)
                  : STRATA_EINVAL;
     pthread_mutex_lock(&g->lock);
     /* Counts describe the last committed state, as a snapshot would. */
-    const store *s = g->published ? &g->published->st : &g->current->st;
-    out->graph_bytes = mem_ctx_bytes(g->m);
-    out->nodes = s->node_live;
-    out->relationships = s->rel_live;
-    out->node_slots = store_node_slots(s);
-    out->rel_slots = store_rel_slots(s);
-    if (!g->published && g->in_stmt && !g->in_txn)
-        *out = (strata_memstats){ out->graph_bytes, g->stmt_counts[0], g->stmt_counts[1],
-                                  g->stmt_counts[2], g->stmt_counts[3] };
+    const version *committed = g->published ? g->published : g->current;
+    const store *s = &committed->st;
+    *out = (strata_memstats){
+        .graph_bytes = mem_ctx_bytes(g->m),
+        .private_bytes = version_private_bytes(committed),
+        .nodes = s->node_live,
+        .relationships = s->rel_live,
+        .node_slots = store_node_slots(s),
+        .rel_slots = store_rel_slots(s),
+    };
+    if (!g->published && g->in_stmt && !g->in_txn) {
+        out->nodes = g->stmt_counts[0];
+        out->relationships = g->stmt_counts[1];
+        out->node_slots = g->stmt_counts[2];
+        out->rel_slots = g->stmt_counts[3];
+    }
     pthread_mutex_unlock(&g->lock);
     return STRATA_OK;
 }

@@ -50,14 +50,29 @@
 #define ERRMSG_MAX 256
 #define MAX_LABELS_PER_NODE 1024
 
-/* The state every version of one graph shares: its memory and catalogs. */
-struct plan_cache;
-
-typedef struct catalog {
+/* What a graph shares with every branch made from it, and they with
+   theirs (strata_branch): one memory context, so a chunk allocated on one
+   side may be freed on the other, and one set of token catalogs, so a
+   token id means the same name in every branch and a diff compares ids.
+   A name interned in one branch is known, unused, in the others. */
+typedef struct lineage {
     atomic_uint refs;
     mem_ctx *m;
     interner *tokens[3];   /* by strata_token_kind */
     interner *labelsets;   /* sorted uint32 label arrays; id 0 is empty */
+} lineage;
+
+/* The state every version of one graph shares: its lineage's memory and
+   catalogs (the pointers copied here, so reads need no second hop) and
+   what belongs to this graph alone. */
+struct plan_cache;
+
+typedef struct catalog {
+    atomic_uint refs;
+    lineage *lin;          /* holds a reference */
+    mem_ctx *m;            /* lin->m */
+    interner *tokens[3];   /* lin->tokens */
+    interner *labelsets;   /* lin->labelsets */
     /* The query layer's checked statements (query/plan_cache.h), made on
        first use and freed with the catalog: one cache per graph, shared by
        its views. */

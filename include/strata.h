@@ -235,6 +235,64 @@ STRATA_API strata_status strata_node_degree(strata_view *v, strata_id node,
                                             strata_direction dir, strata_token type,
                                             uint64_t *out);
 
+/* ---- branches and diff (docs/BRANCHES.md) ------------------------------ */
+
+/* A new graph that starts at v's state, in O(1): it shares every chunk,
+   adjacency block, property record, bitmap and index level with v and
+   copies one only when either side writes it (what a write under a held
+   view copies).  It has its own writer, statements, transactions, views,
+   plan cache and save, inherits v's indices, constraints and LOAD CSV
+   settings, and is not logged (a graph opened with strata_open logs only
+   its own writes).  Branch a branch again; free the graphs in any order,
+   on any thread.  A graph and all branches made from it, and from them,
+   form one lineage: they share one token catalog (a name interned in one
+   is known, unused, in the others) and their memory (strata_memstats). */
+STRATA_API strata_status strata_branch(strata_view *v, strata_graph **out);
+
+typedef enum strata_change_kind {
+    STRATA_NODE_CREATED,            /* then its labels and properties, as added and set */
+    STRATA_NODE_DELETED,            /* then its labels and properties, as removed */
+    STRATA_LABEL_ADDED,
+    STRATA_LABEL_REMOVED,
+    STRATA_NODE_PROPERTY_SET,       /* old_value NULL when the node had none */
+    STRATA_NODE_PROPERTY_REMOVED,
+    STRATA_REL_CREATED,             /* then its properties, as set */
+    STRATA_REL_DELETED,             /* then its properties, as removed */
+    STRATA_REL_PROPERTY_SET,
+    STRATA_REL_PROPERTY_REMOVED,
+} strata_change_kind;
+
+/* One difference.  Everything it points to is borrowed for the callback's
+   duration. */
+typedef struct strata_change {
+    strata_change_kind kind;
+    strata_id id;                  /* the node or relationship */
+    strata_token token;            /* label, property key, or (REL_CREATED and
+                                      REL_DELETED) relationship type */
+    const char *name;              /* the token's name */
+    strata_id start, end;          /* REL_CREATED, REL_DELETED */
+    const strata_value *old_value; /* *_PROPERTY_SET (NULL when new), *_PROPERTY_REMOVED */
+    const strata_value *new_value; /* *_PROPERTY_SET */
+} strata_change;
+
+/* Returns 0 to go on; anything else stops the diff, which then returns
+   STRATA_EINTERRUPTED. */
+typedef int (*strata_change_fn)(const strata_change *change, void *arg);
+
+/* Calls fn for each difference that turns from's state into to's, where
+   both are views of one lineage (the same graph at two times, or a graph
+   and a branch of it, or two branches): relationships deleted first, then
+   nodes (each node's changes together, in id order), then relationships
+   created and changed, so applying the changes in order never leaves a
+   relationship without its nodes.  Identity is by id: an id deleted and
+   reused between the two states shows as what changed in it (for a
+   relationship with other endpoints or type, as deleted and created).
+   Costs what differs times log n: subtrees the two states share are
+   skipped without being read.  STRATA_EINVAL (message on from) for views
+   of unrelated graphs; STRATA_ENOMEM leaves both views as they were. */
+STRATA_API strata_status strata_diff(strata_view *from, strata_view *to, strata_change_fn fn,
+                                     void *arg);
+
 /* ---- indices ---------------------------------------------------------- */
 
 typedef enum strata_index_kind {
@@ -658,7 +716,13 @@ STRATA_API strata_status strata_log_stats_get(strata_graph *g, strata_log_stats 
 /* ---- statistics -------------------------------------------------------- */
 
 typedef struct strata_memstats {
-    uint64_t graph_bytes;   /* bytes held by the graph's storage (all live versions) */
+    uint64_t graph_bytes;   /* bytes held by the storage of the graph's lineage: it,
+                               its branches and theirs (strata_branch), all live
+                               versions */
+    uint64_t private_bytes; /* bytes the committed state holds that no other
+                               version shares (neither the views of older states
+                               nor a branch): what freeing the graph would give
+                               back once its views are gone.  O(those bytes). */
     uint64_t nodes;         /* live nodes in the last committed state */
     uint64_t relationships; /* live relationships in the last committed state */
     uint64_t node_slots;    /* allocated node slots, live or free */

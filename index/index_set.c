@@ -36,6 +36,16 @@ void idxset_release(mem_ctx *m, index_set **sp)
     mem_free(m, s, set_size(s->n));
 }
 
+size_t idxset_private_bytes(const index_set *s)
+{
+    if (!s || atomic_load_explicit(&s->refs, memory_order_acquire) != 1)
+        return 0;
+    size_t bytes = set_size(s->n);
+    for (uint32_t i = 0; i < s->n; i++)
+        bytes += lstack_private_bytes(s->e[i].stack);
+    return bytes;
+}
+
 uint32_t idxset_len(const index_set *s) { return s ? s->n : 0; }
 const index_def *idxset_def(const index_set *s, uint32_t pos) { return &s->e[pos].def; }
 const level_stack *idxset_stack(const index_set *s, uint32_t pos) { return s->e[pos].stack; }

@@ -51,6 +51,9 @@ typedef struct index_set index_set;
 /* NULL is the empty set. */
 void idxset_retain(index_set *s);
 void idxset_release(mem_ctx *m, index_set **sp);
+/* Bytes only this set holds (itself and its stacks' private bytes, when
+   unshared); 0 when shared or NULL. */
+size_t idxset_private_bytes(const index_set *s);
 
 uint32_t idxset_len(const index_set *s);
 const index_def *idxset_def(const index_set *s, uint32_t pos);

@@ -16,7 +16,7 @@ struct label_index {
     struct label_bits e[];
 };
 
-static const pvec_ops word_ops = { sizeof(uint64_t), NULL, NULL };
+static const pvec_ops word_ops = { sizeof(uint64_t), NULL, NULL, NULL };
 
 static inline size_t table_size(uint32_t n)
 {
@@ -38,6 +38,16 @@ void labelidx_release(mem_ctx *m, label_index **lp)
     for (uint32_t i = 0; i < l->n; i++)
         pvec_release(&l->e[i].words, &word_ops, m);
     mem_free(m, l, table_size(l->n));
+}
+
+size_t labelidx_private_bytes(const label_index *l)
+{
+    if (!l || atomic_load_explicit(&l->refs, memory_order_acquire) != 1)
+        return 0;
+    size_t bytes = table_size(l->n);
+    for (uint32_t i = 0; i < l->n; i++)
+        bytes += pvec_private_bytes(&l->e[i].words, &word_ops);
+    return bytes;
 }
 
 /* Makes *lp private with at least n bitmaps. */

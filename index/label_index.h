@@ -30,6 +30,9 @@ typedef struct label_index label_index;
 /* NULL is the empty index. */
 void labelidx_retain(label_index *l);
 void labelidx_release(mem_ctx *m, label_index **lp);
+/* Bytes only this table holds (itself and its bitmaps' unshared chunks,
+   when unshared); 0 when shared or NULL. */
+size_t labelidx_private_bytes(const label_index *l);
 
 int labelidx_prepare(mem_ctx *m, label_index **lp, uint32_t label, uint64_t node);
 void labelidx_set(mem_ctx *m, label_index *l, uint32_t label, uint64_t node, bool on);

@@ -39,6 +39,16 @@ void lstack_release(mem_ctx *m, level_stack **sp)
     mem_free(m, s, sizeof *s);
 }
 
+size_t lstack_private_bytes(const level_stack *s)
+{
+    if (!s || atomic_load_explicit(&s->refs, memory_order_acquire) != 1)
+        return 0;
+    size_t bytes = sizeof *s + pbtree_private_bytes(&s->base);
+    for (uint32_t i = 0; i < s->depth; i++)
+        bytes += pbtree_private_bytes(&s->levels[i]);
+    return bytes;
+}
+
 uint64_t lstack_count(const level_stack *s) { return s ? s->count : 0; }
 uint32_t lstack_depth(const level_stack *s) { return s ? s->depth : 0; }
 

@@ -78,6 +78,9 @@ typedef struct level_stack level_stack;
 /* NULL is the empty stack. */
 void lstack_retain(level_stack *s);
 void lstack_release(mem_ctx *m, level_stack **sp);
+/* Bytes only this stack holds (itself, when unshared, and its trees'
+   unshared nodes); 0 when shared. */
+size_t lstack_private_bytes(const level_stack *s);
 
 /* Makes *sp writable for ops inserts/deletes (see the header comment).
    -1 when out of memory; what the stack shows is unchanged either way. */

@@ -44,6 +44,11 @@ static inline uint32_t seg_key(int dir, uint32_t type) { return type << 1 | (uin
 
 size_t adj_size(const adj_block *b) { return b ? block_size(b->segcap, b->cap) : 0; }
 uint32_t adj_len(const adj_block *b) { return b ? b->len : 0; }
+
+size_t adj_private_bytes(const adj_block *b)
+{
+    return b && atomic_load_explicit(&b->refs, memory_order_acquire) == 1 ? adj_size(b) : 0;
+}
 uint32_t adj_nsegments(const adj_block *b) { return b ? b->nseg : 0; }
 
 static inline uint32_t seg_start(const adj_block *b, uint32_t i)

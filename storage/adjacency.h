@@ -81,6 +81,8 @@ const adj_entry *adj_segment(const adj_block *b, int dir, uint32_t type, uint32_
 void adj_retain(adj_block *b);
 void adj_release(mem_ctx *m, adj_block **bp);
 size_t adj_size(const adj_block *b);
+/* adj_size when nothing else shares b; 0 when shared or NULL. */
+size_t adj_private_bytes(const adj_block *b);
 
 #ifdef STRATA_TESTING
 /* Checks invariants 1-2; 0 when sound. */

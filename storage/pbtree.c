@@ -259,6 +259,19 @@ void pbtree_release(pbtree *t, mem_ctx *m)
     pbtree_init(t);
 }
 
+static size_t node_private_bytes(const struct pbtree_node *x)
+{
+    if (!x || atomic_load_explicit(&x->refs, memory_order_acquire) != 1)
+        return 0;
+    size_t bytes = sizeof *x;
+    if (!x->leaf)
+        for (unsigned i = 0; i < x->n; i++)
+            bytes += node_private_bytes(x->kid[i]);
+    return bytes;
+}
+
+size_t pbtree_private_bytes(const pbtree *t) { return node_private_bytes(t->root); }
+
 uint32_t pbtree_op_nodes(const pbtree *t)
 {
     /* Per write: a copy and a split on every level, and a new root; the

@@ -69,6 +69,9 @@ void pbtree_init(pbtree *t);
 void pbtree_share(const pbtree *src, pbtree *dst);
 /* Drops this owner's reference; frees nodes no one else holds. */
 void pbtree_release(pbtree *t, mem_ctx *m);
+/* Bytes of the nodes only this tree holds (refcount one from the root
+   down): O(those nodes). */
+size_t pbtree_private_bytes(const pbtree *t);
 
 /* Makes sure pool holds enough nodes for ops more inserts or deletes on t
    (worst case: every node on the path copied and split, and a new root).

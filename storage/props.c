@@ -33,6 +33,16 @@ static inline size_t rec_size(uint32_t cap)
 }
 
 size_t props_size(const prop_rec *r) { return r ? rec_size(r->cap) : 0; }
+
+size_t props_private_bytes(const prop_rec *r)
+{
+    if (!r || atomic_load_explicit(&r->refs, memory_order_acquire) != 1)
+        return 0;
+    size_t bytes = props_size(r);
+    for (uint32_t i = 0; i < r->len; i++)
+        bytes += value_private_size(&cvals(r)[i]);
+    return bytes;
+}
 uint32_t props_len(const prop_rec *r) { return r ? r->len : 0; }
 uint32_t props_key_at(const prop_rec *r, uint32_t i) { return ckeys(r)[i]; }
 const value *props_val_at(const prop_rec *r, uint32_t i) { return &cvals(r)[i]; }

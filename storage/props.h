@@ -52,5 +52,8 @@ void props_retain(prop_rec *r);
 void props_release(mem_ctx *m, prop_rec **rp);
 /* Bytes of the record itself (values' heap parts not included). */
 size_t props_size(const prop_rec *r);
+/* props_size and the values' private heap bytes when nothing else shares
+   r; 0 when r is shared or NULL. */
+size_t props_private_bytes(const prop_rec *r);
 
 #endif

@@ -226,6 +226,82 @@ int pvec_is_shared(const pvec *v, uint64_t i)
     return 0;   /* a hole: writing it allocates, copies nothing */
 }
 
+static size_t chunk_private_bytes(const struct pvec_chunk *c, uint32_t h,
+                                  const pvec_ops *ops)
+{
+    if (!c || atomic_load_explicit(&c->refs, memory_order_acquire) != 1)
+        return 0;
+    size_t bytes = chunk_size(ops, h);
+    for (unsigned k = 0; k < PVEC_FANOUT; k++) {
+        if (h)
+            bytes += chunk_private_bytes(kids((struct pvec_chunk *)c)[k], h - 1, ops);
+        else if (ops->private_bytes)
+            bytes += ops->private_bytes(c->body + (size_t)k * ops->elem_size);
+    }
+    return bytes;
+}
+
+size_t pvec_private_bytes(const pvec *v, const pvec_ops *ops)
+{
+    return chunk_private_bytes(v->root, v->height, ops);
+}
+
+/* One side of a diff at some level: a chunk of its own height, which may
+   be below the level when this vector's tree is shorter (a shorter tree
+   is the first subtree of a taller one: growing adds a root above). */
+typedef struct diff_side {
+    const struct pvec_chunk *c;
+    uint32_t h;
+} diff_side;
+
+static diff_side side_kid(diff_side s, uint32_t level, unsigned k)
+{
+    if (!s.c || s.h < level)
+        return k == 0 ? s : (diff_side){ NULL, 0 };
+    return (diff_side){ kids((struct pvec_chunk *)s.c)[k], s.h - 1 };
+}
+
+typedef struct diff_walk {
+    const pvec_ops *ops;
+    pvec_diff_fn fn;
+    void *arg;
+} diff_walk;
+
+static int diff_level(const diff_walk *w, diff_side a, diff_side b, uint32_t level,
+                      uint64_t base)
+{
+    if (a.c == b.c && (a.c == NULL || a.h == b.h))
+        return 0;   /* shared, or both holes */
+    if (level == 0) {
+        size_t es = w->ops->elem_size;
+        for (unsigned k = 0; k < PVEC_FANOUT; k++) {
+            const void *ea = a.c ? a.c->body + k * es : zero_elem;
+            const void *eb = b.c ? b.c->body + k * es : zero_elem;
+            if (memcmp(ea, eb, es) != 0) {
+                int rc = w->fn(base + k, ea, eb, w->arg);
+                if (rc)
+                    return rc;
+            }
+        }
+        return 0;
+    }
+    for (unsigned k = 0; k < PVEC_FANOUT; k++) {
+        int rc = diff_level(w, side_kid(a, level, k), side_kid(b, level, k), level - 1,
+                            base + ((uint64_t)k << (level * PVEC_BITS)));
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int pvec_diff(const pvec *a, const pvec *b, const pvec_ops *ops, pvec_diff_fn fn, void *arg)
+{
+    diff_walk w = { ops, fn, arg };
+    uint32_t level = a->height > b->height ? a->height : b->height;
+    return diff_level(&w, (diff_side){ a->root, a->height }, (diff_side){ b->root, b->height },
+                      level, 0);
+}
+
 #ifdef STRATA_TESTING
 static int check_chunk(const struct pvec_chunk *c, uint32_t h, uint64_t base,
                        uint64_t len, const pvec_ops *ops)

@@ -61,6 +61,8 @@ typedef struct pvec_ops {
     void (*retain)(void *elem);
     /* Drop what an element owns when its leaf is freed (may be NULL). */
     void (*release)(void *elem, mem_ctx *m);
+    /* Bytes an element owns that nothing else shares (may be NULL). */
+    size_t (*private_bytes)(const void *elem);
 } pvec_ops;
 
 struct pvec_chunk;
@@ -105,6 +107,20 @@ int pvec_pop(pvec *v, const pvec_ops *ops, mem_ctx *m);
 /* Whether any chunk on the path to element i is shared: the write would
    copy.  For diagnostics and tests. */
 int pvec_is_shared(const pvec *v, uint64_t i);
+
+/* Bytes of the chunks only this owner holds (refcount one all the way
+   from the root), with what their elements own privately: the memory the
+   vector would give back if it were released.  O(those chunks): a shared
+   chunk is not entered, since everything under it is shared too. */
+size_t pvec_private_bytes(const pvec *v, const pvec_ops *ops);
+
+/* Calls fn(i, a's element i, b's element i, arg) in increasing i for every
+   i whose element bytes differ between a and b (an index past one
+   vector's length reads as its zero element).  Chunks the two share are
+   skipped unread, so the cost grows with the leaves that differ, not
+   with the length.  Stops at fn's first nonzero return and returns it. */
+typedef int (*pvec_diff_fn)(uint64_t i, const void *a, const void *b, void *arg);
+int pvec_diff(const pvec *a, const pvec *b, const pvec_ops *ops, pvec_diff_fn fn, void *arg);
 
 #ifdef STRATA_TESTING
 /* Structural check: heights, refcounts > 0, zeroed tail.  0 when sound. */

@@ -1,5 +1,6 @@
 #include "storage/store.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static void props_elem_retain(void *e) { props_retain(*(prop_rec **)e); }
@@ -7,10 +8,92 @@ static void props_elem_release(void *e, mem_ctx *m) { props_release(m, (prop_rec
 static void adj_elem_retain(void *e) { adj_retain(*(adj_block **)e); }
 static void adj_elem_release(void *e, mem_ctx *m) { adj_release(m, (adj_block **)e); }
 
-static const pvec_ops node_meta_ops = { sizeof(node_meta), NULL, NULL };
-static const pvec_ops rel_meta_ops = { sizeof(rel_meta), NULL, NULL };
-static const pvec_ops props_ops = { sizeof(prop_rec *), props_elem_retain, props_elem_release };
-static const pvec_ops adj_ops = { sizeof(adj_block *), adj_elem_retain, adj_elem_release };
+static size_t props_elem_private(const void *e) { return props_private_bytes(*(prop_rec *const *)e); }
+static size_t adj_elem_private(const void *e) { return adj_private_bytes(*(adj_block *const *)e); }
+
+static const pvec_ops node_meta_ops = { sizeof(node_meta), NULL, NULL, NULL };
+static const pvec_ops rel_meta_ops = { sizeof(rel_meta), NULL, NULL, NULL };
+static const pvec_ops props_ops = { sizeof(prop_rec *), props_elem_retain, props_elem_release,
+                                    props_elem_private };
+static const pvec_ops adj_ops = { sizeof(adj_block *), adj_elem_retain, adj_elem_release,
+                                  adj_elem_private };
+
+void id_list_free(id_list *l, mem_ctx *m)
+{
+    mem_free(m, l->ids, l->cap * sizeof *l->ids);
+    *l = (id_list){ 0 };
+}
+
+typedef struct diff_collect {
+    id_list *out;
+    mem_ctx *m;
+} diff_collect;
+
+static int collect_id(uint64_t i, const void *a, const void *b, void *arg)
+{
+    (void)a, (void)b;
+    diff_collect *d = arg;
+    id_list *l = d->out;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 64;
+        uint64_t *ids = mem_realloc(d->m, l->ids, l->cap * sizeof *ids, cap * sizeof *ids);
+        if (!ids)
+            return -1;
+        l->ids = ids;
+        l->cap = cap;
+    }
+    l->ids[l->n++] = i;
+    return 0;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Each walk yields ascending ids; the two lists are sorted together and
+   made unique. */
+static int diff_pair(const pvec *ma, const pvec *mb, const pvec_ops *meta_ops, const pvec *pa,
+                     const pvec *pb, mem_ctx *m, id_list *out)
+{
+    diff_collect d = { out, m };
+    *out = (id_list){ 0 };
+    if (pvec_diff(ma, mb, meta_ops, collect_id, &d) != 0 ||
+        pvec_diff(pa, pb, &props_ops, collect_id, &d) != 0) {
+        id_list_free(out, m);
+        return -1;
+    }
+    if (out->n > 1)
+        qsort(out->ids, out->n, sizeof *out->ids, cmp_id);
+    size_t k = 0;
+    for (size_t i = 0; i < out->n; i++)
+        if (k == 0 || out->ids[k - 1] != out->ids[i])
+            out->ids[k++] = out->ids[i];
+    out->n = k;
+    return 0;
+}
+
+int store_diff_nodes(const store *a, const store *b, mem_ctx *m, id_list *out)
+{
+    return diff_pair(&a->node_meta, &b->node_meta, &node_meta_ops, &a->node_props,
+                     &b->node_props, m, out);
+}
+
+int store_diff_rels(const store *a, const store *b, mem_ctx *m, id_list *out)
+{
+    return diff_pair(&a->rel_meta, &b->rel_meta, &rel_meta_ops, &a->rel_props, &b->rel_props,
+                     m, out);
+}
+
+size_t store_private_bytes(const store *s)
+{
+    return pvec_private_bytes(&s->node_meta, &node_meta_ops) +
+           pvec_private_bytes(&s->node_props, &props_ops) +
+           pvec_private_bytes(&s->node_adj, &adj_ops) +
+           pvec_private_bytes(&s->rel_meta, &rel_meta_ops) +
+           pvec_private_bytes(&s->rel_props, &props_ops);
+}
 
 void store_init(store *s)
 {

@@ -68,6 +68,22 @@ void store_init(store *s);
 /* dst becomes a second owner of everything src holds: O(1). */
 void store_share(const store *src, store *dst);
 void store_release(store *s, mem_ctx *m);
+/* Bytes only this store holds: unshared chunks and the unshared records
+   and blocks they point to.  O(those bytes). */
+size_t store_private_bytes(const store *s);
+
+/* Slot ids, ascending and each once. */
+typedef struct id_list {
+    uint64_t *ids;
+    size_t n, cap;
+} id_list;
+void id_list_free(id_list *l, mem_ctx *m);
+/* The node (relationship) slots whose meta or properties differ between a
+   and b, two stores sharing structure, into *out (empty on entry; the
+   array comes from m): O(differing leaves), since the walk skips every
+   chunk the two share.  -1 when out of memory (*out freed). */
+int store_diff_nodes(const store *a, const store *b, mem_ctx *m, id_list *out);
+int store_diff_rels(const store *a, const store *b, mem_ctx *m, id_list *out);
 
 /* Reads: NULL / false for ids that are out of range or not live. */
 const node_meta *store_node(const store *s, uint64_t id);

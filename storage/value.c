@@ -227,6 +227,18 @@ size_t value_heap_size(const value *v)
     return total;
 }
 
+size_t value_private_size(const value *v)
+{
+    struct value_heap *h = heap_of(v);
+    if (!h || atomic_load_explicit(&h->refs, memory_order_acquire) != 1)
+        return 0;
+    size_t total = h->size;
+    size_t n = heap_cells(value_kind(v), h);
+    for (size_t i = 0; i < n; i++)
+        total += value_private_size(&h->items[i]);
+    return total;
+}
+
 /* ---- strings --------------------------------------------------------- */
 
 int value_string(mem_ctx *m, const char *s, size_t len, value *out)

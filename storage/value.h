@@ -194,5 +194,8 @@ uint64_t value_hash(const value *v);
    strings): its heap object and, recursively, those of the values inside
    it, a shared one counted once per reference.  For memory statistics. */
 size_t value_heap_size(const value *v);
+/* Like value_heap_size, but only the heap objects no other value shares
+   (refcount one), entered only through such objects. */
+size_t value_private_size(const value *v);
 
 #endif
