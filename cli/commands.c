@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/branches.h"
 #include "cli/commands.h"
 #include "cli/cypher_text.h"
 #include "cli/export.h"
@@ -335,6 +336,12 @@ static const command commands[] = {
     {"open", "FILE", "replace the graph by the one saved in FILE", cmd_open},
     {"checkpoint", "", "snapshot a database opened on a directory and restart its log",
      cmd_checkpoint},
+    {"branch", "NAME", "branch the graph in use (the program's own is main) and switch to it",
+     cmd_branch},
+    {"branches", "", "list the graphs: name, created from, size, private memory", cmd_branches},
+    {"use", "NAME", "switch to the graph named NAME", cmd_use},
+    {"diff", "NAME", "what the graph in use changed since the graph named NAME", cmd_diff},
+    {"discard", "NAME", "free the graph named NAME (not the one in use)", cmd_discard},
 };
 
 size_t command_count(void) { return sizeof commands / sizeof commands[0]; }

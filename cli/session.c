@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli/branches.h"
 #include "cli/interrupt.h"
 #include "cli/session.h"
 #include "cli/table.h"
@@ -15,6 +16,7 @@ void session_init(session *s, strata_graph *g, out_format fmt)
 
 void session_free(session *s)
 {
+    branches_free(s);
     for (size_t i = 0; i < s->nparams; i++) {
         free(s->pnames[i]);
         strata_value_free(&s->pvals[i]);
@@ -111,6 +113,35 @@ static out_status print_result(session *s, strata_result *r, double t0)
     return out_result(stdout, s->fmt, r, t0);
 }
 
+/* Prints r, or the error of st / r, and counts a failure. */
+static void report(session *s, strata_status st, strata_result *r, const char *text, double t0,
+                   const char *errmsg)
+{
+    out_status printed = st == STRATA_OK ? print_result(s, r, t0) : OUT_FAILED;
+    if (printed == OUT_PRINTED) {
+        /* done */
+    } else if (printed == OUT_REPORTED) {
+        s->failed = true;
+    } else if (r && strata_result_error(r)) {
+        out_error_in(stdout, s->fmt, strata_result_error(r), text);
+        s->failed = true;
+    } else {
+        session_error(s, errmsg);
+    }
+    if (s->failed && s->bail)
+        s->quit = true;
+}
+
+void session_run_view(session *s, strata_view *v, const char *text,
+                      const strata_value *params)
+{
+    strata_result *r = NULL;
+    double t0 = out_now_ms();
+    strata_status st = strata_view_query(v, text, params, &r);
+    report(s, st, r, text, t0, "out of memory");
+    strata_result_free(&r);
+}
+
 void session_run(session *s, const char *text)
 {
     /* positions count from the statement's first line */
@@ -123,20 +154,8 @@ void session_run(session *s, const char *text)
        its result is read: a Ctrl-C stops either */
     interrupt_watch(s->g);
     strata_status st = strata_query(s->g, text, params, &r);
-    out_status printed = st == STRATA_OK ? print_result(s, r, t0) : OUT_FAILED;
+    report(s, st, r, text, t0, strata_errmsg(s->g));
     interrupt_unwatch();
-    if (printed == OUT_PRINTED) {
-        /* done */
-    } else if (printed == OUT_REPORTED) {
-        s->failed = true;
-    } else if (r && strata_result_error(r)) {
-        out_error_in(stdout, s->fmt, strata_result_error(r), text);
-        s->failed = true;
-    } else {
-        session_error(s, strata_errmsg(s->g));
-    }
     strata_result_free(&r);
     strata_value_free(&params);
-    if (s->failed && s->bail)
-        s->quit = true;
 }

@@ -24,6 +24,11 @@ typedef struct session {
     char **pnames;      /* :param names (owned) */
     strata_value **pvals;
     size_t nparams;
+    /* The named graphs of :branch (cli/branches.h); empty until the first
+       branch, when the graph in use becomes "main".  The entry in_use has
+       its graph and path in g and path above. */
+    struct named_graph *graphs;
+    size_t ngraphs, in_use;
 } session;
 
 /* A session over g, which it takes over (session_free frees it). */
@@ -43,6 +48,11 @@ strata_view *session_view(session *s);
 
 /* Runs one Cypher statement and prints its result or its error. */
 void session_run(session *s, const char *text);
+/* Runs text, a read-only statement, on the view v with params, and prints
+   its result or its error like session_run: for client commands whose
+   answer is rows (text never contains user input). */
+void session_run_view(session *s, strata_view *v, const char *text,
+                      const strata_value *params);
 /* Reports a failed client command (an ArgumentError at 1:1 in jsonl). */
 void session_error(session *s, const char *message);
 /* The same with another category (IOError, OutOfMemory, ...). */
