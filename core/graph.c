@@ -71,6 +71,8 @@ static void lineage_release(lineage *l)
     for (int k = 0; k < 3; k++)
         intern_free(&l->tokens[k]);
     intern_free(&l->labelsets);
+    pbtree_pool_free(&l->spare, m);
+    pthread_mutex_destroy(&l->pool_lock);
     mem_free(m, l, sizeof *l);
     mem_ctx_release(m);
 }
@@ -86,6 +88,8 @@ static lineage *lineage_new(void)
         return NULL;
     }
     atomic_init(&l->refs, 1);
+    atomic_init(&l->graphs, 0);
+    pthread_mutex_init(&l->pool_lock, NULL);
     l->m = m;
     uint32_t empty;
     for (int k = 0; k < 3; k++)
@@ -210,6 +214,7 @@ static strata_graph *graph_make(catalog *c, version *v)
     pthread_mutex_init(&g->lock, NULL);
     g->cat = c;
     atomic_fetch_add_explicit(&c->refs, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&c->lin->graphs, 1, memory_order_relaxed);
     g->m = c->m;
     g->current = v;
     return g;
@@ -282,6 +287,7 @@ void strata_graph_free(strata_graph **gp)
         version_release(&g->bases[i]);
     mem_free(c->m, g->bases, g->capbases * sizeof *g->bases);
     pbtree_pool_free(&g->pool, c->m);
+    atomic_fetch_sub_explicit(&c->lin->graphs, 1, memory_order_relaxed);
     pthread_mutex_destroy(&g->lock);
     mem_free(c->m, g, sizeof *g);
     catalog_release(&c);
@@ -304,9 +310,32 @@ static void fold_back(strata_graph *g)
     g->nbases = keep;
 }
 
+/* The lineage's reserve of index nodes moves into this writer's pool for
+   the call, and back at its end (lineage in graph_impl.h). */
+static void pool_borrow(strata_graph *g)
+{
+    lineage *l = g->cat->lin;
+    if (atomic_load_explicit(&l->graphs, memory_order_relaxed) < 2)
+        return;
+    pthread_mutex_lock(&l->pool_lock);
+    pbtree_pool_move(&g->pool, &l->spare, PBTREE_POOL_KEEP, g->m);
+    pthread_mutex_unlock(&l->pool_lock);
+}
+
+static void pool_return(strata_graph *g)
+{
+    lineage *l = g->cat->lin;
+    if (atomic_load_explicit(&l->graphs, memory_order_relaxed) < 2)
+        return;
+    pthread_mutex_lock(&l->pool_lock);
+    pbtree_pool_move(&l->spare, &g->pool, PBTREE_POOL_KEEP, g->m);
+    pthread_mutex_unlock(&l->pool_lock);
+}
+
 version *graph_write_begin(strata_graph *g)
 {
     pthread_mutex_lock(&g->lock);
+    pool_borrow(g);
     fold_back(g);
     g->fork_old = NULL;
     g->write_mark = g->j.n;
@@ -375,6 +404,7 @@ nomem:
 
 void graph_write_end(strata_graph *g)
 {
+    pool_return(g);
     g->fork_old = NULL;
     pthread_mutex_unlock(&g->lock);
 }

@@ -60,6 +60,14 @@ typedef struct lineage {
     mem_ctx *m;
     interner *tokens[3];   /* by strata_token_kind */
     interner *labelsets;   /* sorted uint32 label arrays; id 0 is empty */
+    /* While the lineage has more than one graph, their writers share one
+       reserve of index tree nodes: a write call takes it (graph_write_begin)
+       and gives back what is left (graph_write_end), so a thousand idle
+       branches hold one reserve, not a thousand.  A lone graph keeps its
+       own and pays nothing for this. */
+    atomic_uint graphs;
+    pthread_mutex_t pool_lock;
+    pbtree_pool spare;
 } lineage;
 
 /* The state every version of one graph shares: its lineage's memory and

@@ -42,7 +42,6 @@
 
 /* Freed nodes the pool keeps for later writes; beyond that they go back to
    the allocator, so a mass delete does not pin its memory. */
-#define POOL_KEEP 64
 
 _Static_assert(PBTREE_ORDER >= 4 && PBTREE_ORDER <= UINT16_MAX, "n is a uint16_t");
 
@@ -121,7 +120,7 @@ static struct pbtree_node *pool_take(pbtree_pool *pool, bool leaf)
 static void pool_put(pbtree_pool *pool, mem_ctx *m, struct pbtree_node *x)
 {
     assert(x->n == 0);
-    if (pool->n < POOL_KEEP)
+    if (pool->n < PBTREE_POOL_KEEP)
         pool_push(pool, x);
     else
         mem_free(m, x, sizeof *x);
@@ -306,6 +305,22 @@ void pbtree_pool_free(pbtree_pool *pool, mem_ctx *m)
         mem_free(m, x, sizeof *x);
     }
     pool->n = 0;
+}
+
+void pbtree_pool_move(pbtree_pool *to, pbtree_pool *from, uint32_t keep, mem_ctx *m)
+{
+    while (from->free) {
+        struct pbtree_node *x = from->free;
+        from->free = x->next_free;
+        pool_push(to, x);
+    }
+    from->n = 0;
+    while (to->n > keep) {
+        struct pbtree_node *x = to->free;
+        to->free = x->next_free;
+        to->n--;
+        mem_free(m, x, sizeof *x);
+    }
 }
 
 int pbtree_insert(pbtree *t, pbtree_pool *pool, mem_ctx *m, const value *key, uint64_t id)

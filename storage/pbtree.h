@@ -58,6 +58,10 @@ typedef struct pbtree {
     uint64_t count;
 } pbtree;
 
+/* Nodes a pool keeps for later writes; beyond that, nodes go back to the
+   allocator. */
+#define PBTREE_POOL_KEEP 64
+
 /* Spare nodes set aside for writes that must not fail. */
 typedef struct pbtree_pool {
     struct pbtree_node *free;     /* linked through the nodes' first word */
@@ -78,6 +82,9 @@ size_t pbtree_private_bytes(const pbtree *t);
    -1 when out of memory; nothing else changes. */
 int pbtree_reserve(pbtree_pool *pool, mem_ctx *m, const pbtree *t, uint32_t ops);
 void pbtree_pool_free(pbtree_pool *pool, mem_ctx *m);
+/* Moves every node of from into to, then frees what to holds beyond keep:
+   O(nodes moved and freed). */
+void pbtree_pool_move(pbtree_pool *to, pbtree_pool *from, uint32_t keep, mem_ctx *m);
 /* Worst-case nodes one insert or delete on t can take. */
 uint32_t pbtree_op_nodes(const pbtree *t);
 
