@@ -272,7 +272,8 @@ static PyObject *graph_memory(PyObject *o, PyObject *unused)
     strata_status st = strata_memory_stats(self->g, &m);
     if (st != STRATA_OK)
         return raise_status(st, strata_errmsg(self->g));
-    return Py_BuildValue("{sKsKsKsKsK}", "graph_bytes", (unsigned long long)m.graph_bytes,
+    return Py_BuildValue("{sKsKsKsKsKsK}", "graph_bytes", (unsigned long long)m.graph_bytes,
+                         "private_bytes", (unsigned long long)m.private_bytes,
                          "nodes", (unsigned long long)m.nodes, "relationships",
                          (unsigned long long)m.relationships, "node_slots",
                          (unsigned long long)m.node_slots, "rel_slots",
@@ -416,6 +417,10 @@ static PyMethodDef view_methods[] = {
       "query(text, params=None, **params) -> Result (read-only)" },
     { "release", view_release, METH_NOARGS, "release(): let the view's state go" },
     { "save", view_save, METH_O, "save(path): write this view's state to a file" },
+    { "branch", view_branch, METH_NOARGS,
+      "branch() -> Graph: a writable graph starting at this view's state, in O(1)" },
+    { "diff", view_diff, METH_O,
+      "diff(other) -> [Change]: what turns this view's state into other's" },
     { "__enter__", view_enter, METH_NOARGS, NULL },
     { "__exit__", view_exit, METH_VARARGS, NULL },
     { NULL, NULL, 0, NULL },

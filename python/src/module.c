@@ -127,14 +127,14 @@ static PyObject *py_register(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
     static char *names[] = { "make_error", "duration_type", "make_temporal", "temporal_fields",
-                             NULL };
-    PyObject *a, *b, *c, *d;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOO", names, &a, &b, &c, &d))
+                             "make_change", NULL };
+    PyObject *a, *b, *c, *d, *e;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOO", names, &a, &b, &c, &d, &e))
         return NULL;
     PyObject **slots[] = { &helpers.make_error, &helpers.duration_type, &helpers.make_temporal,
-                           &helpers.temporal_fields };
-    PyObject *given[] = { a, b, c, d };
-    for (int i = 0; i < 4; i++) {
+                           &helpers.temporal_fields, &helpers.make_change };
+    PyObject *given[] = { a, b, c, d, e };
+    for (int i = 0; i < 5; i++) {
         PyObject *old = *slots[i];
         *slots[i] = Py_NewRef(given[i]);
         Py_XDECREF(old);
@@ -155,7 +155,6 @@ static void do_load(void *arg)
     c->st = strata_load_ex(c->path, &c->g, c->err, sizeof c->err);
 }
 
-PyObject *graph_adopt(strata_graph *g);   /* graph.c */
 
 static PyObject *py_load(PyObject *self, PyObject *arg)
 {

@@ -76,6 +76,7 @@ typedef struct py_helpers {
     PyObject *duration_type;  /* strata.Duration */
     PyObject *make_temporal;  /* (type, days, nanos, offset, zone) -> date/time/datetime */
     PyObject *temporal_fields;/* (obj) -> (type, days, nanos, offset, zone) or None */
+    PyObject *make_change;    /* strata.Change(kind, id, name, start, end, old, new) */
 } py_helpers;
 extern py_helpers helpers;
 
@@ -103,11 +104,16 @@ int params_to_value(PyObject *params, strata_value **out);
 
 /* graph.c */
 PyObject *view_wrap(strata_view *v, PyObject *graph);   /* steals v */
+PyObject *graph_adopt(strata_graph *g);                 /* a Graph owning g (freed on failure) */
 int graph_types_init(PyObject *module);
 
 /* bulk.c: Graph._create_nodes and Graph._create_relationships */
 PyObject *graph_create_nodes(PyObject *graph, PyObject *args);
 PyObject *graph_create_relationships(PyObject *graph, PyObject *args);
+
+/* branch.c: View.branch() and View.diff(other) */
+PyObject *view_branch(PyObject *view, PyObject *unused);
+PyObject *view_diff(PyObject *view, PyObject *other);
 
 /* result.c */
 PyObject *result_wrap(strata_result *r, PyObject *graph, strata_cancel *cancel);   /* steals r, cancel */

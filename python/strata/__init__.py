@@ -15,15 +15,19 @@ from ._errors import (ArgumentError, ConstraintError, CypherSemanticError,
                       CypherSyntaxError, CypherTypeError, EntityNotFound, Error,
                       Interrupted, OutOfMemory, StrataIOError, make_error)
 from ._values import Duration, make_temporal, temporal_fields
-from . import _graph, _frames, _convert
+from . import _graph, _frames, _convert, _branches
+from ._branches import Change
 
 _strata._register(make_error=make_error, duration_type=Duration,
-                  make_temporal=make_temporal, temporal_fields=temporal_fields)
+                  make_temporal=make_temporal, temporal_fields=temporal_fields,
+                  make_change=Change)
 
 Graph.transaction = _graph.transaction
 Graph.load_frames = _frames.load_frames
 Graph.__enter__ = _graph.enter
 Graph.__exit__ = _graph.exit
+Graph.branch = _branches.branch
+Graph.algo = property(_branches.algo)
 Result.to_pandas = _convert.to_pandas
 Result.to_networkx = _convert.to_networkx
 from_networkx = _convert.from_networkx
@@ -35,7 +39,7 @@ def load(path):
 
 
 __all__ = [
-    "Graph", "View", "Result", "Node", "Relationship", "Path", "Duration", "load",
+    "Graph", "View", "Result", "Node", "Relationship", "Path", "Duration", "Change", "load",
     "from_networkx", "Error", "CypherSyntaxError", "CypherSemanticError", "CypherTypeError",
     "ArgumentError", "EntityNotFound", "ConstraintError", "StrataIOError", "OutOfMemory",
     "Interrupted",
