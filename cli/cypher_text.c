@@ -1,6 +1,5 @@
-/* cypher_text — Cypher-like text of values for tables.  Values are read
-   from the engine's own representation (core/graph_impl.h), as the JSON
-   output does. */
+/* cypher_text — Cypher-like text of values for tables, read through the
+   public value API (strata.h), as the JSON output is. */
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -8,8 +7,6 @@
 #include <string.h>
 
 #include "cli/cypher_text.h"
-#include "core/graph_impl.h"
-#include "query/functions_temporal.h"
 
 void float_text(char *buf, size_t cap, double f)
 {
@@ -65,61 +62,90 @@ static void name_text(strbuf *b, const char *s)
     strbuf_str(b, "`");
 }
 
-static void text_of(strbuf *b, strata_view *v, const value *val, bool top);
+static void text_of(strbuf *b, strata_view *v, const strata_value *val, bool top);
+
+static int cmp_key_name(const void *a, const void *b)
+{
+    return strcmp(((const entity_key *)a)->name, ((const entity_key *)b)->name);
+}
+
+entity_key *entity_keys(strata_view *v, bool node, strata_id id, size_t *n)
+{
+    *n = 0;
+    size_t count = 0;
+    strata_status st = node ? strata_node_keys(v, id, NULL, 0, &count)
+                            : strata_rel_keys(v, id, NULL, 0, &count);
+    if (st != STRATA_OK || count == 0)
+        return NULL;
+    strata_token *toks = malloc(count * sizeof *toks);
+    entity_key *keys = toks ? malloc(count * sizeof *keys) : NULL;
+    if (keys && (node ? strata_node_keys(v, id, toks, count, &count)
+                      : strata_rel_keys(v, id, toks, count, &count)) == STRATA_OK) {
+        for (size_t i = 0; i < count; i++) {
+            keys[i].token = toks[i];
+            if (strata_token_name(v, STRATA_KEY, toks[i], &keys[i].name) != STRATA_OK)
+                keys[i].name = "?";
+        }
+        qsort(keys, count, sizeof *keys, cmp_key_name);
+        *n = count;
+    } else {
+        free(keys);
+        keys = NULL;
+    }
+    free(toks);
+    return keys;
+}
+
+strata_token *node_label_tokens(strata_view *v, strata_id id, size_t *n)
+{
+    *n = 0;
+    size_t count = 0;
+    if (strata_node_labels(v, id, NULL, 0, &count) != STRATA_OK || count == 0)
+        return NULL;
+    strata_token *labels = malloc(count * sizeof *labels);
+    if (labels && strata_node_labels(v, id, labels, count, &count) == STRATA_OK) {
+        *n = count;
+        return labels;
+    }
+    free(labels);
+    return NULL;
+}
 
 /* " {k: v, ...}" of an entity's properties, by key name; nothing when it
    has none. */
 static void props_text(strbuf *b, strata_view *v, bool node, strata_id id)
 {
-    strata_token keys[256];
-    const char *names[256];
-    size_t n = 0;
-    if (node)
-        strata_node_keys(v, id, keys, 256, &n);
-    else
-        strata_rel_keys(v, id, keys, 256, &n);
-    if (n > 256)
-        n = 256;
-    for (size_t i = 0; i < n; i++)
-        if (strata_token_name(v, STRATA_KEY, keys[i], &names[i]) != STRATA_OK)
-            names[i] = "?";
-    for (size_t i = 1; i < n; i++)
-        for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
-            const char *t = names[j];
-            names[j] = names[j - 1];
-            names[j - 1] = t;
-            strata_token k = keys[j];
-            keys[j] = keys[j - 1];
-            keys[j - 1] = k;
-        }
-    for (size_t i = 0; i < n; i++) {
-        strata_value h = { value_null() };
+    size_t n;
+    entity_key *keys = entity_keys(v, node, id, &n);
+    strata_value *h = n ? strata_value_null() : NULL;
+    for (size_t i = 0; i < n && h; i++) {
         if (node)
-            strata_node_read(v, id, keys[i], &h);
+            strata_node_read(v, id, keys[i].token, h);
         else
-            strata_rel_read(v, id, keys[i], &h);
+            strata_rel_read(v, id, keys[i].token, h);
         strbuf_str(b, i ? ", " : " {");
-        name_text(b, names[i]);
+        name_text(b, keys[i].name);
         strbuf_str(b, ": ");
-        text_of(b, v, &h.v, false);
-        value_release(&h.v);
+        text_of(b, v, h, false);
     }
     if (n)
-        strbuf_str(b, "}");
+        strbuf_str(b, h ? "}" : " {...}");
+    strata_value_free(&h);
+    free(keys);
 }
 
 static void node_text(strbuf *b, strata_view *v, strata_id id)
 {
-    strata_token labels[64];
-    size_t n = 0;
-    strata_node_labels(v, id, labels, 64, &n);
+    size_t n;
+    strata_token *labels = node_label_tokens(v, id, &n);
     strbuf_str(b, "(");
-    for (size_t i = 0; i < n && i < 64; i++) {
+    for (size_t i = 0; i < n; i++) {
         const char *name = "?";
         strata_token_name(v, STRATA_LABEL, labels[i], &name);
         strbuf_str(b, ":");
         name_text(b, name);
     }
+    free(labels);
     props_text(b, v, true, id);
     strbuf_str(b, ")");
 }
@@ -137,88 +163,99 @@ static void rel_text(strbuf *b, strata_view *v, strata_id id)
 }
 
 /* node, rel, node, ...: each relationship drawn in its direction. */
-static void path_text(strbuf *b, strata_view *v, const value *items, size_t n)
+static void path_text(strbuf *b, strata_view *v, const strata_value *path)
 {
-    for (size_t i = 0; i < n; i++) {
-        if (value_kind(&items[i]) == VAL_NODE) {
-            node_text(b, v, items[i].u.id);
-            continue;
-        }
-        strata_id start = 0;
-        strata_rel_info(v, items[i].u.id, &start, NULL, NULL);
-        bool forward = i == 0 || value_kind(&items[i - 1]) != VAL_NODE ||
-                       items[i - 1].u.id == start;
+    size_t len = strata_value_path_len(path);
+    strata_id node = 0, rel = 0, start = 0;
+    strata_value_path_node(path, 0, &node);
+    node_text(b, v, node);
+    for (size_t i = 0; i < len; i++) {
+        strata_value_path_rel(path, i, &rel);
+        strata_rel_info(v, rel, &start, NULL, NULL);
+        bool forward = start == node;
         strbuf_str(b, forward ? "-" : "<-");
-        rel_text(b, v, items[i].u.id);
+        rel_text(b, v, rel);
         strbuf_str(b, forward ? "->" : "-");
+        strata_value_path_node(path, i + 1, &node);
+        node_text(b, v, node);
     }
 }
 
 /* Numbers and temporals, outside text_of's recursive frame: their
    buffers would otherwise sit in every level of a deeply nested value. */
-static __attribute__((noinline)) void scalar_text(strbuf *b, const value *val)
+static __attribute__((noinline)) void scalar_text(strbuf *b, const strata_value *val)
 {
     char num[160];
-    switch (value_kind(val)) {
-    case VAL_INT:
-        snprintf(num, sizeof num, "%lld", (long long)val->u.i);
+    int64_t i;
+    double f;
+    if (strata_value_get_int(val, &i) == STRATA_OK) {
+        snprintf(num, sizeof num, "%lld", (long long)i);
         strbuf_str(b, num);
-        break;
-    case VAL_FLOAT:
-        if (isnan(val->u.f))
+    } else if (strata_value_get_float(val, &f) == STRATA_OK) {
+        if (isnan(f))
             strbuf_str(b, "NaN");
-        else if (isinf(val->u.f))
-            strbuf_str(b, val->u.f > 0 ? "Infinity" : "-Infinity");
+        else if (isinf(f))
+            strbuf_str(b, f > 0 ? "Infinity" : "-Infinity");
         else {
-            float_text(num, sizeof num, val->u.f);
+            float_text(num, sizeof num, f);
             strbuf_str(b, num);
         }
-        break;
-    default: {
-        int n = temporal_format(val, num, sizeof num);
+    } else {
+        int n = strata_value_temporal_text(val, num, sizeof num);
         strbuf_put(b, num, n < 0 ? 0 : (size_t)n);
-        break;
-    }
     }
 }
 
-static void text_of(strbuf *b, strata_view *v, const value *val, bool top)
+static void text_of(strbuf *b, strata_view *v, const strata_value *val, bool top)
 {
     size_t len;
     const char *s;
-    switch (value_kind(val)) {
-    case VAL_NULL: strbuf_str(b, "null"); break;
-    case VAL_BOOL: strbuf_str(b, val->u.b ? "true" : "false"); break;
-    case VAL_STRING:
-        s = value_str(val, &len);
+    bool flag;
+    strata_id id = 0;
+    switch (strata_value_type(val)) {
+    case STRATA_NULL: strbuf_str(b, "null"); break;
+    case STRATA_BOOL:
+        strata_value_get_bool(val, &flag);
+        strbuf_str(b, flag ? "true" : "false");
+        break;
+    case STRATA_STRING:
+        strata_value_get_string(val, &s, &len);
         if (top)
             strbuf_put(b, s, len);
         else
             quoted(b, s, len);
         break;
-    case VAL_LIST:
+    case STRATA_LIST:
         strbuf_str(b, "[");
-        for (size_t i = 0; i < value_list_len(val); i++) {
+        for (size_t i = 0; i < strata_value_list_len(val); i++) {
             if (i)
                 strbuf_str(b, ", ");
-            text_of(b, v, &value_list_items(val)[i], false);
+            text_of(b, v, strata_value_list_at(val, i), false);
         }
         strbuf_str(b, "]");
         break;
-    case VAL_PATH: path_text(b, v, value_list_items(val), value_list_len(val)); break;
-    case VAL_MAP:
+    case STRATA_PATH: path_text(b, v, val); break;
+    case STRATA_MAP:
         strbuf_str(b, "{");
-        for (size_t i = 0; i < value_map_len(val); i++) {
+        for (size_t i = 0; i < strata_value_map_len(val); i++) {
+            const char *key = "";
+            const strata_value *item = strata_value_map_at(val, i, &key);
             if (i)
                 strbuf_str(b, ", ");
-            name_text(b, value_str(&value_map_keys(val)[i], NULL));
+            name_text(b, key);
             strbuf_str(b, ": ");
-            text_of(b, v, &value_map_vals(val)[i], false);
+            text_of(b, v, item, false);
         }
         strbuf_str(b, "}");
         break;
-    case VAL_NODE: node_text(b, v, val->u.id); break;
-    case VAL_REL: rel_text(b, v, val->u.id); break;
+    case STRATA_NODE:
+        strata_value_get_id(val, &id);
+        node_text(b, v, id);
+        break;
+    case STRATA_RELATIONSHIP:
+        strata_value_get_id(val, &id);
+        rel_text(b, v, id);
+        break;
     default:
         scalar_text(b, val);
         break;
@@ -227,10 +264,10 @@ static void text_of(strbuf *b, strata_view *v, const value *val, bool top)
 
 void cypher_text(strbuf *b, strata_view *view, const strata_value *v)
 {
-    text_of(b, view, &v->v, true);
+    text_of(b, view, v, true);
 }
 
 void cypher_literal(strbuf *b, strata_view *view, const strata_value *v)
 {
-    text_of(b, view, &v->v, false);
+    text_of(b, view, v, false);
 }

@@ -14,7 +14,6 @@
 
 #include "cli/cypher_text.h"
 #include "cli/export.h"
-#include "core/graph_impl.h"
 
 typedef struct id_set {
     strata_id *ids;
@@ -83,27 +82,42 @@ static void collect_all(entities *e)
 }
 
 /* The nodes and relationships anywhere inside a result value. */
-static void collect_value(entities *e, const value *val)
+static void collect_rel(entities *e, strata_id rel)
 {
-    switch (value_kind(val)) {
-    case VAL_NODE: id_add(e, &e->nodes, val->u.id); break;
-    case VAL_REL: {
-        strata_id start = 0, end = 0;
-        id_add(e, &e->rels, val->u.id);
-        if (strata_rel_info(e->v, val->u.id, &start, &end, NULL) == STRATA_OK) {
-            id_add(e, &e->nodes, start);
-            id_add(e, &e->nodes, end);
-        }
-        break;
+    strata_id start = 0, end = 0;
+    id_add(e, &e->rels, rel);
+    if (strata_rel_info(e->v, rel, &start, &end, NULL) == STRATA_OK) {
+        id_add(e, &e->nodes, start);
+        id_add(e, &e->nodes, end);
     }
-    case VAL_LIST:
-    case VAL_PATH:
-        for (size_t i = 0; i < value_list_len(val); i++)
-            collect_value(e, &value_list_items(val)[i]);
+}
+
+static void collect_value(entities *e, const strata_value *val)
+{
+    strata_id id = 0;
+    switch (strata_value_type(val)) {
+    case STRATA_NODE:
+        strata_value_get_id(val, &id);
+        id_add(e, &e->nodes, id);
         break;
-    case VAL_MAP:
-        for (size_t i = 0; i < value_map_len(val); i++)
-            collect_value(e, &value_map_vals(val)[i]);
+    case STRATA_RELATIONSHIP:
+        strata_value_get_id(val, &id);
+        collect_rel(e, id);
+        break;
+    case STRATA_PATH:
+        for (size_t i = 0; i < strata_value_path_len(val); i++)
+            if (strata_value_path_rel(val, i, &id) == STRATA_OK)
+                collect_rel(e, id);
+        if (strata_value_path_node(val, 0, &id) == STRATA_OK)
+            id_add(e, &e->nodes, id);
+        break;
+    case STRATA_LIST:
+        for (size_t i = 0; i < strata_value_list_len(val); i++)
+            collect_value(e, strata_value_list_at(val, i));
+        break;
+    case STRATA_MAP:
+        for (size_t i = 0; i < strata_value_map_len(val); i++)
+            collect_value(e, strata_value_map_at(val, i, NULL));
         break;
     default: break;
     }
@@ -115,28 +129,38 @@ static void collect_result(entities *e, strata_result *r)
     const strata_value *const *row;
     while (strata_result_next(r, &row))
         for (size_t i = 0; i < nc; i++)
-            collect_value(e, &row[i]->v);
+            collect_value(e, row[i]);
 }
 
 /* ---- properties, shared by both writers ---------------------------------- */
 
+/* Every property of an entity, in token order (an allocation failure
+   leaves it with none, and the writer with fewer attributes). */
 typedef struct props {
     size_t n;
-    strata_token keys[256];
-    strata_value *vals[256];
+    strata_token *keys;
+    strata_value **vals;
 } props;
 
 static void props_read(strata_view *v, bool node, strata_id id, props *p)
 {
-    p->n = 0;
-    if (node)
-        strata_node_keys(v, id, p->keys, 256, &p->n);
-    else
-        strata_rel_keys(v, id, p->keys, 256, &p->n);
-    if (p->n > 256)
-        p->n = 256;
+    *p = (props){ 0 };
+    size_t n = 0;
+    if ((node ? strata_node_keys(v, id, NULL, 0, &n) : strata_rel_keys(v, id, NULL, 0, &n)) !=
+            STRATA_OK || n == 0)
+        return;
+    p->keys = malloc(n * sizeof *p->keys);
+    p->vals = calloc(n, sizeof *p->vals);
+    if (!p->keys || !p->vals ||
+        (node ? strata_node_keys(v, id, p->keys, n, &n) : strata_rel_keys(v, id, p->keys, n, &n)) !=
+            STRATA_OK) {
+        free(p->keys);
+        free(p->vals);
+        *p = (props){ 0 };
+        return;
+    }
+    p->n = n;
     for (size_t i = 0; i < p->n; i++) {
-        p->vals[i] = NULL;
         if (node)
             strata_node_get(v, id, p->keys[i], &p->vals[i]);
         else
@@ -148,7 +172,9 @@ static void props_free(props *p)
 {
     for (size_t i = 0; i < p->n; i++)
         strata_value_free(&p->vals[i]);
-    p->n = 0;
+    free(p->keys);
+    free(p->vals);
+    *p = (props){ 0 };
 }
 
 static const char *token_name(strata_view *v, strata_token_kind kind, strata_token t)
@@ -161,13 +187,13 @@ static const char *token_name(strata_view *v, strata_token_kind kind, strata_tok
 /* ":Person:Actor" */
 static void labels_text(strbuf *b, strata_view *v, strata_id node)
 {
-    strata_token labels[64];
-    size_t n = 0;
-    strata_node_labels(v, node, labels, 64, &n);
-    for (size_t i = 0; i < n && i < 64; i++) {
+    size_t n;
+    strata_token *labels = node_label_tokens(v, node, &n);
+    for (size_t i = 0; i < n; i++) {
         strbuf_str(b, ":");
         strbuf_str(b, token_name(v, STRATA_LABEL, labels[i]));
     }
+    free(labels);
 }
 
 /* ---- dot ------------------------------------------------------------------ */

@@ -1,17 +1,16 @@
-/* output — rendering results.  Values are printed from the engine's own
-   representation (core/graph_impl.h gives the value inside a strata_value
-   handle); nodes and relationships are read through the result's view. */
+/* output — rendering results.  Values are read through the public value
+   API (strata.h: borrowed list and map items, no copies); nodes and
+   relationships through the result's view. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli/cypher_text.h"
 #include "cli/output.h"
 #include "cli/printable.h"
 #include "cli/strbuf.h"
 #include "cli/table.h"
-#include "core/graph_impl.h"
-#include "query/functions_temporal.h"
 
 static void sb_json_string(strbuf *b, const char *s, size_t len)
 {
@@ -37,60 +36,41 @@ static void sb_json_string(strbuf *b, const char *s, size_t len)
     strbuf_put(b, "\"", 1);
 }
 
-static void json_value(strbuf *b, strata_view *v, const value *val);
+static void json_value(strbuf *b, strata_view *v, const strata_value *val);
 
-static void json_props(strbuf *b, strata_view *v, bool node, uint64_t id)
+static void json_props(strbuf *b, strata_view *v, bool node, strata_id id)
 {
-    strata_token keys[256];
-    size_t n = 0;
-    if (node)
-        strata_node_keys(v, id, keys, 256, &n);
-    else
-        strata_rel_keys(v, id, keys, 256, &n);
-    if (n > 256)
-        n = 256;
-    /* by key name */
-    const char *names[256];
-    for (size_t i = 0; i < n; i++)
-        strata_token_name(v, STRATA_KEY, keys[i], &names[i]);
-    for (size_t i = 1; i < n; i++)
-        for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
-            const char *t = names[j];
-            names[j] = names[j - 1];
-            names[j - 1] = t;
-            strata_token k = keys[j];
-            keys[j] = keys[j - 1];
-            keys[j - 1] = k;
-        }
+    size_t n;
+    entity_key *keys = entity_keys(v, node, id, &n);
+    strata_value *h = n ? strata_value_null() : NULL;
+    if (n && !h)
+        b->failed = true;
     strbuf_str(b, "{");
-    for (size_t i = 0; i < n; i++) {
-        strata_value h = {value_null()};
+    for (size_t i = 0; i < n && h; i++) {
         if (node)
-            strata_node_read(v, id, keys[i], &h);
+            strata_node_read(v, id, keys[i].token, h);
         else
-            strata_rel_read(v, id, keys[i], &h);
+            strata_rel_read(v, id, keys[i].token, h);
         if (i)
             strbuf_str(b, ", ");
-        sb_json_string(b, names[i], strlen(names[i]));
+        sb_json_string(b, keys[i].name, strlen(keys[i].name));
         strbuf_str(b, ": ");
-        json_value(b, v, &h.v);
-        value_release(&h.v);
+        json_value(b, v, h);
     }
     strbuf_str(b, "}");
+    strata_value_free(&h);
+    free(keys);
 }
 
-static void json_node(strbuf *b, strata_view *v, uint64_t id)
+static void json_node(strbuf *b, strata_view *v, strata_id id)
 {
     char num[32];
     snprintf(num, sizeof num, "%llu", (unsigned long long)id);
     strbuf_str(b, "{\"~node\": {\"id\": ");
     strbuf_str(b, num);
     strbuf_str(b, ", \"labels\": [");
-    strata_token labels[64];
-    size_t n = 0;
-    strata_node_labels(v, id, labels, 64, &n);
-    if (n > 64)
-        n = 64;
+    size_t n;
+    strata_token *labels = node_label_tokens(v, id, &n);
     for (size_t i = 0; i < n; i++) {
         const char *name = "";
         strata_token_name(v, STRATA_LABEL, labels[i], &name);
@@ -98,12 +78,13 @@ static void json_node(strbuf *b, strata_view *v, uint64_t id)
             strbuf_str(b, ", ");
         sb_json_string(b, name, strlen(name));
     }
+    free(labels);
     strbuf_str(b, "], \"properties\": ");
     json_props(b, v, true, id);
     strbuf_str(b, "}}");
 }
 
-static void json_rel(strbuf *b, strata_view *v, uint64_t id)
+static void json_rel(strbuf *b, strata_view *v, strata_id id)
 {
     strata_id s = 0, e = 0;
     strata_token t = 0;
@@ -122,74 +103,114 @@ static void json_rel(strbuf *b, strata_view *v, uint64_t id)
     strbuf_str(b, "}}");
 }
 
-/* Numbers and temporals, outside json_value's recursive frame: their
-   buffers would otherwise sit in every level of a deeply nested value
-   (1,000 levels, value.h, must print on a small stack). */
-static __attribute__((noinline)) void json_scalar(strbuf *b, const value *val)
+static const char *temporal_tag(strata_type t)
 {
-    char num[160];
-    switch (value_kind(val)) {
-    case VAL_INT:
-        snprintf(num, sizeof num, "%lld", (long long)val->u.i);
-        strbuf_str(b, num);
-        break;
-    case VAL_FLOAT:
-        if (isnan(val->u.f))
-            strbuf_str(b, "{\"~float\": \"NaN\"}");
-        else if (isinf(val->u.f))
-            strbuf_str(b, val->u.f > 0 ? "{\"~float\": \"Infinity\"}" : "{\"~float\": \"-Infinity\"}");
-        else {
-            float_text(num, sizeof num, val->u.f);
-            strbuf_str(b, num);
-        }
-        break;
-    case VAL_STRING: {
-        size_t len;
-        const char *s = value_str(val, &len);
-        sb_json_string(b, s, len);
-        break;
-    }
-    default: {   /* temporals */
-        int n = temporal_format(val, num, sizeof num);
-        strbuf_str(b, "{\"");
-        strbuf_str(b, temporal_tag(val));
-        strbuf_str(b, "\": ");
-        sb_json_string(b, num, n < 0 ? 0 : (size_t)n);
-        strbuf_str(b, "}");
-        break;
-    }
+    switch (t) {
+    case STRATA_DATE: return "~date";
+    case STRATA_LOCALTIME: return "~localtime";
+    case STRATA_TIME: return "~time";
+    case STRATA_LOCALDATETIME: return "~localdatetime";
+    case STRATA_DATETIME: return "~datetime";
+    default: return "~duration";
     }
 }
 
-static void json_value(strbuf *b, strata_view *v, const value *val)
+/* Numbers, strings and temporals, outside json_value's recursive frame:
+   their buffers would otherwise sit in every level of a deeply nested
+   value (1,000 levels, strata.h, must print on a small stack). */
+static __attribute__((noinline)) void json_scalar(strbuf *b, const strata_value *val)
 {
-    switch (value_kind(val)) {
-    case VAL_NULL: strbuf_str(b, "null"); break;
-    case VAL_BOOL: strbuf_str(b, val->u.b ? "true" : "false"); break;
-    case VAL_LIST:
-    case VAL_PATH: {
-        strbuf_str(b, value_kind(val) == VAL_PATH ? "{\"~path\": [" : "[");
-        for (size_t i = 0; i < value_list_len(val); i++) {
-            if (i)
-                strbuf_str(b, ", ");
-            json_value(b, v, &value_list_items(val)[i]);
+    char num[160];
+    int64_t i;
+    double f;
+    size_t len;
+    const char *s;
+    strata_type t = strata_value_type(val);
+    if (strata_value_get_int(val, &i) == STRATA_OK) {
+        snprintf(num, sizeof num, "%lld", (long long)i);
+        strbuf_str(b, num);
+    } else if (strata_value_get_float(val, &f) == STRATA_OK) {
+        if (isnan(f))
+            strbuf_str(b, "{\"~float\": \"NaN\"}");
+        else if (isinf(f))
+            strbuf_str(b, f > 0 ? "{\"~float\": \"Infinity\"}" : "{\"~float\": \"-Infinity\"}");
+        else {
+            float_text(num, sizeof num, f);
+            strbuf_str(b, num);
         }
-        strbuf_str(b, value_kind(val) == VAL_PATH ? "]}" : "]");
-        break;
+    } else if (strata_value_get_string(val, &s, &len) == STRATA_OK) {
+        sb_json_string(b, s, len);
+    } else {   /* temporals */
+        int n = strata_value_temporal_text(val, num, sizeof num);
+        strbuf_str(b, "{\"");
+        strbuf_str(b, temporal_tag(t));
+        strbuf_str(b, "\": ");
+        sb_json_string(b, num, n < 0 ? 0 : (size_t)n);
+        strbuf_str(b, "}");
     }
-    case VAL_MAP:
-        strbuf_str(b, "{");
-        for (size_t i = 0; i < value_map_len(val); i++) {
+}
+
+/* {"~path": [node, rel, node, ...]} */
+static void json_path(strbuf *b, strata_view *v, const strata_value *path)
+{
+    size_t len = strata_value_path_len(path);
+    strata_id id = 0;
+    strbuf_str(b, "{\"~path\": [");
+    for (size_t i = 0; i <= len; i++) {
+        strata_value_path_node(path, i, &id);
+        if (i)
+            strbuf_str(b, ", ");
+        json_node(b, v, id);
+        if (i == len)
+            break;
+        strata_value_path_rel(path, i, &id);
+        strbuf_str(b, ", ");
+        json_rel(b, v, id);
+    }
+    strbuf_str(b, "]}");
+}
+
+static void json_value(strbuf *b, strata_view *v, const strata_value *val)
+{
+    bool flag;
+    strata_id id = 0;
+    switch (strata_value_type(val)) {
+    case STRATA_NULL: strbuf_str(b, "null"); break;
+    case STRATA_BOOL:
+        strata_value_get_bool(val, &flag);
+        strbuf_str(b, flag ? "true" : "false");
+        break;
+    case STRATA_LIST:
+        strbuf_str(b, "[");
+        for (size_t i = 0; i < strata_value_list_len(val); i++) {
             if (i)
                 strbuf_str(b, ", ");
-            json_scalar(b, &value_map_keys(val)[i]);
+            json_value(b, v, strata_value_list_at(val, i));
+        }
+        strbuf_str(b, "]");
+        break;
+    case STRATA_PATH: json_path(b, v, val); break;
+    case STRATA_MAP:
+        strbuf_str(b, "{");
+        for (size_t i = 0; i < strata_value_map_len(val); i++) {
+            const char *key = "";
+            const strata_value *item = strata_value_map_at(val, i, &key);
+            if (i)
+                strbuf_str(b, ", ");
+            sb_json_string(b, key, strlen(key));
             strbuf_str(b, ": ");
-            json_value(b, v, &value_map_vals(val)[i]);
+            json_value(b, v, item);
         }
         strbuf_str(b, "}");
         break;
-    case VAL_NODE: json_node(b, v, val->u.id); break;
-    case VAL_REL: json_rel(b, v, val->u.id); break;
+    case STRATA_NODE:
+        strata_value_get_id(val, &id);
+        json_node(b, v, id);
+        break;
+    case STRATA_RELATIONSHIP:
+        strata_value_get_id(val, &id);
+        json_rel(b, v, id);
+        break;
     default:
         json_scalar(b, val);
         break;
@@ -200,7 +221,7 @@ void out_json_string(strbuf *b, const char *s, size_t len) { sb_json_string(b, s
 
 void out_json_value(strbuf *b, strata_view *v, const strata_value *val)
 {
-    json_value(b, v, &val->v);
+    json_value(b, v, val);
 }
 
 bool out_is_json(out_format fmt) { return fmt == FMT_JSONL || fmt == FMT_JSON; }
@@ -230,15 +251,15 @@ int out_format_parse(const char *name, out_format *out)
 }
 
 /* A plain-text cell for csv output: strings bare, the rest as JSON. */
-static void text_cell(strbuf *b, strata_view *v, const value *val)
+static void text_cell(strbuf *b, strata_view *v, const strata_value *val)
 {
     char t[160];
     int n;
-    if (value_kind(val) == VAL_STRING) {
-        size_t len;
-        const char *s = value_str(val, &len);
+    size_t len;
+    const char *s;
+    if (strata_value_get_string(val, &s, &len) == STRATA_OK) {
         strbuf_put(b, s, len);
-    } else if ((n = temporal_format(val, t, sizeof t)) >= 0) {
+    } else if ((n = strata_value_temporal_text(val, t, sizeof t)) >= 0) {
         strbuf_put(b, t, (size_t)n);
     } else {
         json_value(b, v, val);
@@ -353,7 +374,7 @@ static out_status print_json(FILE *f, out_format fmt, strata_result *r, double t
         for (size_t i = 0; i < nc; i++) {
             if (i)
                 strbuf_str(&o.b, ", ");
-            json_value(&o.b, v, &row[i]->v);
+            json_value(&o.b, v, row[i]);
         }
         strbuf_str(&o.b, "]");
         if (!o.b.failed && o.b.n >= STREAM_CHUNK)
@@ -419,7 +440,7 @@ static out_status print_csv(FILE *f, out_format fmt, strata_result *r)
     while (!o.b.failed && !cell.failed && strata_result_next(r, &row)) {
         for (size_t i = 0; i < nc; i++) {
             cell.n = 0;
-            text_cell(&cell, v, &row[i]->v);
+            text_cell(&cell, v, row[i]);
             if (i)
                 strbuf_put(&o.b, ",", 1);
             csv_field(&o.b, cell.p ? cell.p : "", cell.n);

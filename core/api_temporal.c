@@ -138,3 +138,10 @@ strata_status strata_value_path_rel(const strata_value *v, size_t i, strata_id *
 {
     return i >= SIZE_MAX / 2 ? STRATA_ENOTFOUND : path_item(v, 2 * i + 1, out);
 }
+
+int strata_value_temporal_text(const strata_value *v, char *buf, size_t cap)
+{
+    if (!v || (!buf && cap))
+        return -1;
+    return temporal_format(&v->v, buf, cap);
+}

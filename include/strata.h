@@ -425,6 +425,12 @@ STRATA_API strata_status strata_value_list_get(const strata_value *v, size_t i,
 STRATA_API strata_value *strata_value_map(const char *const *keys,
                                           const strata_value *const *vals, size_t n);
 STRATA_API size_t strata_value_map_len(const strata_value *v);
+/* Borrowed element i of a list, or entry i of a map (its key, NUL-
+   terminated, in *key when key is not NULL): no allocation, valid while v
+   lives.  NULL when v is not a list (map) or i is out of range. */
+STRATA_API const strata_value *strata_value_list_at(const strata_value *v, size_t i);
+STRATA_API const strata_value *strata_value_map_at(const strata_value *v, size_t i,
+                                                   const char **key);
 /* Entry i: the key (borrowed, NUL-terminated, valid while v lives) and a
    new value holding a copy of its value (key or val may be NULL). */
 STRATA_API strata_status strata_value_map_entry(const strata_value *v, size_t i,
@@ -466,6 +472,11 @@ STRATA_API strata_status strata_value_temporal(const strata_temporal *t, strata_
 STRATA_API strata_status strata_value_get_duration(const strata_value *v, strata_duration *out);
 /* A new duration value (nanos outside 0 .. 999,999,999: STRATA_EINVAL). */
 STRATA_API strata_status strata_value_duration(const strata_duration *d, strata_value **out);
+/* The ISO 8601 text Cypher prints for a temporal or duration value
+   ("2024-05-01T10:00+02:00[Europe/Stockholm]", "P1M2DT3.5S"), like
+   snprintf: the length it needs (buf holds at most cap - 1 bytes and a
+   NUL); -1 for a value of any other type. */
+STRATA_API int strata_value_temporal_text(const strata_value *v, char *buf, size_t cap);
 
 /* Paths: a path of length n (relationships) has nodes 0..n and
    relationships 0..n-1, relationship i joining nodes i and i + 1. */

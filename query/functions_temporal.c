@@ -418,31 +418,6 @@ int temporal_arith(exec *x, const cypher_ast_node *at, char op, const value *a, 
                      "cannot apply %c to these temporal operands", op);
 }
 
-int temporal_format(const value *v, char *buf, size_t cap)
-{
-    if (value_kind(v) == VAL_DURATION) {
-        duration d;
-        return duration_from_value(v, &d) == 0 ? duration_format_iso(&d, buf, cap) : -1;
-    }
-    temporal t;
-    if (temporal_from_value(v, &t) != 0)
-        return -1;
-    return temporal_format_iso(&t, buf, cap);
-}
-
-const char *temporal_tag(const value *v)
-{
-    switch (value_kind(v)) {
-    case VAL_DATE: return "~date";
-    case VAL_LOCALTIME: return "~localtime";
-    case VAL_TIME: return "~time";
-    case VAL_LOCALDATETIME: return "~localdatetime";
-    case VAL_DATETIME: return "~datetime";
-    case VAL_DURATION: return "~duration";
-    default: return NULL;
-    }
-}
-
 const char *temporal_type_name(const value *v)
 {
     return value_is_temporal(v) ? value_type_name(v) : NULL;

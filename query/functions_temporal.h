@@ -48,12 +48,6 @@ int temporal_property(exec *x, const cypher_ast_node *at, const value *v, const 
 int temporal_arith(exec *x, const cypher_ast_node *at, char op, const value *a, const value *b,
                    value *out);
 
-/* The ISO string Cypher prints (snprintf-like: the length it needs), or
-   -1 when v is not temporal. */
-int temporal_format(const value *v, char *buf, size_t cap);
-/* The JSON tag for output: "~date", "~localtime", "~time", "~localdatetime",
-   "~datetime", "~duration"; NULL for other kinds. */
-const char *temporal_tag(const value *v);
 /* Cypher's type name: "Date", "LocalTime", "Time", "LocalDateTime",
    "DateTime", "Duration"; NULL for other kinds. */
 const char *temporal_type_name(const value *v);

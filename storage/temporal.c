@@ -1687,6 +1687,18 @@ int temporal_format_iso(const temporal *t, char *buf, size_t cap)
     return snprintf(buf, cap, "%s", tmp);
 }
 
+int temporal_format(const value *v, char *buf, size_t cap)
+{
+    if (value_kind(v) == VAL_DURATION) {
+        duration d;
+        return duration_from_value(v, &d) == 0 ? duration_format_iso(&d, buf, cap) : -1;
+    }
+    temporal t;
+    if (temporal_from_value(v, &t) != 0)
+        return -1;
+    return temporal_format_iso(&t, buf, cap);
+}
+
 int duration_format_iso(const duration *d, char *buf, size_t cap)
 {
     char tmp[200];

@@ -127,6 +127,9 @@ int temporal_resolve_zone(temporal *t, temporal_err *e);
 /* ISO string Cypher prints; returns the length (snprintf-like). */
 int temporal_format_iso(const temporal *t, char *buf, size_t cap);
 int duration_format_iso(const duration *d, char *buf, size_t cap);
+/* The ISO string Cypher prints for a temporal or duration value
+   (snprintf-like: the length it needs), or -1 for other kinds. */
+int temporal_format(const value *v, char *buf, size_t cap);
 
 /* ---- accessors ---- */
 /* Component by name (date.year, dt.timezone, dur.minutesOfHour, ...):

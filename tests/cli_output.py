@@ -151,9 +151,32 @@ def test_escapes_in_errors():
           ':schema as text: names carry no raw escapes', out)
 
 
+def test_entities_print_whole():
+    """A node's every label and property, in every format (they once
+    stopped at 64 labels and 256 properties)."""
+    labels = ''.join(f':L{i}' for i in range(100))
+    props = ', '.join(f'p{i}: {i}' for i in range(300))
+    setup = f'CREATE (n{labels} {{{props}}})-[:T {{{props}}}]->();\n'.encode()
+    status, out = run(['--format', 'jsonl'], setup + b'MATCH (n)-[r]->() RETURN n, r;\n')
+    rows = json.loads(out.splitlines()[-1])['rows']
+    node, rel = rows[0][0]['~node'], rows[0][1]['~relationship']
+    check(len(node['labels']) == 100 and len(node['properties']) == 300 and
+          len(rel['properties']) == 300, 'jsonl: every label and property', out[:200])
+    status, out = run(['--format', 'table'],
+                      setup + b'MATCH (n)-[r]->() RETURN n, r;\n')
+    check(b':L99' in out and out.count(b'p299: 299') == 2, 'table: every label and property',
+          out[:200])
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, 'g.graphml')
+        status, out = run(['--format', 'jsonl'], setup + f':export {path}\n'.encode())
+        text = open(path).read() if os.path.exists(path) else ''
+        check(status == 0 and text.count('>299<') == 2 and 'L99' in text,
+              ':export: every label and property', out)
+
+
 STRATA = sys.argv[1]
 for test in (test_failure_part_way, test_nul_in_strings, test_escapes_in_errors,
-             test_streaming):
+             test_streaming, test_entities_print_whole):
     test()
 if failures:
     print(f'{len(failures)} failure(s)')
