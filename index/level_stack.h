@@ -52,7 +52,7 @@
    12.6 us (deeper stacks, slower lookups), 512 -> 9.5 / 9.3, 4096 -> 11.4
    / 10.5 (bigger path copies). */
 #ifndef LSTACK_LEVEL_MAX
-#ifdef STRATA_TESTING
+#if defined(STRATA_TESTING) && !defined(STRATA_FULL_SIZES)
 #define LSTACK_LEVEL_MAX 2
 #else
 #define LSTACK_LEVEL_MAX 512
@@ -60,7 +60,7 @@
 #endif
 
 #ifndef LSTACK_CAP
-#ifdef STRATA_TESTING
+#if defined(STRATA_TESTING) && !defined(STRATA_FULL_SIZES)
 #define LSTACK_CAP 4   /* tiny in test builds: the flatten runs all the time */
 #else
 /* 32: the seed project measured a ~5x-median spike one round in eight at 8

@@ -39,7 +39,7 @@
 #include "storage/mem.h"
 #include "storage/value.h"
 
-#ifdef STRATA_TESTING
+#if defined(STRATA_TESTING) && !defined(STRATA_FULL_SIZES)
 #define PBTREE_ORDER 4    /* tiny nodes in test builds: splits happen all the time */
 #else
 #define PBTREE_ORDER 32   /* entries per node: 24-byte entries, ~800-byte nodes */

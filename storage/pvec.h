@@ -38,7 +38,7 @@
 
 #include "storage/mem.h"
 
-#ifdef STRATA_TESTING
+#if defined(STRATA_TESTING) && !defined(STRATA_FULL_SIZES)
 /* 4: small chunks in test builds so paths are deep and every split, grow
    and copy path runs on small graphs. */
 #define PVEC_BITS 2

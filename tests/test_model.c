@@ -1292,9 +1292,13 @@ static void test_model_random(void **state)
                   t.outcomes[STRATA_ECONSTRAINT], t.outcomes[STRATA_ECONNECTED],
                   t.outcomes[STRATA_ENOTFOUND], t.outcomes[STRATA_EINVAL]);
     /* Views are held across many writes in a default run, so the indices
-       reach the cap; no flatten means the layering stopped growing. */
+       reach the cap; no flatten means the layering stopped growing.  (At
+       the production sizes a level takes LSTACK_LEVEL_MAX entries before
+       the next is pushed: a model run never reaches the cap.) */
+#ifndef STRATA_FULL_SIZES
     if (count * steps >= (uint64_t)DEFAULT_SEEDS * DEFAULT_STEPS)
         assert_true(flattens > 0);
+#endif
 }
 
 /* ---- targeted tests ----------------------------------------------------------- */
@@ -1413,7 +1417,7 @@ static void flatten_cycle(strata_index_kind kind, bool composite)
     strata_graph_free(&g);
 }
 
-static void test_flatten_at_cap(void **state)
+static __attribute__((unused)) void test_flatten_at_cap(void **state)
 {
     (void)state;
     flatten_cycle(STRATA_INDEX_HASH, false);
@@ -1454,7 +1458,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fork_state),
+#ifndef STRATA_FULL_SIZES   /* 50 writes reach the cap only at the test sizes */
         cmocka_unit_test(test_flatten_at_cap),
+#endif
         cmocka_unit_test(test_model_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
