@@ -339,7 +339,7 @@ version *graph_write_begin(strata_graph *g)
     fold_back(g);
     g->fork_old = NULL;
     g->write_mark = g->j.n;
-    return g->in_txn ? g->tx : g->current;
+    return graph_writer_version(g);
 }
 
 void graph_keep_base(strata_graph *g, version **vp)
@@ -367,7 +367,7 @@ void graph_keep_base(strata_graph *g, version **vp)
 
 version *graph_writable(strata_graph *g)
 {
-    version **slot = g->in_txn ? &g->tx : &g->current;
+    version **slot = graph_writer_slot(g);
     version *cur = *slot;
     if (atomic_load_explicit(&cur->refs, memory_order_acquire) == 1)
         return cur;
@@ -416,7 +416,7 @@ void graph_write_end(strata_graph *g)
    stacks of the fork) go with it. */
 static void unfork(strata_graph *g)
 {
-    version **slot = g->in_txn ? &g->tx : &g->current;
+    version **slot = graph_writer_slot(g);
     version_release(slot);
     *slot = g->fork_old;
     if (g->fork_published) {

@@ -148,6 +148,15 @@ struct strata_graph {
     char err[ERRMSG_MAX];
 };
 
+/* The version the writer reads and writes: an open transaction's working
+   version, else the current one (and its slot, for a write that replaces
+   it).  The one place that says which. */
+static inline version **graph_writer_slot(strata_graph *g)
+{
+    return g->in_txn ? &g->tx : &g->current;
+}
+static inline version *graph_writer_version(strata_graph *g) { return *graph_writer_slot(g); }
+
 /* Whether writes are being journaled: a statement is open.  (Outside a
    statement, a transaction's writes need no journal: rolling back the
    transaction drops its version.) */

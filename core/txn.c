@@ -269,7 +269,7 @@ strata_status strata_statement_begin(strata_graph *g)
     g->in_stmt = true;
     g->stmt_mark = g->j.n;
     g->stmt_serial++;
-    const store *st = &(g->in_txn ? g->tx : g->current)->st;
+    const store *st = &graph_writer_version(g)->st;
     g->stmt_counts[0] = st->node_live;
     g->stmt_counts[1] = st->rel_live;
     g->stmt_counts[2] = store_node_slots(st);
@@ -316,7 +316,7 @@ strata_status strata_statement_end(strata_graph *g, bool commit)
         g->current = g->published;
         g->published = NULL;
     } else {
-        version *w = g->in_txn ? g->tx : g->current;
+        version *w = graph_writer_version(g);
         int rc = rollback_fails() ? -1 : replay(g, w, g->stmt_mark, true);
         if (rc != 0) {
             /* Cannot happen by construction (see the top of this file);
@@ -411,7 +411,7 @@ strata_status graph_snapshot_own_into(strata_graph *g, strata_view *v)
     graph_write_begin(g);
     if (g->in_stmt)
         return misuse(g, "a statement is open: its writes can be viewed once it ends");
-    v->ver = g->in_txn ? g->tx : g->current;
+    v->ver = graph_writer_version(g);
     version_retain(v->ver);
     graph_write_end(g);
     return STRATA_OK;

@@ -1,5 +1,6 @@
 #include "journal/journal.h"
 
+#include <assert.h>
 #include <string.h>
 
 const char *const undo_kind_names[] = {
@@ -30,6 +31,9 @@ int journal_reserve(journal *j, mem_ctx *m, uint32_t more)
 
 undo_entry *journal_push(journal *j, undo_kind kind)
 {
+    /* Invariant 2: the prepare phase reserved room.  A push past it is our
+       bug, never input's, and would write past the array. */
+    assert(j->n < j->cap && "journal_push without journal_reserve");
     undo_entry *e = &j->e[j->n++];
     memset(e, 0, sizeof *e);
     e->kind = (uint8_t)kind;

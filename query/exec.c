@@ -13,7 +13,7 @@ strata_view *exec_view(exec *x)
        so reading them needs no lock.  A query on a view reads one fixed
        version. */
     if (x->g)
-        x->view.ver = x->g->in_txn ? x->g->tx : x->g->current;
+        x->view.ver = graph_writer_version(x->g);
     return &x->view;
 }
 
