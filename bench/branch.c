@@ -3,6 +3,7 @@
  * indexed shape of fork_cost (five indices):
  *
  *   branch [--nodes N] [--rounds R] [--branches B] [--quick] [--sizes]
+ *   branch --grid          (N k median_us rows for bench/plots/branch_diff.sh)
  *
  *   1. strata_branch of a view of an N-node graph (target: <= 1 us at 1M);
  *   2. the first SET in a fresh branch, side by side with the first SET
@@ -177,11 +178,28 @@ static void diff_growth(graph_fixture *f, double *t)
     printf("   target: <= 100 us at k=100\n");
 }
 
+/* The diff's median time for every graph size 10^4 .. n and change count
+   1 .. 10^4, one "N k median_us" line each. */
+static void grid(uint64_t n, double *t)
+{
+    static const int ks[] = { 1, 10, 100, 1000, 10000 };
+    printf("# N k median_us\n");
+    for (uint64_t size = 10000; size <= n; size *= 10) {
+        graph_fixture g;
+        build(&g, INDEXED, size);
+        for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
+            printf("%llu %d %.2f\n", (unsigned long long)size, ks[i],
+                   time_diff(&g, ks[i], ks[i] >= 1000 ? 20 : 200, t));
+        fflush(stdout);
+        strata_graph_free(&g.g);
+    }
+}
+
 int main(int argc, char **argv)
 {
     uint64_t n = 1000000;
     int rounds = 1000, nbranches = 1000;
-    bool sizes = false;
+    bool sizes = false, want_grid = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--nodes") && i + 1 < argc)
             n = strtoull(argv[++i], NULL, 10);
@@ -193,9 +211,11 @@ int main(int argc, char **argv)
             n = 20000, rounds = 100, nbranches = 50;
         else if (!strcmp(argv[i], "--sizes"))
             sizes = true;
+        else if (!strcmp(argv[i], "--grid"))
+            want_grid = true;
         else {
             fprintf(stderr, "usage: branch [--nodes N] [--rounds R] [--branches B] [--quick] "
-                            "[--sizes]\n");
+                            "[--sizes] [--grid]\n");
             return 2;
         }
     }
@@ -203,7 +223,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "branch: need at least 20000 nodes, 2 rounds and 1 branch\n");
         return 2;
     }
-    double *t = malloc(sizeof(double) * (size_t)rounds * 2);
+    double *t = malloc(sizeof(double) * (size_t)(rounds > 200 ? rounds : 200) * 2);
+    if (want_grid) {
+        grid(n, t);
+        free(t);
+        return 0;
+    }
     graph_fixture f;
     double b0 = now_us();
     build(&f, INDEXED, n);
