@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import neo4j from 'neo4j-driver';
 import { startServer, driverFor, procStatus } from './server.mjs';
-import { RawConn, HELLO, LOGON, RUN, PULL, GOODBYE, frame, mentions } from './rawbolt.mjs';
+import { RawConn, HELLO, LOGON, RUN, PULL, RESET, GOODBYE, frame, mentions } from './rawbolt.mjs';
 
 const SUCCESS = 0x70, RECORD = 0x71, FAILURE = 0x7f;
 let server, driver;
@@ -101,4 +101,45 @@ test('a write waiting past --tx-timeout fails with LockClientStopped', async () 
   waiter.close();
   assert.equal(await count('Kept'), 1);
   assert.equal(await count('TooLate'), 0);
+});
+
+test('connections sharing a worker with a long query move to a free one', async () => {
+  const own = await startServer(['--threads', '2']);
+  try {
+    const d = driverFor(own);
+    const s = d.session();
+    await s.run('UNWIND range(1, 12) AS i CREATE (:K {i: i})');
+    await s.run('MATCH (a:K), (b:K) WHERE a <> b CREATE (a)-[:E]->(b)');
+    await s.close();
+    await d.close();
+    await new Promise((r) => setTimeout(r, 200));   // the driver's connection is gone
+    const open = async () => {
+      const c = await new RawConn(own.port).open();
+      assert.deepEqual(await c.handshake(), [5, 4]);
+      c.send(Buffer.concat([frame(HELLO()), frame(LOGON())]));
+      assert.equal((await c.take(2)).length, 2);
+      return c;
+    };
+    // accepted in turn onto the two workers; the long query takes one of them
+    const conns = [await open(), await open(), await open(), await open()];
+    const long = conns[0];
+    long.send(Buffer.concat([frame(RUN('MATCH p = (a:K {i: 1})-[*]->(b) WHERE length(p) > 100 RETURN count(*)')),
+      frame(PULL())]));
+    await new Promise((r) => setTimeout(r, 300));
+    for (const c of conns.slice(1)) {
+      const t0 = Date.now();
+      c.send(Buffer.concat([frame(RUN('RETURN 1 AS one')), frame(PULL())]));
+      assert.deepEqual((await c.take(3, 10000)).map((r) => r.tag), [SUCCESS, RECORD, SUCCESS]);
+      assert.ok(Date.now() - t0 < 2000, `answered after ${Date.now() - t0} ms, behind the long query`);
+    }
+    assert.equal(long.replies.length, 0, 'the long query ended early: the test proves nothing');
+    long.send(frame(RESET()));
+    await long.take(3, 15000);
+    for (const c of conns) {
+      c.send(frame(GOODBYE()));
+      c.close();
+    }
+  } finally {
+    await own.stop();
+  }
 });
