@@ -7,7 +7,8 @@
  * strata_view_query, read the row, free.  Over Bolt each connection sends
  * RUN (mode r) and PULL pipelined and waits for the PULL's summary, so a
  * query costs a round trip.  The sequential measures alternate batch by
- * batch (see main), and the server's CPU time is read from /proc.
+ * batch with a bare TCP echo (the machine's floor; see main), and the
+ * server's CPU time is read from /proc.
  *
  *   bolt_lookup path/to/strata [--nodes N] [--seconds S] [--quick]
  *               [--threads N]   the server's --threads (default: its own)
@@ -295,6 +296,49 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* The machine's floor: a bare TCP echo over loopback (a thread of this
+   process blocking in recv, as a server's worker waits for its client),
+   6 bytes each way, no protocol at all. */
+static void *echo_thread(void *arg)
+{
+    int listener = *(int *)arg;
+    int fd = accept(listener, NULL, NULL), one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    char b[64];
+    ssize_t n;
+    while ((n = recv(fd, b, sizeof b, 0)) > 0)
+        if (send(fd, b, (size_t)n, MSG_NOSIGNAL) != n)
+            break;
+    close(fd);
+    return NULL;
+}
+
+/* Starts the echo thread; the client's socket, connected. */
+static int echo_open(pthread_t *t, int *listener)
+{
+    struct sockaddr_in a = {.sin_family = AF_INET};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    *listener = socket(AF_INET, SOCK_STREAM, 0);
+    if (bind(*listener, (struct sockaddr *)&a, sizeof a) != 0 || listen(*listener, 1) != 0 ||
+        getsockname(*listener, (struct sockaddr *)&a, &len) != 0)
+        fail("echo: cannot listen");
+    pthread_create(t, NULL, echo_thread, listener);
+    int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0)
+        fail("echo: cannot connect");
+    return fd;
+}
+
+static void echo_once(int fd)
+{
+    char b[6] = "ping!";
+    if (send(fd, b, sizeof b, 0) != (ssize_t)sizeof b ||
+        recv(fd, b, sizeof b, MSG_WAITALL) != (ssize_t)sizeof b)
+        fail("echo failed");
+}
+
 static void send_reset(client *c)
 {
     pack_buf m = {0};
@@ -344,13 +388,20 @@ int main(int argc, char **argv)
        drift; the server's CPU time over the Bolt batches tells its work
        apart from waiting for a CPU. */
     enum { BATCHES = 21, PER_BATCH = 1000 };
-    double local[BATCHES], floor_us[BATCHES], bolt[BATCHES], over[BATCHES], beyond[BATCHES];
+    double local[BATCHES], echo[BATCHES], floor_us[BATCHES], bolt[BATCHES], over[BATCHES],
+        beyond[BATCHES], beyond_echo[BATCHES];
+    pthread_t echo_t;
+    int echo_listener, echo_fd = echo_open(&echo_t, &echo_listener);
     double reset_cpu = 0, lookup_cpu = 0;
     uint64_t seed = 7;
     for (int b = 0; b < BATCHES; b++) {
         double t0 = now_us();
         for (int i = 0; i < PER_BATCH; i++)
             lookup_in_process(g, (int64_t)(xorshift(&seed) % (uint64_t)nodes));
+        double te = now_us();
+        for (int i = 0; i < PER_BATCH; i++)
+            echo_once(echo_fd);
+        echo[b] = (now_us() - te) / PER_BATCH;
         double t1 = now_us(), cpu0 = pid ? cpu_us(pid) : -1;
         for (int i = 0; i < PER_BATCH; i++)
             send_reset(c);
@@ -358,22 +409,28 @@ int main(int argc, char **argv)
         for (int i = 0; i < PER_BATCH; i++)
             run(c, QUERY, (int64_t)(xorshift(&seed) % (uint64_t)nodes), true);
         double t3 = now_us(), cpu2 = pid ? cpu_us(pid) : -1;
-        local[b] = (t1 - t0) / PER_BATCH;
+        local[b] = (te - t0) / PER_BATCH;
         floor_us[b] = (t2 - t1) / PER_BATCH;
         bolt[b] = (t3 - t2) / PER_BATCH;
         over[b] = bolt[b] - local[b];
         beyond[b] = over[b] - floor_us[b];
+        beyond_echo[b] = over[b] - echo[b];
         reset_cpu += (cpu1 - cpu0) / PER_BATCH / BATCHES;
         lookup_cpu += (cpu2 - cpu1) / PER_BATCH / BATCHES;
     }
     strata_graph_free(&g);
+    close(echo_fd);
+    pthread_join(echo_t, NULL);
+    close(echo_listener);
     printf("medians of %d rounds of %d queries each:\n", BATCHES, PER_BATCH);
     printf("  in-process lookup (snapshot + strata_view_query): %.2f us\n",
            median(local, BATCHES));
+    printf("  a bare TCP echo over loopback (no protocol): %.2f us\n", median(echo, BATCHES));
     printf("  over Bolt, an empty round trip (RESET): %.2f us\n", median(floor_us, BATCHES));
     printf("  over Bolt, a lookup on one connection: %.2f us\n", median(bolt, BATCHES));
-    printf("  overhead per query over in-process: %.2f us (the empty round trip aside: "
-           "%.2f us)\n", median(over, BATCHES), median(beyond, BATCHES));
+    printf("  overhead per query over in-process: %.2f us (the bare echo aside: %.2f us; "
+           "the empty Bolt round trip aside: %.2f us)\n", median(over, BATCHES),
+           median(beyond_echo, BATCHES), median(beyond, BATCHES));
     if (pid)
         printf("  server CPU time (all its threads): %.2f us per lookup, %.2f us per RESET\n",
                lookup_cpu, reset_cpu);
