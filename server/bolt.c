@@ -8,8 +8,11 @@
  *     writes (strata_query_writes, from the plan cache) goes to the
  *     writer instead.
  *   - statements that write, and everything in a write transaction: on the
- *     graph handle, under env->writer.  A write transaction holds the
- *     writer from BEGIN to COMMIT/ROLLBACK (at most tx_timeout_ms idle).
+ *     graph handle, by the connection holding the writer (env->writer_owner).
+ *     A write transaction holds it from BEGIN to COMMIT/ROLLBACK (at most
+ *     tx_timeout_ms idle).  A message that needs the writer while another
+ *     connection holds it is not answered: bolt_message returns BOLT_WAIT
+ *     and the transport offers it again later, so no thread blocks on it.
  * Results are read lazily: PULL n takes n rows, fetching one more ahead to
  * answer has_more.
  */
@@ -236,29 +239,37 @@ static int request_parse(bolt_conn *c, const uint8_t *msg, size_t len, request *
 
 /* ---- the writer ---- */
 
-static int writer_lock(bolt_conn *c)
+/* Takes the writer: 0 when this connection has it, BOLT_WAIT when another
+   holds it, -1 when this connection has waited long enough (the transport
+   said so). */
+static int writer_take(bolt_conn *c)
 {
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += c->env->tx_timeout_ms / 1000;
-    until.tv_nsec += (long)(c->env->tx_timeout_ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
+    bolt_env *env = c->env;
+    pthread_mutex_lock(&env->writer_lock);
+    bool available = env->writer_owner == NULL || env->writer_owner == c;
+    if (available)
+        env->writer_owner = c;
+    pthread_mutex_unlock(&env->writer_lock);
+    if (available) {
+        c->writer_wait_over = false;
+        return 0;
     }
-    /* no execution slot is held while waiting: the transaction holding
-       the writer needs one to finish */
-    if (c->env->slots)
-        sem_post(c->env->slots);
-    int rc = pthread_mutex_timedlock(&c->env->writer, &until) == 0 ? 0 : -1;
-    if (c->env->slots)
-        sem_wait(c->env->slots);
-    return rc;
+    if (c->writer_wait_over) {
+        c->writer_wait_over = false;
+        return -1;
+    }
+    return BOLT_WAIT;
 }
 
-static void writer_unlock(bolt_conn *c)
+static void writer_give_back(bolt_conn *c)
 {
-    pthread_mutex_unlock(&c->env->writer);
+    bolt_env *env = c->env;
+    pthread_mutex_lock(&env->writer_lock);
+    if (env->writer_owner == c)
+        env->writer_owner = NULL;
+    pthread_mutex_unlock(&env->writer_lock);
+    if (env->writer_freed)
+        env->writer_freed(env->writer_freed_arg);
 }
 
 /* ---- results ---- */
@@ -564,8 +575,8 @@ static void tx_end(bolt_conn *c, bool commit)
             strata_commit(c->env->g);
         else
             strata_rollback(c->env->g);
-        writer_unlock(c);
         c->holds_writer = false;
+        writer_give_back(c);
     }
     c->in_tx = false;
     c->tx_write = false;
@@ -828,11 +839,14 @@ static int on_run(bolt_conn *c, request *r)
         if (write_tx) {
             br.r = run_on_writer(c, text, r->f[1]);
         } else if (writes) {
-            if (writer_lock(c) != 0)
+            int took = writer_take(c);
+            if (took == BOLT_WAIT)
+                return BOLT_WAIT;
+            if (took != 0)
                 return reply_failure(c, "Neo.TransientError.Transaction.LockClientStopped",
                                      "the writer stayed busy for %u ms", c->env->tx_timeout_ms);
             br.r = run_on_writer(c, text, r->f[1]);
-            writer_unlock(c);
+            writer_give_back(c);
         } else {
             br.r = run_on_view(c, text, r->f[1]);
             br.on_view = true;
@@ -1049,11 +1063,14 @@ static int on_begin(bolt_conn *c, request *r)
                                  "out of memory taking a view");
         c->tx_write = false;
     } else {
-        if (writer_lock(c) != 0)
+        int took = writer_take(c);
+        if (took == BOLT_WAIT)
+            return BOLT_WAIT;
+        if (took != 0)
             return reply_failure(c, "Neo.TransientError.Transaction.LockClientStopped",
                                  "the writer stayed busy for %u ms", c->env->tx_timeout_ms);
         if (strata_begin(c->env->g) != STRATA_OK) {
-            writer_unlock(c);
+            writer_give_back(c);
             return reply_failure(c, "Neo.DatabaseError.Transaction.TransactionStartFailed",
                                  "%s", strata_errmsg(c->env->g));
         }
@@ -1222,12 +1239,12 @@ int bolt_message(bolt_conn *c, const uint8_t *msg, size_t len)
         default:
             rc = -1;
         }
-        if (rc != 0 && c->state != BOLT_DEFUNCT)
+        if (rc < 0 && c->state != BOLT_DEFUNCT)
             log_line("conn %llu %s: closed: %s out of place or not answerable",
                      (unsigned long long)c->id, c->peer, request_name(r.tag));
     }
     request_free(&r);
-    if (rc != 0)
+    if (rc < 0)
         c->state = BOLT_DEFUNCT;
     return rc;
 }

@@ -18,7 +18,6 @@
 #define SERVER_BOLT_H
 
 #include <pthread.h>
-#include <semaphore.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -29,18 +28,26 @@
 
 #define BOLT_MAX_OPEN_RESULTS 16   /* results open at once in a transaction */
 
+typedef struct bolt_conn bolt_conn;
+
 /* What every connection shares. */
 typedef struct bolt_env {
     strata_graph *g;
-    /* serialises every call on the graph handle (strata_query, begin,
-       commit, rollback); an explicit write transaction holds it from BEGIN
-       to COMMIT or ROLLBACK */
-    pthread_mutex_t writer;
+    /* The writer: the connection allowed to call the graph handle
+       (strata_query, begin, commit, rollback), or NULL.  An explicit write
+       transaction holds it from BEGIN to COMMIT or ROLLBACK, across
+       messages that different threads may process, so it is a token
+       (owner, guarded by writer_lock) rather than a mutex held. */
+    pthread_mutex_t writer_lock;
+    const bolt_conn *writer_owner;
+    /* Called (without writer_lock held) each time the writer comes free,
+       so the transport can retry the connections waiting for it. */
+    void (*writer_freed)(void *arg);
+    void *writer_freed_arg;
     const auth_db *auth;      /* NULL: no authentication */
     unsigned tx_timeout_ms;   /* longest wait for, or hold of, the writer */
     size_t max_result_buffer; /* bytes of replies held before a flush fails */
     const char *address;      /* host:port, for ROUTE */
-    sem_t *slots;             /* --threads: messages processed at once, or NULL */
     atomic_uint_fast64_t next_id;
     atomic_uint_fast64_t commits;
 } bolt_env;
@@ -75,7 +82,6 @@ typedef struct bolt_result {
     bool autocommit;
 } bolt_result;
 
-typedef struct bolt_conn bolt_conn;
 /* Sends c->out's bytes; -1 when the peer is gone (the connection ends). */
 typedef int (*bolt_flush_fn)(bolt_conn *c);
 
@@ -94,6 +100,9 @@ struct bolt_conn {
 
     /* the transaction */
     bool in_tx, tx_write, holds_writer, tx_timed_out;
+    /* set by the transport when this connection has waited for the writer
+       for tx_timeout_ms: the message waiting fails (LockClientStopped) */
+    bool writer_wait_over;
     strata_view *tx_view;           /* a read transaction's view */
     bolt_result results[BOLT_MAX_OPEN_RESULTS];
     size_t nresults;
@@ -120,7 +129,12 @@ void bolt_conn_close(bolt_conn *c);
    -1 for a wrong magic. */
 int bolt_handshake(bolt_conn *c, const uint8_t in[20], uint8_t out[4]);
 /* One dechunked message; 0 to go on, -1 to end the connection (GOODBYE,
-   a malformed message, a failed authentication) with the reason logged. */
+   a malformed message, a failed authentication) with the reason logged,
+   BOLT_WAIT when it needs the writer another connection holds: nothing was
+   answered, and the transport hands the same message again once the writer
+   is free (env->writer_freed) or, with writer_wait_over set, when the wait
+   has lasted tx_timeout_ms. */
+#define BOLT_WAIT 1
 int bolt_message(bolt_conn *c, const uint8_t *msg, size_t len);
 /* Whether msg is a RESET (the transport counts those queued). */
 bool bolt_is_reset(const uint8_t *msg, size_t len);

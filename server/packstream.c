@@ -766,32 +766,114 @@ cleanup:
     return out;
 }
 
+/* Whether s[0..n) is well-formed UTF-8 (no overlongs, surrogates, or
+   code points past U+10FFFF). */
+static bool utf8_valid(const uint8_t *s, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        uint8_t c = s[i];
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        size_t len = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3
+                   : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+        if (len == 0 || n - i < len)
+            return false;
+        uint8_t lo = 0x80, hi = 0xBF;   /* the second byte's range */
+        if (c == 0xE0)
+            lo = 0xA0;
+        else if (c == 0xED)
+            hi = 0x9F;
+        else if (c == 0xF0)
+            lo = 0x90;
+        else if (c == 0xF4)
+            hi = 0x8F;
+        if (s[i + 1] < lo || s[i + 1] > hi)
+            return false;
+        for (size_t k = 2; k < len; k++)
+            if ((s[i + k] & 0xC0) != 0x80)
+                return false;
+        i += len;
+    }
+    return true;
+}
+
+/* The keys of one map, read straight from the message: short ones in a
+   small area on the stack, so a request's small maps cost no allocation
+   beyond the map itself. */
+typedef struct key_area {
+    char bytes[256];
+    size_t used;
+} key_area;
+
+/* A map key: a UTF-8 string without NUL, copied NUL-terminated into the
+   area (*heap false) or, when it does not fit, onto the heap. */
+static char *unpack_key(unpacker *u, key_area *a, bool *heap)
+{
+    uint8_t m = u->p < u->end ? *u->p : 0;
+    size_t n;
+    *heap = false;
+    if (!((m & 0xF0) == 0x80 || (m >= 0xD0 && m <= 0xD2))) {
+        fail(u, u->p < u->end ? "a map key should be a string without NUL" : "truncated value");
+        return NULL;
+    }
+    u->p++;
+    if (get_size(u, m, 0x80, 0xD0, &n) != 0)
+        return NULL;
+    if ((size_t)(u->end - u->p) < n) {
+        fail(u, "truncated string");
+        return NULL;
+    }
+    if (memchr(u->p, 0, n)) {
+        fail(u, "a map key should be a string without NUL");
+        return NULL;
+    }
+    if (!utf8_valid(u->p, n)) {
+        fail(u, "a string that is not UTF-8");
+        return NULL;
+    }
+    char *k;
+    if (sizeof a->bytes - a->used > n) {
+        k = a->bytes + a->used;
+        a->used += n + 1;
+    } else if ((k = malloc(n + 1))) {
+        *heap = true;
+    } else {
+        fail(u, "out of memory");
+        return NULL;
+    }
+    memcpy(k, u->p, n);
+    k[n] = '\0';
+    u->p += n;
+    return k;
+}
+
+#define SMALL_MAP 8   /* entries whose arrays live on the stack */
+
 static strata_value *unpack_map(unpacker *u, size_t n, const pack_opts *o)
 {
-    char **keys = calloc(n ? n : 1, sizeof *keys);
-    strata_value **vals = calloc(n ? n : 1, sizeof *vals);
+    char *small_keys[SMALL_MAP] = {0};
+    strata_value *small_vals[SMALL_MAP] = {0};
+    bool small_heap[SMALL_MAP];
+    key_area area;
+    area.used = 0;
+    bool small = n <= SMALL_MAP;
+    char **keys = small ? small_keys : calloc(n, sizeof *keys);
+    strata_value **vals = small ? small_vals : calloc(n, sizeof *vals);
+    bool *heap = small ? small_heap : calloc(n, sizeof *heap);
     strata_value *out = NULL;
     size_t got = 0;
-    if (!keys || !vals) {
+    if (!keys || !vals || !heap) {
         fail(u, "out of memory");
         goto cleanup;
     }
     for (; got < n; got++) {
-        strata_value *k = unpack_value(u, o);
-        const char *s;
-        size_t len;
-        if (!k)
+        if (!(keys[got] = unpack_key(u, &area, &heap[got])))
             goto cleanup;
-        if (strata_value_get_string(k, &s, &len) != STRATA_OK || memchr(s, 0, len)) {
-            strata_value_free(&k);
-            fail(u, "a map key should be a string without NUL");
-            goto cleanup;
-        }
-        keys[got] = strdup(s);
-        strata_value_free(&k);
-        if (!keys[got] || !(vals[got] = unpack_value(u, o))) {
-            fail(u, "out of memory");
-            got += keys[got] != NULL;
+        if (!(vals[got] = unpack_value(u, o))) {
+            if (heap[got])
+                free(keys[got]);
             goto cleanup;
         }
     }
@@ -799,13 +881,16 @@ static strata_value *unpack_map(unpacker *u, size_t n, const pack_opts *o)
     if (!out)
         fail(u, "out of memory");
 cleanup:
-    for (size_t i = 0; keys && i < got; i++) {
-        free(keys[i]);
-        if (vals)
-            strata_value_free(&vals[i]);
+    for (size_t i = 0; keys && vals && heap && i < got; i++) {
+        if (heap[i])
+            free(keys[i]);
+        strata_value_free(&vals[i]);
     }
-    free(keys);
-    free(vals);
+    if (!small) {
+        free(keys);
+        free(vals);
+        free(heap);
+    }
     return out;
 }
 

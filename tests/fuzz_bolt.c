@@ -59,7 +59,7 @@ static void setup(void)
                  &r);
     strata_result_free(&r);
     if (!env.g)
-        pthread_mutex_init(&env.writer, NULL);
+        pthread_mutex_init(&env.writer_lock, NULL);
     env.g = graph;
     env.tx_timeout_ms = 1000;
     env.max_result_buffer = 1u << 20;

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -180,6 +181,56 @@ static void test_decoder_refusals(void **state)
     refuse((const uint8_t[]){0xB3, 'I', 0, 0, 0xCA, 0x00, 0x10, 0x00, 0x00}, 9, "offset");
 }
 
+/* Map keys are read straight from the message into a small area, or the
+   heap when the area is full: maps of 1 to 40 entries with keys of 1 to
+   300 bytes (so some overflow the area, some not), multi-byte keys, and
+   every prefix refused (round_trip). */
+static void test_map_keys_of_every_size(void **state)
+{
+    (void)state;
+    char name[40][301];
+    const char *keys[40];
+    strata_value *vals[40];
+    const size_t lens[] = {1, 7, 60, 200, 300};
+    for (size_t n = 1; n <= 40; n += (n < 10 ? 1 : 13)) {
+        for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+            for (size_t i = 0; i < n; i++) {
+                size_t len = (lens[li] + i) % 301;
+                if (len < 4)
+                    len = 4;
+                char tag[8];
+                snprintf(tag, sizeof tag, "k%03zu", i);   /* distinct keys */
+                memset(name[i], 'a' + (int)(i % 26), len);
+                memcpy(name[i], tag, 4);
+                name[i][len] = '\0';
+                keys[i] = name[i];
+                vals[i] = strata_value_int((int64_t)(i * 7));
+            }
+            round_trip(strata_value_map(keys, (const strata_value *const *)vals, n), &bolt5);
+            for (size_t i = 0; i < n; i++)
+                strata_value_free(&vals[i]);
+        }
+    }
+    const char *utf8[2] = {"caf\xc3\xa9", "\xf0\x9f\x98\x80"};
+    strata_value *two[2] = {strata_value_float(0.5), strata_value_bool(true)};
+    round_trip(strata_value_map(utf8, (const strata_value *const *)two, 2), &bolt5);
+    strata_value_free(&two[0]);
+    strata_value_free(&two[1]);
+}
+
+static void test_map_key_refusals(void **state)
+{
+    (void)state;
+    refuse((const uint8_t[]){0xA1, 0x82, 'a', 0x00, 0x01}, 5, "without NUL");
+    refuse((const uint8_t[]){0xA1, 0x82, 0xC3, 0x28, 0x01}, 5, "UTF-8");        /* bad continuation */
+    refuse((const uint8_t[]){0xA1, 0x82, 0xC0, 0xAF, 0x01}, 5, "UTF-8");        /* overlong */
+    refuse((const uint8_t[]){0xA1, 0x83, 0xED, 0xA0, 0x80, 0x01}, 6, "UTF-8");  /* surrogate */
+    refuse((const uint8_t[]){0xA1, 0x84, 0xF4, 0x90, 0x80, 0x80, 0x01}, 7, "UTF-8"); /* > U+10FFFF */
+    refuse((const uint8_t[]){0xA1, 0x81, 0xE2, 0x01}, 4, "UTF-8");             /* cut short */
+    refuse((const uint8_t[]){0xA1, 0x90, 0x01}, 3, "map key");                 /* a list */
+    refuse((const uint8_t[]){0xA2, 0x81, 'a', 0x01, 0x81, 'b'}, 6, "truncated");
+}
+
 static void test_entities_and_element_ids(void **state)
 {
     (void)state;
@@ -222,6 +273,8 @@ int main(void)
         cmocka_unit_test(test_temporal_values),
         cmocka_unit_test(test_datetime_forms),
         cmocka_unit_test(test_decoder_refusals),
+        cmocka_unit_test(test_map_keys_of_every_size),
+        cmocka_unit_test(test_map_key_refusals),
         cmocka_unit_test(test_entities_and_element_ids),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

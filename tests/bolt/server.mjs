@@ -1,6 +1,7 @@
 // Starts `strata serve` on 127.0.0.1 with an ephemeral port and stops it.
 // The binary comes from STRATA_BIN (tests/bolt/run.sh sets it).
 import { spawn } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
 import neo4j from 'neo4j-driver';
 
 export const strataBin = process.env.STRATA_BIN;
@@ -28,6 +29,7 @@ export async function startServer(args = []) {
   const exited = new Promise((resolve) => proc.on('exit', (code, sig) => resolve({ code, sig })));
   return {
     port,
+    pid: proc.pid,
     url: `bolt://127.0.0.1:${port}`,
     log: () => log,
     // SIGTERM: the server closes its connections and exits 0 (under ASan,
@@ -39,6 +41,17 @@ export async function startServer(args = []) {
     },
   };
 }
+
+// From /proc/PID/status (Linux): a field's number, e.g. VmRSS in kB, Threads.
+export function procStatus(pid, field) {
+  const text = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const m = text.match(new RegExp(`^${field}:\\s+(\\d+)`, 'm'));
+  if (!m) throw new Error(`no ${field} in /proc/${pid}/status`);
+  return Number(m[1]);
+}
+
+// The descriptors the process has open (sockets included).
+export const openFds = (pid) => readdirSync(`/proc/${pid}/fd`).length;
 
 export function driverFor(server, auth = neo4j.auth.basic('neo4j', 'unused'), config = {}) {
   return neo4j.driver(server.url, auth, { logging: undefined, ...config });
