@@ -1,8 +1,8 @@
 /* id_map — open addressing over an arena of keys (id_map.h). */
-#include <stdlib.h>
 #include <string.h>
 
-#include "cli/id_map.h"
+#include "query/id_map.h"
+#include "storage/mem.h"
 
 /* A key of up to INLINE_KEY bytes lives in the slot itself, so the lookup
    of a short id (most are: numbers) touches one cache line, not two: the
@@ -41,7 +41,7 @@ static uint64_t key_hash(uint32_t space, const char *key, size_t len)
 
 static slot *new_slots(size_t cap)
 {
-    slot *s = malloc(cap * sizeof *s);
+    slot *s = mem_alloc(mem_scratch(), mem_array_size(cap, sizeof *s));
     if (s)
         for (size_t i = 0; i < cap; i++)
             s[i] = (slot){0, 0, 0, UINT32_MAX, 0};
@@ -50,13 +50,13 @@ static slot *new_slots(size_t cap)
 
 id_map *id_map_new(void)
 {
-    id_map *m = calloc(1, sizeof *m);
+    id_map *m = mem_calloc(mem_scratch(), sizeof *m);
     if (!m)
         return NULL;
     m->cap = 1024;
     m->slots = new_slots(m->cap);
     if (!m->slots) {
-        free(m);
+        mem_free(mem_scratch(), m, sizeof *m);
         return NULL;
     }
     return m;
@@ -66,9 +66,11 @@ void id_map_free(id_map **mp)
 {
     if (!mp || !*mp)
         return;
-    free((*mp)->slots);
-    free((*mp)->arena);
-    free(*mp);
+    id_map *m = *mp;
+    mem_free(mem_scratch(), m->slots, m->cap * sizeof *m->slots);
+    if (m->arena)
+        mem_free(mem_scratch(), m->arena, m->arena_cap);
+    mem_free(mem_scratch(), m, sizeof *m);
     *mp = NULL;
 }
 
@@ -109,7 +111,7 @@ static int grow_table(id_map *m)
             j = (j + 1) & (cap - 1);
         fresh[j] = m->slots[i];
     }
-    free(m->slots);
+    mem_free(mem_scratch(), m->slots, m->cap * sizeof *m->slots);
     m->slots = fresh;
     m->cap = cap;
     return 0;
@@ -122,7 +124,7 @@ static int arena_reserve(id_map *m, size_t more)
     size_t cap = m->arena_cap ? m->arena_cap : 1 << 16;
     while (cap - m->arena_len < more)
         cap *= 2;
-    char *a = realloc(m->arena, cap);
+    char *a = mem_realloc(mem_scratch(), m->arena, m->arena_cap, cap);
     if (!a)
         return -1;
     m->arena = a;

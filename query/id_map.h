@@ -11,8 +11,8 @@
  * its space is UINT32_MAX (no id space has that number); the capacity is a
  * power of two.
  */
-#ifndef STRATA_CLI_ID_MAP_H
-#define STRATA_CLI_ID_MAP_H
+#ifndef STRATA_QUERY_ID_MAP_H
+#define STRATA_QUERY_ID_MAP_H
 
 #include <stdbool.h>
 #include <stddef.h>
