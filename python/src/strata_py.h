@@ -18,7 +18,7 @@
  *   Path    a tuple of nodes and a tuple of relationships
  *
  * The GIL is released around every call into the engine that can take
- * time: query execution, reading a result's rows, save and load.
+ * time: query execution, reading a result's rows, save, load and import.
  */
 #ifndef STRATA_PY_H
 #define STRATA_PY_H
@@ -82,6 +82,10 @@ extern py_helpers helpers;
 /* module.c */
 /* Raises the exception for a failed call (status and message); NULL. */
 PyObject *raise_status(strata_status st, const char *message);
+/* Raises the exception for a fault in a file (file may be NULL; line and
+   column 0 when none), with its file as the exception's .file; NULL. */
+PyObject *raise_fault(strata_status st, const char *message, const char *file, long line,
+                      long column);
 /* Raises the exception a failed query's result describes; NULL. */
 PyObject *raise_query_error(strata_result *r, const char *query, strata_status st,
                             const char *fallback);
@@ -108,6 +112,9 @@ int graph_types_init(PyObject *module);
 /* bulk.c: Graph._create_nodes and Graph._create_relationships */
 PyObject *graph_create_nodes(PyObject *graph, PyObject *args);
 PyObject *graph_create_relationships(PyObject *graph, PyObject *args);
+
+/* import.c: Graph._import_csv (strata_import) */
+PyObject *graph_import_csv(PyObject *graph, PyObject *args);
 
 /* result.c */
 PyObject *result_wrap(strata_result *r, PyObject *graph, strata_cancel *cancel);   /* steals r, cancel */

@@ -15,13 +15,14 @@ from ._errors import (ArgumentError, ConstraintError, CypherSemanticError,
                       CypherSyntaxError, CypherTypeError, EntityNotFound, Error,
                       Interrupted, OutOfMemory, StrataIOError, make_error)
 from ._values import Duration, make_temporal, temporal_fields
-from . import _graph, _frames, _convert
+from . import _graph, _frames, _convert, _import
 
 _strata._register(make_error=make_error, duration_type=Duration,
                   make_temporal=make_temporal, temporal_fields=temporal_fields)
 
 Graph.transaction = _graph.transaction
 Graph.load_frames = _frames.load_frames
+Graph.import_csv = _import.import_csv
 Graph.__enter__ = _graph.enter
 Graph.__exit__ = _graph.exit
 Result.to_pandas = _convert.to_pandas
