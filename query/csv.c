@@ -240,7 +240,9 @@ static int field_end(csv_reader *r)
 {
     field_pos *fp = &r->fields[r->nfields];
     fp->len = r->rec_len - fp->off;
-    if (rec_append(r, "", 1) != 0)
+    if (fp->len < r->field_max && r->rec_len < r->rec_cap)
+        r->rec[r->rec_len++] = '\0';   /* the common case of rec_append's */
+    else if (rec_append(r, "", 1) != 0)
         return -1;
     r->nfields++;
     return 0;
@@ -338,10 +340,11 @@ static csv_status read_record(csv_reader *r)
                 continue;
             }
             if (c != r->delim && c != '\r' && c != '\n') {
+                /* c opens a run that copy_run takes whole, itself included
+                   (it is no stop byte of an unquoted field: not the
+                   quote, the delimiter or a line end) */
                 st = UNQUOTED;
-                char byte = (char)c;
-                if (rec_append(r, &byte, 1) != 0)
-                    goto nomem;
+                r->in_pos--;
                 continue;
             }
             break;

@@ -56,12 +56,24 @@ typedef struct importer {
     char delim, array_delim, quote;
     id_map *ids;
     id_spaces spaces;
-    strata_value **vals;      /* one per column of the current header */
+    strata_value *vals;       /* one per column of the current header (null: not set) */
     size_t nvals;
     strata_token *labels;     /* the current node's labels */
     size_t nlabels, cap_labels;
     char *name;               /* a label being interned, NUL-terminated */
     size_t name_cap;
+    /* the relationship type interned last, so a run of rows of one type
+       interns it once (no token lock and lookup per row) */
+    char *type_name;
+    size_t type_len, type_cap;
+    strata_token type;
+    /* the :LABEL field of the node row before and its labels' tokens:
+       rows mostly repeat it, and then intern nothing */
+    char *label_field;
+    size_t label_len, label_cap;
+    strata_token *label_tokens;
+    size_t nlabel_tokens, label_tokens_cap;
+    bool label_cached;
     /* the file being read */
     const char *file;
     FILE *f;
@@ -137,7 +149,7 @@ static int check_options(importer *im)
 static void free_values(importer *im, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        strata_value_free(&im->vals[i]);
+        value_release(&im->vals[i].v);
 }
 
 /* Parses every property column of the record into im->vals. */
@@ -159,7 +171,7 @@ static int parse_values(importer *im, const header *h, const csv_reader *r)
         const column *c = &h->cols[i];
         bool stored = c->kind == COL_PROPERTY || (c->kind == COL_ID && c->name[0]);
         strata_status s = STRATA_OK;
-        if (stored && column_value(c, csv_get(r, i), im->array_delim, &im->vals[i], im->err,
+        if (stored && column_value(c, csv_get(r, i), im->array_delim, &im->vals[i].v, im->err,
                                    sizeof im->err, &s) != 0) {
             im->status = s;
             im->column = (uint32_t)(i + 1);
@@ -236,14 +248,64 @@ static int add_labels(importer *im, const char *s, size_t len, char sep, size_t 
     return ROW_OK;
 }
 
+/* Remembers the labels of field f, now im->labels[from..nlabels), for the
+   next row (out of memory: nothing is remembered, which costs only time). */
+static void remember_labels(importer *im, csv_field f, size_t from)
+{
+    size_t n = im->nlabels - from;
+    im->label_cached = false;
+    if (f.len + 1 > im->label_cap) {
+        char *b = mem_realloc(mem_scratch(), im->label_field, im->label_cap, f.len + 1);
+        if (!b)
+            return;
+        im->label_field = b;
+        im->label_cap = f.len + 1;
+    }
+    if (n > im->label_tokens_cap) {
+        strata_token *t = mem_realloc(mem_scratch(), im->label_tokens,
+                                      im->label_tokens_cap * sizeof *t, n * sizeof *t);
+        if (!t)
+            return;
+        im->label_tokens = t;
+        im->label_tokens_cap = n;
+    }
+    memcpy(im->label_field, f.ptr, f.len);
+    im->label_len = f.len;
+    memcpy(im->label_tokens, im->labels + from, n * sizeof *im->labels);
+    im->nlabel_tokens = n;
+    im->label_cached = true;
+}
+
+/* The labels of a node row's :LABEL field, appended to im->labels. */
+static int row_labels(importer *im, csv_field f, size_t field)
+{
+    if (im->label_cached && f.len == im->label_len &&
+        memcmp(f.ptr, im->label_field, f.len) == 0) {
+        while (im->nlabels + im->nlabel_tokens > im->cap_labels)
+            if (grow_labels(im) != 0) {
+                out_of_memory(im, "reading labels");
+                return ROW_FATAL;
+            }
+        memcpy(im->labels + im->nlabels, im->label_tokens,
+               im->nlabel_tokens * sizeof *im->labels);
+        im->nlabels += im->nlabel_tokens;
+        return ROW_OK;
+    }
+    size_t from = im->nlabels;
+    int rc = add_labels(im, f.ptr, f.len, im->array_delim, field);
+    if (rc == ROW_OK)
+        remember_labels(im, f, from);
+    return rc;
+}
+
 /* Sets the parsed properties on a node or relationship. */
 static int set_properties(importer *im, const header *h, strata_id id, bool rel)
 {
     for (size_t i = 0; i < h->n; i++) {
-        if (!im->vals[i])
+        if (value_is_null(&im->vals[i].v))
             continue;
-        strata_status s = rel ? strata_rel_set(im->g, id, h->cols[i].key, im->vals[i])
-                              : strata_node_set(im->g, id, h->cols[i].key, im->vals[i]);
+        strata_status s = rel ? strata_rel_set(im->g, id, h->cols[i].key, &im->vals[i])
+                              : strata_node_set(im->g, id, h->cols[i].key, &im->vals[i]);
         if (s != STRATA_OK)
             return graph_refused(im, s);
         im->rep->properties++;
@@ -258,10 +320,8 @@ static int node_row(importer *im, const header *h, const csv_reader *r, size_t b
 {
     im->nlabels = base_labels;
     int rc = parse_values(im, h, r);
-    if (rc == ROW_OK && h->label >= 0) {
-        csv_field f = csv_get(r, (size_t)h->label);
-        rc = add_labels(im, f.ptr, f.len, im->array_delim, (size_t)h->label + 1);
-    }
+    if (rc == ROW_OK && h->label >= 0)
+        rc = row_labels(im, csv_get(r, (size_t)h->label), (size_t)h->label + 1);
     if (rc != ROW_OK)
         return rc;
     csv_field idf = {NULL, 0, false};
@@ -308,6 +368,24 @@ static int resolve_end(importer *im, const header *h, const csv_reader *r, long 
     return ROW_BAD;
 }
 
+/* Keeps name as the type interned last (when there is room for it: the
+   cache only saves work, so out of memory just leaves it empty). */
+static void remember_type(importer *im, const char *name, size_t len, strata_token type)
+{
+    if (len + 1 > im->type_cap) {
+        char *b = mem_realloc(mem_scratch(), im->type_name, im->type_cap, len + 1);
+        if (!b) {
+            im->type_len = 0;
+            return;
+        }
+        im->type_name = b;
+        im->type_cap = len + 1;
+    }
+    memcpy(im->type_name, name, len + 1);
+    im->type_len = len;
+    im->type = type;
+}
+
 /* The relationship type of a record: its :TYPE field, else the group's. */
 static int rel_type(importer *im, const header *h, const csv_reader *r, const char *fallback,
                     strata_token *out)
@@ -325,15 +403,21 @@ static int rel_type(importer *im, const header *h, const csv_reader *r, const ch
     }
     if (!name || !*name) {
         fault(im, STRATA_EINVAL, field,
-              "no relationship type: give a :TYPE field or a type for the file group");
+              "no relationship type: give a :TYPE column or a type for the file group");
         return ROW_BAD;
+    }
+    size_t len = strlen(name);
+    if (im->type_name && len == im->type_len && memcmp(name, im->type_name, len) == 0) {
+        *out = im->type;
+        return ROW_OK;
     }
     strata_status s = strata_token_intern(im->g, STRATA_RELTYPE, name, out);
     if (s != STRATA_OK) {
-        fault(im, s, field, "type '%.64s%s': %s", name, strlen(name) > 64 ? "..." : "",
+        fault(im, s, field, "type '%.64s%s': %s", name, len > 64 ? "..." : "",
               strata_errmsg(im->g));
         return s == STRATA_ENOMEM ? ROW_FATAL : ROW_BAD;
     }
+    remember_type(im, name, len, *out);
     return ROW_OK;
 }
 
@@ -594,6 +678,12 @@ static void importer_free(importer *im)
         mem_free(mem_scratch(), im->labels, im->cap_labels * sizeof *im->labels);
     if (im->name)
         mem_free(mem_scratch(), im->name, im->name_cap);
+    if (im->type_name)
+        mem_free(mem_scratch(), im->type_name, im->type_cap);
+    if (im->label_field)
+        mem_free(mem_scratch(), im->label_field, im->label_cap);
+    if (im->label_tokens)
+        mem_free(mem_scratch(), im->label_tokens, im->label_tokens_cap * sizeof *im->label_tokens);
 }
 
 strata_status strata_import(strata_graph *g, const strata_import_options *opts,

@@ -298,37 +298,37 @@ static const char *type_name(column_type t)
     return names[t];
 }
 
-/* One scalar of c's type from s[0..len). */
-static int scalar_value(const column *c, const char *s, size_t len, strata_value **out, char *err,
+/* One scalar of c's type from s[0..len) into *out (owned); s is UTF-8
+   (the caller checked the record). */
+static int scalar_value(const column *c, const char *s, size_t len, value *out, char *err,
                         size_t errlen, strata_status *status)
 {
     int rc = 0;
-    *out = NULL;
+    *out = value_null();
     switch (c->type) {
     case TYPE_STRING:
-        if (!value_utf8_valid(s, len)) {
-            snprintf(err, errlen, "column '%s': not valid UTF-8", c->name);
-            *status = STRATA_EINVAL;
+        if (value_string(mem_scratch(), s, len, out) != 0) {
+            snprintf(err, errlen, "out of memory");
+            *status = STRATA_ENOMEM;
             return -1;
         }
-        *out = strata_value_string(s, len);
-        break;
+        return 0;
     case TYPE_INT: {
         int64_t i = 0;
         if ((rc = parse_int(s, len, &i)) == 0)
-            *out = strata_value_int(i);
+            *out = value_int(i);
         break;
     }
     case TYPE_FLOAT: {
         double d = 0;
         if ((rc = parse_float(s, len, &d)) == 0)
-            *out = strata_value_float(d);
+            *out = value_float(d);
         break;
     }
     case TYPE_BOOL: {
         bool b = false;
         if ((rc = parse_bool(s, len, &b)) == 0)
-            *out = strata_value_bool(b);
+            *out = value_bool(b);
         break;
     }
     }
@@ -342,21 +342,16 @@ static int scalar_value(const column *c, const char *s, size_t len, strata_value
         *status = STRATA_ETYPE;
         return -1;
     }
-    if (!*out) {
-        snprintf(err, errlen, "out of memory");
-        *status = STRATA_ENOMEM;
-        return -1;
-    }
     return 0;
 }
 
-static int array_value(const column *c, const char *s, size_t len, char delim, strata_value **out,
+static int array_value(const column *c, const char *s, size_t len, char delim, value *out,
                        char *err, size_t errlen, strata_status *status)
 {
     size_t n = 1;
     for (size_t i = 0; i < len; i++)
         n += s[i] == delim;
-    strata_value **items = mem_calloc(mem_scratch(), mem_array_size(n, sizeof *items));
+    value *items = mem_calloc(mem_scratch(), mem_array_size(n, sizeof *items));
     if (!items) {
         snprintf(err, errlen, "out of memory");
         *status = STRATA_ENOMEM;
@@ -371,21 +366,22 @@ static int array_value(const column *c, const char *s, size_t len, char delim, s
         rc = scalar_value(c, p, (size_t)(q - p), &items[k], err, errlen, status);
         p = q + 1;
     }
-    if (rc == 0 && !(*out = strata_value_list((const strata_value *const *)items, n))) {
+    if (rc == 0 && value_list_from(mem_scratch(), items, n, out) != 0) {
         snprintf(err, errlen, "out of memory");
         *status = STRATA_ENOMEM;
         rc = -1;
     }
-    for (size_t i = 0; i < n; i++)
-        strata_value_free(&items[i]);
+    if (rc != 0)
+        for (size_t i = 0; i < n; i++)
+            value_release(&items[i]);
     mem_free(mem_scratch(), items, n * sizeof *items);
     return rc;
 }
 
-int column_value(const column *c, csv_field f, char array_delim, strata_value **out, char *err,
+int column_value(const column *c, csv_field f, char array_delim, value *out, char *err,
                  size_t errlen, strata_status *status)
 {
-    *out = NULL;
+    *out = value_null();
     if (f.len == 0 && !(f.quoted && c->type == TYPE_STRING && !c->array))
         return 0;
     if (c->array)

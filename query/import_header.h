@@ -26,6 +26,7 @@
 #include <stddef.h>
 
 #include "query/csv.h"
+#include "storage/value.h"
 #include "strata.h"
 
 typedef enum column_kind {
@@ -74,11 +75,12 @@ void id_spaces_free(id_spaces *s);
 /* The name of id space i, for messages ("global" for the global one). */
 const char *id_space_name(const id_spaces *s, uint32_t i);
 
-/* Field f of column c as a new value in *out, or NULL when it holds no
-   value (see the top).  0, or -1 with a message in err: bad input (*status
-   STRATA_ETYPE, or STRATA_EINVAL for a string that is not UTF-8) or out
-   of memory (STRATA_ENOMEM). */
-int column_value(const column *c, csv_field f, char array_delim, strata_value **out, char *err,
+/* Field f of column c as a value in *out (owned by the caller), null when
+   it holds none (see the top).  f must be UTF-8: the caller checks the
+   record whole (csv_record_utf8).  0, or -1 with a message in err: a field
+   that is not of its column's type (*status STRATA_ETYPE) or out of
+   memory (STRATA_ENOMEM). */
+int column_value(const column *c, csv_field f, char array_delim, value *out, char *err,
                  size_t errlen, strata_status *status);
 
 #endif

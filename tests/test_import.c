@@ -236,6 +236,27 @@ static void test_separators(void **state)
     strata_graph_free(&g);
 }
 
+/* Runs of rows with one :LABEL field and rows that change it, in groups
+   with labels of their own: every node gets its group's labels and its
+   row's, whatever the row before had. */
+static void test_label_runs(void **state)
+{
+    (void)state;
+    const char *a[] = {file("la.csv", "id:ID,:LABEL\n1,X\n2,X\n3,Y;X\n4,Y;X\n5,\n6,X\n")};
+    const char *b[] = {file("lb.csv", "id:ID(B),:LABEL\n1,X\n2,X\n3,\n")};
+    const char *ga[] = {"GA"}, *gb[] = {"GB", "X"};
+    strata_import_source src[] = {nodes(a, 1, ga, 1), nodes(b, 1, gb, 2)};
+    strata_import_options o = {.sources = src, .nsources = 2};
+    strata_graph *g = NULL;
+    OK(g, strata_graph_new(&g));
+    OK(g, strata_import(g, &o, NULL));
+    assert_answer(g, "MATCH (n) WITH n ORDER BY id(n) "
+                     "RETURN collect(reduce(s = n.id + ':', l IN labels(n) | s + l + ','))",
+                  "[s7\"1:GA,X,\",s7\"2:GA,X,\",s9\"3:GA,X,Y,\",s9\"4:GA,X,Y,\",s5\"5:GA,\","
+                  "s7\"6:GA,X,\",s7\"1:GB,X,\",s7\"2:GB,X,\",s7\"3:GB,X,\"]");
+    strata_graph_free(&g);
+}
+
 /* ---- faults ----------------------------------------------------------- */
 
 typedef struct bad_case {
@@ -533,6 +554,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_good_import),
         cmocka_unit_test(test_separators),
+        cmocka_unit_test(test_label_runs),
         cmocka_unit_test(test_faults_leave_the_graph_as_it_was),
         cmocka_unit_test(test_missing_file_and_options),
         cmocka_unit_test(test_skip_bad_rows),
