@@ -46,6 +46,15 @@
 #define PROGRESS_EVERY 0x10000
 #define INTERRUPT_EVERY 0x400
 
+/* Relationship types remembered by name (rel_type). */
+#define TYPES_SEEN 8
+
+typedef struct type_seen {
+    char *name;       /* NULL: an empty entry */
+    size_t len, cap;
+    strata_token token;
+} type_seen;
+
 /* What a row function returns. */
 enum { ROW_OK = 0, ROW_BAD = -1, ROW_FATAL = -2 };
 
@@ -62,11 +71,10 @@ typedef struct importer {
     size_t nlabels, cap_labels;
     char *name;               /* a label being interned, NUL-terminated */
     size_t name_cap;
-    /* the relationship type interned last, so a run of rows of one type
-       interns it once (no token lock and lookup per row) */
-    char *type_name;
-    size_t type_len, type_cap;
-    strata_token type;
+    /* the relationship types interned last, so rows of a few types
+       intern each once (no token lock and lookup per row) */
+    type_seen types[TYPES_SEEN];
+    size_t next_type;
     /* the :LABEL field of the node row before and its labels' tokens:
        rows mostly repeat it, and then intern nothing */
     char *label_field;
@@ -368,22 +376,34 @@ static int resolve_end(importer *im, const header *h, const csv_reader *r, long 
     return ROW_BAD;
 }
 
-/* Keeps name as the type interned last (when there is room for it: the
-   cache only saves work, so out of memory just leaves it empty). */
-static void remember_type(importer *im, const char *name, size_t len, strata_token type)
+/* Keeps name as a type interned lately, in place of the oldest (out of
+   memory: not kept, which costs only time). */
+static void remember_type(importer *im, const char *name, size_t len, strata_token token)
 {
-    if (len + 1 > im->type_cap) {
-        char *b = mem_realloc(mem_scratch(), im->type_name, im->type_cap, len + 1);
-        if (!b) {
-            im->type_len = 0;
+    type_seen *t = &im->types[im->next_type];
+    if (len + 1 > t->cap) {
+        char *b = mem_realloc(mem_scratch(), t->name, t->cap, len + 1);
+        if (!b)
             return;
-        }
-        im->type_name = b;
-        im->type_cap = len + 1;
+        t->name = b;
+        t->cap = len + 1;
     }
-    memcpy(im->type_name, name, len + 1);
-    im->type_len = len;
-    im->type = type;
+    memcpy(t->name, name, len + 1);
+    t->len = len;
+    t->token = token;
+    im->next_type = (im->next_type + 1) % TYPES_SEEN;
+}
+
+static bool seen_type(const importer *im, const char *name, size_t len, strata_token *out)
+{
+    for (size_t i = 0; i < TYPES_SEEN; i++) {
+        const type_seen *t = &im->types[i];
+        if (t->name && t->len == len && memcmp(t->name, name, len) == 0) {
+            *out = t->token;
+            return true;
+        }
+    }
+    return false;
 }
 
 /* The relationship type of a record: its :TYPE field, else the group's. */
@@ -407,10 +427,8 @@ static int rel_type(importer *im, const header *h, const csv_reader *r, const ch
         return ROW_BAD;
     }
     size_t len = strlen(name);
-    if (im->type_name && len == im->type_len && memcmp(name, im->type_name, len) == 0) {
-        *out = im->type;
+    if (seen_type(im, name, len, out))
         return ROW_OK;
-    }
     strata_status s = strata_token_intern(im->g, STRATA_RELTYPE, name, out);
     if (s != STRATA_OK) {
         fault(im, s, field, "type '%.64s%s': %s", name, len > 64 ? "..." : "",
@@ -678,8 +696,9 @@ static void importer_free(importer *im)
         mem_free(mem_scratch(), im->labels, im->cap_labels * sizeof *im->labels);
     if (im->name)
         mem_free(mem_scratch(), im->name, im->name_cap);
-    if (im->type_name)
-        mem_free(mem_scratch(), im->type_name, im->type_cap);
+    for (size_t i = 0; i < TYPES_SEEN; i++)
+        if (im->types[i].name)
+            mem_free(mem_scratch(), im->types[i].name, im->types[i].cap);
     if (im->label_field)
         mem_free(mem_scratch(), im->label_field, im->label_cap);
     if (im->label_tokens)

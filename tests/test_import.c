@@ -257,6 +257,41 @@ static void test_label_runs(void **state)
     strata_graph_free(&g);
 }
 
+/* More relationship types than the importer remembers, in turn, and rows
+   taking the group's type between them: each relationship has its own. */
+static void test_many_types(void **state)
+{
+    (void)state;
+    char rel_text[2048] = ":START_ID,:END_ID,:TYPE\n";
+    for (int i = 0; i < 40; i++) {
+        char row[32];
+        if (i % 4 == 3)
+            snprintf(row, sizeof row, "%d,%d,\n", i % 5, (i + 1) % 5);   /* the group's */
+        else
+            snprintf(row, sizeof row, "%d,%d,T%d\n", i % 5, (i + 1) % 5, i % 10);
+        strcat(rel_text, row);
+    }
+    const char *n[] = {file("mt_n.csv", "id:ID\n0\n1\n2\n3\n4\n")};
+    const char *r[] = {file("mt_r.csv", rel_text)};
+    strata_import_source src[] = {nodes(n, 1, NULL, 0), rels(r, 1, "G")};
+    strata_import_options o = {.sources = src, .nsources = 2};
+    strata_graph *g = NULL;
+    OK(g, strata_graph_new(&g));
+    OK(g, strata_import(g, &o, NULL));
+    /* relationship i (ids follow the rows in a new graph): row i's type */
+    sbuf want = {0};
+    sb_printf(&want, "[");
+    for (int i = 0; i < 40; i++) {
+        char t[8];
+        snprintf(t, sizeof t, i % 4 == 3 ? "G" : "T%d", i % 10);
+        sb_printf(&want, "%ss%zu\"%s\"", i ? "," : "", strlen(t), t);
+    }
+    sb_printf(&want, "]");
+    assert_answer(g, "MATCH ()-[r]->() WITH r ORDER BY id(r) RETURN collect(type(r))", want.p);
+    free(want.p);
+    strata_graph_free(&g);
+}
+
 /* ---- faults ----------------------------------------------------------- */
 
 typedef struct bad_case {
@@ -555,6 +590,7 @@ int main(void)
         cmocka_unit_test(test_good_import),
         cmocka_unit_test(test_separators),
         cmocka_unit_test(test_label_runs),
+        cmocka_unit_test(test_many_types),
         cmocka_unit_test(test_faults_leave_the_graph_as_it_was),
         cmocka_unit_test(test_missing_file_and_options),
         cmocka_unit_test(test_skip_bad_rows),
