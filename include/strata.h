@@ -623,6 +623,8 @@ typedef struct strata_import_options {
     size_t field_max;
 } strata_import_options;
 
+/* The counts are of what was read; after a failure, of what was read
+   before it (none of which was kept). */
 typedef struct strata_import_report {
     uint64_t nodes, relationships, properties;
     uint64_t rows;           /* records read (header lines not counted) */

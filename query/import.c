@@ -533,7 +533,8 @@ static int read_header(importer *im, const strata_import_source *src, csv_reader
     csv_status s = csv_next(r);
     if (s != CSV_RECORD) {
         if (s == CSV_END)
-            fault(im, STRATA_EINVAL, 0, "a file group's first file needs a header line");
+            fault(im, STRATA_EINVAL, 0, "%s is empty: a file group's first file needs a header "
+                  "line", im->file);
         else
             reader_fault(im, r, s);
         return -1;

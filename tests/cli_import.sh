@@ -136,6 +136,9 @@ bad "stray quote" "stray.csv:2: stray quote in unquoted field 2" --nodes=stray.c
 printf 'id:ID,when:date\n1,2020-01-01\n' > badtype.csv
 bad "unknown type" "badtype.csv:1: column 'when:date': unknown type 'date'" --nodes=badtype.csv
 bad "missing file" "cannot read 'nope.csv'" --nodes=nope.csv
+: > empty.csv
+bad "empty first file" "empty.csv is empty: a file group's first file needs a header line" \
+    --nodes=empty.csv
 
 # --skip-bad-rows: the good rows stay, the bad ones are counted
 printf 'id:ID,age:int\n1,1\n2,x\n3,3\n3,4\n' > skip.csv
