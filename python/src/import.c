@@ -59,6 +59,19 @@ static void do_import(void *arg)
     PyThread_release_lock(c->self->writer);
 }
 
+/* A str as a C string (borrowed from o); a NUL inside is a ValueError, as
+   the engine's names cannot hold one. */
+static const char *text(PyObject *o, const char *what)
+{
+    Py_ssize_t len;
+    const char *s = PyUnicode_AsUTF8AndSize(o, &len);
+    if (s && strlen(s) != (size_t)len) {
+        PyErr_Format(PyExc_ValueError, "%s: a name holds a NUL character", what);
+        return NULL;
+    }
+    return s;
+}
+
 /* A tuple of str as C strings (borrowed from the tuple's objects). */
 static const char **utf8_strings(PyObject *tuple, const char *what)
 {
@@ -71,7 +84,7 @@ static const char **utf8_strings(PyObject *tuple, const char *what)
     if (!out)
         return (const char **)PyErr_NoMemory();
     for (Py_ssize_t i = 0; i < n; i++)
-        if (!(out[i] = PyUnicode_AsUTF8AndSize(PyTuple_GetItem(tuple, i), NULL))) {
+        if (!(out[i] = text(PyTuple_GetItem(tuple, i), what))) {
             PyMem_Free(out);
             return NULL;
         }
@@ -115,7 +128,7 @@ static int read_source(PyObject *spec, source_strings *ss, strata_import_source 
         return -1;
     src->labels = ss->labels;
     src->nlabels = (size_t)PyTuple_Size(labels);
-    if (type != Py_None && !(src->type = PyUnicode_AsUTF8AndSize(type, NULL)))
+    if (type != Py_None && !(src->type = text(type, "type")))
         return -1;
     return 0;
 }

@@ -132,6 +132,8 @@ def test_bad_arguments(g, tmp_path):
         g.import_csv(relationships=(path, ["not", "a", "type"]))
     with pytest.raises(ValueError):
         g.import_csv(nodes=path, field_max=0)
+    with pytest.raises(ValueError):
+        g.import_csv(nodes=(path, ["A\0B"]))
     g.close()
     with pytest.raises(strata.Error):
         g.import_csv(nodes=path)
