@@ -8,7 +8,8 @@
 # score:float, :LABEL) and a relationship file (:START_ID, :END_ID, :TYPE,
 # since:int) whose ends are pseudo-random nodes, then times one
 # `strata import` of both (its summary gives rows/s, graph memory and peak
-# resident size), and LOAD CSV of the first 100,000 node rows against
+# resident size; the script adds rows per CPU second, the figure a shared
+# machine's load changes least), and LOAD CSV of the first 100,000 node rows against
 # `strata import` of the same rows, for the comparison.
 set -eu
 strata=${1:-build-bench/strata}
@@ -47,11 +48,22 @@ echo "\$ strata import --nodes=nodes.csv --relationships=rels.csv out.db"
 # CPU time as well as wall time: on a shared machine the CPU seconds are
 # the steadier figure.
 timer=
-[ -x /usr/bin/time ] && timer="/usr/bin/time -f cpu_%Us_user_%Ss_system"
+[ -x /usr/bin/time ] && timer="/usr/bin/time -o $dir/cpu.txt -f cpu_%Us_user_%Ss_system"
 t0=$(date +%s.%N)
-$timer "$strata" import --nodes="$dir/nodes.csv" --relationships="$dir/rels.csv" "$dir/out.db"
+$timer "$strata" import --nodes="$dir/nodes.csv" --relationships="$dir/rels.csv" "$dir/out.db" \
+    | tee "$dir/summary.txt"
 t1=$(date +%s.%N)
 echo "wall time $(echo "$t1 - $t0" | bc) s; file $(du -h "$dir/out.db" | cut -f1)"
+if [ -s "$dir/cpu.txt" ]; then
+    # rows per CPU second of the process, the save's wall time taken off:
+    # the figure a loaded machine changes least
+    cat "$dir/cpu.txt"
+    awk -v cpu="$(sed 's/cpu_\([0-9.]*\)s_user_\([0-9.]*\)s_system/\1 + \2/' "$dir/cpu.txt" | bc)" '
+        /^imported/ { rows = $9 }
+        /^saved/ { save = $(NF - 1) }
+        END { if (rows && cpu > save) printf "rows per CPU second %.0f\n", rows / (cpu - save) }' \
+        "$dir/summary.txt"
+fi
 rm -f "$dir/out.db"
 
 echo

@@ -622,6 +622,99 @@ STRATA_API strata_status strata_set_csv_options(strata_graph *g, const strata_cs
    next strata_set_csv_options; field_max never 0). */
 STRATA_API strata_status strata_get_csv_options(strata_graph *g, strata_csv_options *out);
 
+/* ---- bulk import from CSV files (README.md, "Bulk import") ------------
+
+   strata_import reads node files, then relationship files, with the header
+   conventions of Neo4j's bulk importer (name:ID(Space), :LABEL,
+   :START_ID(Space), :END_ID(Space), :TYPE, name:int, name:string[], ...,
+   :IGNORE), and adds what they hold to g through the direct write calls,
+   as one unit: outside a transaction it runs as one (committed at the
+   end), inside an open one as a statement of it.  A failure undoes it
+   whole — g is exactly as it was (only tokens interned on the way stay,
+   as after a failed query) — and the report says which file, line and
+   column, and what; strata_errmsg(g) holds "FILE:LINE: what" too.  Ids
+   (ID, START_ID, END_ID) live in an id table of the import's own: a
+   relationship file names nodes of the same import. */
+
+/* One group of files: the first file's first record is the header, the
+   files after it hold records only.  Borrowed for the call. */
+typedef struct strata_import_source {
+    bool relationships;          /* a relationship group, else a node group */
+    const char *const *files;    /* nfiles >= 1 paths */
+    size_t nfiles;
+    /* Node groups: labels every node of the group gets, beside those of a
+       :LABEL column (labels may be NULL when nlabels is 0). */
+    const char *const *labels;
+    size_t nlabels;
+    /* Relationship groups: the type of a record whose :TYPE field is empty
+       or absent; NULL for none (such a record is then a bad row). */
+    const char *type;
+} strata_import_source;
+
+/* What a bad row was (strata_import_options.on_bad_row) or why an import
+   failed (strata_import_report).  file is one of the options' paths (or
+   NULL when the failure is not in a file); line is the line the record
+   starts on (0 when none); column the field, from 1 (0 when the fault is
+   not one field's). */
+typedef struct strata_import_fault {
+    const char *file;
+    uint64_t line;
+    uint32_t column;
+    const char *message;    /* without file and line; valid for the callback / the report */
+} strata_import_fault;
+
+typedef struct strata_import_progress {
+    const char *file;       /* the file being read */
+    uint64_t offset, size;  /* bytes read of it, and its size (0 when unknown) */
+    uint64_t rows;          /* records read so far, every file */
+} strata_import_progress;
+
+typedef struct strata_import_options {
+    const strata_import_source *sources;   /* every node group loads before any relationship group */
+    size_t nsources;
+    char delimiter;          /* between fields; 0: ',' */
+    char array_delimiter;    /* between the elements of an array field and the labels of :LABEL; 0: ';' */
+    char quote;              /* quotes a field; 0: '"' (doubled inside a quoted field) */
+    /* A bad row — a field that does not parse as its column's type, an
+       unknown START_ID or END_ID, a node id seen before in its id space,
+       the wrong number of fields, no type, bytes that are not UTF-8 —
+       fails the import (false) or is left out and counted (true).
+       Malformed CSV, a bad header and failures of the graph always fail. */
+    bool skip_bad_rows;
+    /* Called for each row skipped (may be NULL). */
+    void (*on_bad_row)(void *ctx, const strata_import_fault *fault);
+    /* Called about every 65,536 records and at the start of each file (may
+       be NULL); returning false stops the import, which then fails with
+       STRATA_EINTERRUPTED as strata_interrupt(g) makes it. */
+    bool (*on_progress)(void *ctx, const strata_import_progress *progress);
+    void *ctx;
+    /* The longest field accepted, in bytes; 0: STRATA_CSV_FIELD_MAX. */
+    size_t field_max;
+} strata_import_options;
+
+/* The counts are of what was read; after a failure, of what was read
+   before it (none of which was kept). */
+typedef struct strata_import_report {
+    uint64_t nodes, relationships, properties;
+    uint64_t rows;           /* records read (header lines not counted) */
+    uint64_t bad_rows;       /* records skipped (skip_bad_rows) */
+    uint64_t id_table_bytes; /* the most the id table held */
+    /* The failure (file NULL, line 0 and message "" on success). */
+    strata_import_fault fault;
+    char message[512];       /* fault.message points here */
+} strata_import_report;
+
+/* Imports the sources into g (report may be NULL).  Statuses: STRATA_EIO
+   (a file cannot be opened or read), STRATA_EINVAL (malformed CSV, a bad
+   header or options, a row of the wrong shape, bytes that are not UTF-8,
+   no relationship type), STRATA_ETYPE (a field that does not parse as its
+   column's type), STRATA_ENOTFOUND (an unknown START_ID or END_ID),
+   STRATA_ECONSTRAINT (a node id seen before in its id space, or a write
+   the graph's constraints refuse), STRATA_EINTERRUPTED, STRATA_ENOMEM.
+   Call from the thread that drives g's writes. */
+STRATA_API strata_status strata_import(strata_graph *g, const strata_import_options *opts,
+                                       strata_import_report *report);
+
 /* ---- persistence --------------------------------------------------------- */
 
 /* A graph is saved to one file and loaded back whole (docs/FORMAT.md has

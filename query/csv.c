@@ -46,6 +46,7 @@ struct csv_reader {
     char *name;
     size_t name_size;
     unsigned char delim;
+    unsigned char quote;        /* '"' unless csv_set_quote */
     unsigned char *in;          /* CSV_BUFFER bytes */
     size_t in_len, in_pos;
     bool eof;
@@ -65,6 +66,16 @@ struct csv_reader {
     char err[320];
 };
 
+/* The bytes that end a run copied whole (copy_run). */
+static void set_stops(csv_reader *r)
+{
+    memset(r->stop_plain, 0, sizeof r->stop_plain);
+    memset(r->stop_quoted, 0, sizeof r->stop_quoted);
+    r->stop_plain[r->delim] = r->stop_plain[r->quote] = 1;
+    r->stop_plain['\r'] = r->stop_plain['\n'] = 1;
+    r->stop_quoted[r->quote] = r->stop_quoted['\n'] = 1;
+}
+
 csv_reader *csv_new(FILE *f, const char *name, char delimiter)
 {
     mem_ctx *m = mem_scratch();
@@ -81,12 +92,18 @@ csv_reader *csv_new(FILE *f, const char *name, char delimiter)
     memcpy(r->name, name, r->name_size);
     r->f = f;
     r->delim = (unsigned char)delimiter;
+    r->quote = '"';
     r->line = 1;
     r->field_max = CSV_FIELD_MAX;
     r->failed = CSV_RECORD;
-    r->stop_plain[r->delim] = r->stop_plain['"'] = r->stop_plain['\r'] = r->stop_plain['\n'] = 1;
-    r->stop_quoted['"'] = r->stop_quoted['\n'] = 1;
+    set_stops(r);
     return r;
+}
+
+void csv_set_quote(csv_reader *r, char quote)
+{
+    r->quote = (unsigned char)quote;
+    set_stops(r);
 }
 
 void csv_free(csv_reader **rp)
@@ -223,7 +240,9 @@ static int field_end(csv_reader *r)
 {
     field_pos *fp = &r->fields[r->nfields];
     fp->len = r->rec_len - fp->off;
-    if (rec_append(r, "", 1) != 0)
+    if (fp->len < r->field_max && r->rec_len < r->rec_cap)
+        r->rec[r->rec_len++] = '\0';   /* the common case of rec_append's */
+    else if (rec_append(r, "", 1) != 0)
         return -1;
     r->nfields++;
     return 0;
@@ -278,7 +297,7 @@ static csv_status read_record(csv_reader *r)
         int c = r->in[r->in_pos++];
         switch (st) {
         case QUOTED:
-            if (c == '"') {
+            if (c == r->quote) {
                 st = CLOSED;
                 continue;
             }
@@ -287,9 +306,10 @@ static csv_status read_record(csv_reader *r)
                 goto nomem;
             continue;
         case CLOSED:
-            if (c == '"') {   /* "" inside quotes */
+            if (c == r->quote) {   /* "" inside quotes */
                 st = QUOTED;
-                if (rec_append(r, "\"", 1) != 0)
+                char q = (char)r->quote;
+                if (rec_append(r, &q, 1) != 0)
                     goto nomem;
                 continue;
             }
@@ -306,24 +326,25 @@ static csv_status read_record(csv_reader *r)
             }
             break;
         case UNQUOTED:
-            if (c == '"')
+            if (c == r->quote)
                 return fail(r, CSV_BAD, r->line,
                             "stray quote in unquoted field %zu (quote the whole field and "
                             "double the quote)",
                             r->nfields + 1);
             break;
         case FIELD_START:
-            if (c == '"') {
+            if (c == r->quote) {
                 st = QUOTED;
                 quote_line = r->line;
                 r->fields[r->nfields].quoted = true;
                 continue;
             }
             if (c != r->delim && c != '\r' && c != '\n') {
+                /* c opens a run that copy_run takes whole, itself included
+                   (it is no stop byte of an unquoted field: not the
+                   quote, the delimiter or a line end) */
                 st = UNQUOTED;
-                char byte = (char)c;
-                if (rec_append(r, &byte, 1) != 0)
-                    goto nomem;
+                r->in_pos--;
                 continue;
             }
             break;

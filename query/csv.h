@@ -1,6 +1,6 @@
 /*
  * csv — a streaming reader of RFC 4180 CSV, shared by LOAD CSV
- * (query/op_load_csv.c) and `strata import` (cli/import.c).
+ * (query/op_load_csv.c) and the bulk importer (query/import.c).
  *
  * What it accepts:
  *   - fields separated by a configurable single byte (',' by default);
@@ -63,6 +63,9 @@ typedef struct csv_field {
 /* A reader of f (borrowed: the caller closes it after csv_free).  name is
    copied and used in messages.  NULL when out of memory. */
 csv_reader *csv_new(FILE *f, const char *name, char delimiter);
+/* Sets the byte that quotes a field ('"' by default; not the delimiter,
+   CR or LF): a quote inside a quoted field is then that byte doubled. */
+void csv_set_quote(csv_reader *r, char quote);
 /* Sets the longest field accepted, in bytes (at least 1). */
 void csv_set_field_max(csv_reader *r, size_t max);
 void csv_free(csv_reader **r);

@@ -46,6 +46,19 @@ for dir in python/src server; do
         done
     done
 done
+# Files of the program that are clients of the library already: they
+# include strata.h and cli/ headers only (`strata import` over strata_import).
+for f in cli/import.c cli/import.h; do
+    [ -f "$root/$f" ] || continue
+    checked=$((checked + 1))
+    for inc in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$root/$f"); do
+        case $inc in
+        strata.h|cli/*) ;;
+        *) echo "include order: $f includes $inc; it is a client of strata.h"
+           bad=1 ;;
+        esac
+    done
+done
 [ $checked -gt 0 ] || { echo "include order: no sources found under $root"; exit 1; }
 [ $bad -eq 0 ] && echo "include order: $checked files follow storage <- index <- journal <- core <- algo <- query <- cli"
 exit $bad

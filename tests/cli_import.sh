@@ -76,6 +76,12 @@ expect_rows "labels from the command line" "$(line 6)" '{"columns": ["labels(m)"
 expect_rows "empty quoted string stored" "$(line 5)" '{"columns": ["keys(p)"], "rows": [[["age", "id", "name", "nums", "score", "tags"]]], '
 out=$(query movies.db "MATCH (m:Film) RETURN m.title, m.year")
 expect_rows "delimiter |" "$out" '{"columns": ["m.title", "m.year"], "rows": [["Up, again", 2009]], '
+# another quote character
+printf "id:ID,title\n1,'it''s, quoted'\n" > squote.csv
+"$strata" import --quote "'" --nodes=Movie=squote.csv squote.db >/dev/null 2>&1 \
+    || { echo "import with --quote failed"; fail=1; }
+out=$(query squote.db "MATCH (m:Movie) RETURN m.title")
+expect_rows "quote '" "$out" "{\"columns\": [\"m.title\"], \"rows\": [[\"it's, quoted\"]], "
 
 # ---- bad inputs -------------------------------------------------------------
 printf 'keep me\n' > kept.db
@@ -130,6 +136,9 @@ bad "stray quote" "stray.csv:2: stray quote in unquoted field 2" --nodes=stray.c
 printf 'id:ID,when:date\n1,2020-01-01\n' > badtype.csv
 bad "unknown type" "badtype.csv:1: column 'when:date': unknown type 'date'" --nodes=badtype.csv
 bad "missing file" "cannot read 'nope.csv'" --nodes=nope.csv
+: > empty.csv
+bad "empty first file" "empty.csv is empty: a file group's first file needs a header line" \
+    --nodes=empty.csv
 
 # --skip-bad-rows: the good rows stay, the bad ones are counted
 printf 'id:ID,age:int\n1,1\n2,x\n3,3\n3,4\n' > skip.csv
@@ -145,6 +154,8 @@ expect_rows "skip-bad-rows" "$out" '{"columns": ["n.id", "n.age"], "rows": [["1"
 [ $? -eq 2 ] || { echo "no output file: expected exit status 2"; fail=1; }
 "$strata" import --delimiter ';;' --nodes=one.csv x.db >/dev/null 2>&1
 [ $? -eq 2 ] || { echo "bad delimiter: expected exit status 2"; fail=1; }
+"$strata" import --quote ',' --nodes=one.csv x.db >/dev/null 2>&1
+[ $? -eq 2 ] || { echo "quote equal to the delimiter: expected exit status 2"; fail=1; }
 
 [ $fail -eq 0 ] && echo "cli import: ok"
 exit $fail

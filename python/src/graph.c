@@ -294,6 +294,7 @@ static PyMethodDef graph_methods[] = {
     { "_create_nodes", graph_create_nodes, METH_VARARGS, "bulk node creation (load_frames)" },
     { "_create_relationships", graph_create_relationships, METH_VARARGS,
       "bulk relationship creation (load_frames)" },
+    { "_import_csv", graph_import_csv, METH_VARARGS, "strata_import (import_csv)" },
     { NULL, NULL, 0, NULL },
 };
 

@@ -22,6 +22,7 @@ static const char *status_code(strata_status st)
     case STRATA_EFULL: return "OutOfMemory";
     case STRATA_EIO: return "IOError";
     case STRATA_ECORRUPT: return "CorruptFile";
+    case STRATA_EINTERRUPTED: return "Interrupted";
     default: return "Error";
     }
 }
@@ -35,6 +36,24 @@ static PyObject *raise_made(const char *code, const char *detail, const char *me
     }
     PyObject *exc = PyObject_CallFunction(helpers.make_error, "szslls", code, detail, message,
                                           line, column, query);
+    if (exc) {
+        PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
+        Py_DECREF(exc);
+    }
+    return NULL;
+}
+
+PyObject *raise_fault(strata_status st, const char *message, const char *file, long line,
+                      long column)
+{
+    if (!helpers.make_error || !file)
+        return raise_made(status_code(st), NULL, message, line, column, NULL);
+    PyObject *path = PyUnicode_DecodeFSDefault(file);
+    if (!path)
+        return NULL;
+    PyObject *exc = PyObject_CallFunction(helpers.make_error, "szsllOO", status_code(st), NULL,
+                                          message, line, column, Py_None, path);
+    Py_DECREF(path);
     if (exc) {
         PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
         Py_DECREF(exc);

@@ -18,7 +18,7 @@
  *   Path    a tuple of nodes and a tuple of relationships
  *
  * The GIL is released around every call into the engine that can take
- * time: query execution, reading a result's rows, save and load.
+ * time: query execution, reading a result's rows, save, load and import.
  */
 #ifndef STRATA_PY_H
 #define STRATA_PY_H
@@ -83,6 +83,10 @@ extern py_helpers helpers;
 /* module.c */
 /* Raises the exception for a failed call (status and message); NULL. */
 PyObject *raise_status(strata_status st, const char *message);
+/* Raises the exception for a fault in a file (file may be NULL; line and
+   column 0 when none), with its file as the exception's .file; NULL. */
+PyObject *raise_fault(strata_status st, const char *message, const char *file, long line,
+                      long column);
 /* Raises the exception a failed query's result describes; NULL. */
 PyObject *raise_query_error(strata_result *r, const char *query, strata_status st,
                             const char *fallback);
@@ -114,6 +118,9 @@ PyObject *graph_create_relationships(PyObject *graph, PyObject *args);
 /* branch.c: View.branch() and View.diff(other) */
 PyObject *view_branch(PyObject *view, PyObject *unused);
 PyObject *view_diff(PyObject *view, PyObject *other);
+
+/* import.c: Graph._import_csv (strata_import) */
+PyObject *graph_import_csv(PyObject *graph, PyObject *args);
 
 /* result.c */
 PyObject *result_wrap(strata_result *r, PyObject *graph, strata_cancel *cancel);   /* steals r, cancel */

@@ -15,7 +15,7 @@ from ._errors import (ArgumentError, ConstraintError, CypherSemanticError,
                       CypherSyntaxError, CypherTypeError, EntityNotFound, Error,
                       Interrupted, OutOfMemory, StrataIOError, make_error)
 from ._values import Duration, make_temporal, temporal_fields
-from . import _graph, _frames, _convert, _branches
+from . import _graph, _frames, _convert, _branches, _import
 from ._branches import Change
 
 _strata._register(make_error=make_error, duration_type=Duration,
@@ -24,6 +24,7 @@ _strata._register(make_error=make_error, duration_type=Duration,
 
 Graph.transaction = _graph.transaction
 Graph.load_frames = _frames.load_frames
+Graph.import_csv = _import.import_csv
 Graph.__enter__ = _graph.enter
 Graph.__exit__ = _graph.exit
 Graph.branch = _branches.branch

@@ -4,20 +4,26 @@
 class Error(Exception):
     """A failed call.  code: the category (as openCypher names it:
     SyntaxError, TypeError, ...); detail: the openCypher TCK detail code or
-    None; line and column: 1-based position in the query (0 when none);
-    query: the query text, when there was one."""
+    None; line and column: 1-based position in the query, or in file (0
+    when none); query: the query text, when there was one; file: the file
+    a fault is in (Graph.import_csv), else None."""
 
-    def __init__(self, message, code="Error", detail=None, line=0, column=0, query=None):
+    def __init__(self, message, code="Error", detail=None, line=0, column=0, query=None,
+                 file=None):
         self.message = message
         self.code = code
         self.detail = detail
         self.line = line
         self.column = column
         self.query = query
+        self.file = file
         super().__init__(self._text())
 
     def _text(self):
-        text = f"{self.code}: {self.message}" if self.code not in self.message else self.message
+        where = self.message
+        if self.file is not None:
+            where = f"{self.file}:{self.line}: {self.message}" if self.line else self.message
+        text = f"{self.code}: {where}" if self.code not in self.message else where
         if self.query and self.line > 0:
             lines = self.query.splitlines() or [""]
             if self.line <= len(lines):
@@ -78,6 +84,6 @@ _BY_CODE = {
 }
 
 
-def make_error(code, detail, message, line, column, query):
+def make_error(code, detail, message, line, column, query, file=None):
     """The exception for a failure the engine reported (called by _strata)."""
-    return _BY_CODE.get(code, Error)(message, code, detail, line, column, query)
+    return _BY_CODE.get(code, Error)(message, code, detail, line, column, query, file)

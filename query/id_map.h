@@ -7,12 +7,17 @@
  * ids cost about 64 bytes of table each (at most 70% full) plus the long
  * keys' bytes, not an allocation per id.
  *
- * Invariants: every (space, key) is in the table once; a slot is empty iff
- * its space is UINT32_MAX (no id space has that number); the capacity is a
- * power of two.
+ * A space whose ids are all small decimal numbers written the one way
+ * ("0", "42"; no sign, no leading zero) keeps them in an array indexed by
+ * the number instead (8 bytes an id, one read a lookup); its first other id
+ * moves them into the table for good.
+ *
+ * Invariants: every (space, key) is in the map once, in its space's array
+ * or in the table, never both; a slot is empty iff its space is UINT32_MAX
+ * (no id space has that number); the capacity is a power of two.
  */
-#ifndef STRATA_CLI_ID_MAP_H
-#define STRATA_CLI_ID_MAP_H
+#ifndef STRATA_QUERY_ID_MAP_H
+#define STRATA_QUERY_ID_MAP_H
 
 #include <stdbool.h>
 #include <stddef.h>

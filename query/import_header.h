@@ -1,5 +1,5 @@
 /*
- * import_header — the header line of a `strata import` file, after the
+ * import_header — the header line of a bulk import file (strata_import), after the
  * conventions of Neo4j's bulk importer, and the conversion of a field to
  * the value its column's type says.
  *
@@ -19,13 +19,14 @@
  * field ("") is the empty string for string columns and no value for the
  * others.  Numbers may have spaces around them; booleans are true or false.
  */
-#ifndef STRATA_CLI_IMPORT_HEADER_H
-#define STRATA_CLI_IMPORT_HEADER_H
+#ifndef STRATA_QUERY_IMPORT_HEADER_H
+#define STRATA_QUERY_IMPORT_HEADER_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "query/csv.h"
+#include "storage/value.h"
 #include "strata.h"
 
 typedef enum column_kind {
@@ -52,7 +53,7 @@ typedef struct column {
 /* Id space names; space 0 is the global one (""). */
 typedef struct id_spaces {
     char **names;
-    size_t n;
+    size_t n, cap;
 } id_spaces;
 
 typedef struct header {
@@ -63,18 +64,23 @@ typedef struct header {
 
 /* Parses the header record the reader has just read, for a node file or a
    relationship file, interning property keys in g.  -1 with a message
-   (what and which column; the caller adds file and line) in err. */
+   (what and which column; the caller adds file and line) in err, the
+   column (from 1; 0 for the header as a whole) in *bad_col and the status
+   it stands for in *status (STRATA_EINVAL, or STRATA_ENOMEM). */
 int header_parse(header *h, const csv_reader *r, bool relationships, id_spaces *spaces,
-                 strata_graph *g, char *err, size_t errlen);
+                 strata_graph *g, char *err, size_t errlen, size_t *bad_col,
+                 strata_status *status);
 void header_free(header *h);
 void id_spaces_free(id_spaces *s);
 /* The name of id space i, for messages ("global" for the global one). */
 const char *id_space_name(const id_spaces *s, uint32_t i);
 
-/* Field f of column c as a new value in *out, or NULL when it holds no
-   value (see the top).  0, or -1 with a message in err (bad input, or out
-   of memory). */
-int column_value(const column *c, csv_field f, char array_delim, strata_value **out, char *err,
-                 size_t errlen);
+/* Field f of column c as a value in *out (owned by the caller), null when
+   it holds none (see the top).  f must be UTF-8: the caller checks the
+   record whole (csv_record_utf8).  0, or -1 with a message in err: a field
+   that is not of its column's type (*status STRATA_ETYPE) or out of
+   memory (STRATA_ENOMEM). */
+int column_value(const column *c, csv_field f, char array_delim, value *out, char *err,
+                 size_t errlen, strata_status *status);
 
 #endif

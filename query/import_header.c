@@ -6,7 +6,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "cli/import_header.h"
+#include "query/import_header.h"
+#include "storage/mem.h"
 #include "storage/value.h"
 
 static const struct {
@@ -24,6 +25,24 @@ static const struct {
     {"IGNORE", COL_IGNORE, TYPE_STRING},
 };
 
+/* A NUL-terminated copy of s[0..len) from the scratch context (len + 1
+   bytes), or NULL when out of memory. */
+static char *copy_name(const char *s, size_t len)
+{
+    char *c = mem_alloc(mem_scratch(), len + 1);
+    if (c) {
+        memcpy(c, s, len);
+        c[len] = '\0';
+    }
+    return c;
+}
+
+static void free_name(char *s)
+{
+    if (s)
+        mem_free(mem_scratch(), s, strlen(s) + 1);
+}
+
 const char *id_space_name(const id_spaces *s, uint32_t i)
 {
     return i == 0 ? "global" : s->names[i];
@@ -38,14 +57,20 @@ static long id_space(id_spaces *s, const char *name, size_t len)
     for (size_t i = 1; i < s->n; i++)
         if (strlen(s->names[i]) == len && memcmp(s->names[i], name, len) == 0)
             return (long)i;
-    if (s->n == 0)
-        s->n = 1;   /* slot 0: the global space, unnamed */
-    char **names = realloc(s->names, (s->n + 1) * sizeof *names);
-    if (!names)
-        return -1;
-    s->names = names;
-    s->names[0] = NULL;
-    if (!(s->names[s->n] = strndup(name, len)))
+    if (s->n + 1 >= s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 4;
+        char **names = mem_realloc(mem_scratch(), s->names, s->cap * sizeof *names,
+                                   cap * sizeof *names);
+        if (!names)
+            return -1;
+        s->names = names;
+        s->cap = cap;
+    }
+    if (s->n == 0) {
+        s->names[0] = NULL;   /* slot 0: the global space, unnamed */
+        s->n = 1;
+    }
+    if (!(s->names[s->n] = copy_name(name, len)))
         return -1;
     return (long)s->n++;
 }
@@ -53,30 +78,35 @@ static long id_space(id_spaces *s, const char *name, size_t len)
 void id_spaces_free(id_spaces *s)
 {
     for (size_t i = 1; i < s->n; i++)
-        free(s->names[i]);
-    free(s->names);
+        free_name(s->names[i]);
+    if (s->names)
+        mem_free(mem_scratch(), s->names, s->cap * sizeof *s->names);
     memset(s, 0, sizeof *s);
 }
 
 void header_free(header *h)
 {
-    for (size_t i = 0; i < h->n; i++)
-        free(h->cols[i].name);
-    free(h->cols);
+    if (h->cols) {
+        for (size_t i = 0; i < h->n; i++)
+            free_name(h->cols[i].name);
+        mem_free(mem_scratch(), h->cols, h->n * sizeof *h->cols);
+    }
     memset(h, 0, sizeof *h);
 }
 
 /* Splits "name:TYPE(Space)[]" into its parts and fills c; -1 with a
    message. */
+/* Splits "name:TYPE(Space)[]" into its parts and fills c; -1 with a
+   message for a bad column, -2 when out of memory. */
 static int parse_column(column *c, const char *text, id_spaces *spaces, char *err, size_t errlen)
 {
     const char *colon = strrchr(text, ':');
     size_t name_len = colon ? (size_t)(colon - text) : strlen(text);
     c->kind = COL_PROPERTY;
     c->type = TYPE_STRING;
-    if (!(c->name = strndup(text, name_len))) {
+    if (!(c->name = copy_name(text, name_len))) {
         snprintf(err, errlen, "out of memory");
-        return -1;
+        return -2;
     }
     if (!colon)
         return 0;
@@ -119,7 +149,7 @@ static int parse_column(column *c, const char *text, id_spaces *spaces, char *er
     long sp = takes_space ? id_space(spaces, space, space_len) : 0;
     if (sp < 0) {
         snprintf(err, errlen, "out of memory");
-        return -1;
+        return -2;
     }
     c->space = (uint32_t)sp;
     return 0;
@@ -154,20 +184,28 @@ static int check_kinds(const header *h, bool rels, char *err, size_t errlen)
 }
 
 int header_parse(header *h, const csv_reader *r, bool rels, id_spaces *spaces, strata_graph *g,
-                 char *err, size_t errlen)
+                 char *err, size_t errlen, size_t *bad_col, strata_status *status)
 {
     memset(h, 0, sizeof *h);
     h->id = h->label = h->start = h->end = h->type = -1;
-    h->n = csv_nfields(r);
-    if (!(h->cols = calloc(h->n ? h->n : 1, sizeof *h->cols))) {
+    *bad_col = 0;
+    *status = STRATA_EINVAL;
+    size_t n = csv_nfields(r);
+    if (!(h->cols = mem_calloc(mem_scratch(), mem_array_size(n, sizeof *h->cols)))) {
         snprintf(err, errlen, "out of memory");
+        *status = STRATA_ENOMEM;
         return -1;
     }
-    for (size_t i = 0; i < h->n; i++) {
+    h->n = n;
+    for (size_t i = 0; i < n; i++) {
+        *bad_col = i + 1;
         column *c = &h->cols[i];
         const char *text = csv_get(r, i).ptr;
-        if (parse_column(c, text, spaces, err, errlen) != 0)
+        int rc = parse_column(c, text, spaces, err, errlen);
+        if (rc != 0) {
+            *status = rc == -2 ? STRATA_ENOMEM : STRATA_EINVAL;
             return -1;
+        }
         long *slot = c->kind == COL_ID         ? &h->id
                      : c->kind == COL_LABEL    ? &h->label
                      : c->kind == COL_START_ID ? &h->start
@@ -182,12 +220,15 @@ int header_parse(header *h, const csv_reader *r, bool rels, id_spaces *spaces, s
                      text);
             return -1;
         }
+        strata_status st;
         if (stored && c->name[0] &&
-            strata_token_intern(g, STRATA_KEY, c->name, &c->key) != STRATA_OK) {
+            (st = strata_token_intern(g, STRATA_KEY, c->name, &c->key)) != STRATA_OK) {
             snprintf(err, errlen, "column '%s': %s", text, strata_errmsg(g));
+            *status = st;
             return -1;
         }
     }
+    *bad_col = 0;
     return check_kinds(h, rels, err, errlen);
 }
 
@@ -257,36 +298,37 @@ static const char *type_name(column_type t)
     return names[t];
 }
 
-/* One scalar of type t from s[0..len). */
-static int scalar_value(const column *c, const char *s, size_t len, strata_value **out, char *err,
-                        size_t errlen)
+/* One scalar of c's type from s[0..len) into *out (owned); s is UTF-8
+   (the caller checked the record). */
+static int scalar_value(const column *c, const char *s, size_t len, value *out, char *err,
+                        size_t errlen, strata_status *status)
 {
     int rc = 0;
-    *out = NULL;
+    *out = value_null();
     switch (c->type) {
     case TYPE_STRING:
-        if (!value_utf8_valid(s, len)) {
-            snprintf(err, errlen, "column '%s': not valid UTF-8", c->name);
+        if (value_string(mem_scratch(), s, len, out) != 0) {
+            snprintf(err, errlen, "out of memory");
+            *status = STRATA_ENOMEM;
             return -1;
         }
-        *out = strata_value_string(s, len);
-        break;
+        return 0;
     case TYPE_INT: {
         int64_t i = 0;
         if ((rc = parse_int(s, len, &i)) == 0)
-            *out = strata_value_int(i);
+            *out = value_int(i);
         break;
     }
     case TYPE_FLOAT: {
         double d = 0;
         if ((rc = parse_float(s, len, &d)) == 0)
-            *out = strata_value_float(d);
+            *out = value_float(d);
         break;
     }
     case TYPE_BOOL: {
         bool b = false;
         if ((rc = parse_bool(s, len, &b)) == 0)
-            *out = strata_value_bool(b);
+            *out = value_bool(b);
         break;
     }
     }
@@ -297,24 +339,22 @@ static int scalar_value(const column *c, const char *s, size_t len, strata_value
                  : c->type == TYPE_INT     ? "not an integer"
                  : c->type == TYPE_FLOAT   ? "not a number"
                                            : "not true or false");
-        return -1;
-    }
-    if (!*out) {
-        snprintf(err, errlen, "out of memory");
+        *status = STRATA_ETYPE;
         return -1;
     }
     return 0;
 }
 
-static int array_value(const column *c, const char *s, size_t len, char delim, strata_value **out,
-                       char *err, size_t errlen)
+static int array_value(const column *c, const char *s, size_t len, char delim, value *out,
+                       char *err, size_t errlen, strata_status *status)
 {
     size_t n = 1;
     for (size_t i = 0; i < len; i++)
         n += s[i] == delim;
-    strata_value **items = calloc(n, sizeof *items);
+    value *items = mem_calloc(mem_scratch(), mem_array_size(n, sizeof *items));
     if (!items) {
         snprintf(err, errlen, "out of memory");
+        *status = STRATA_ENOMEM;
         return -1;
     }
     int rc = 0;
@@ -323,26 +363,28 @@ static int array_value(const column *c, const char *s, size_t len, char delim, s
         const char *q = memchr(p, delim, (size_t)(end - p));
         if (!q)
             q = end;
-        rc = scalar_value(c, p, (size_t)(q - p), &items[k], err, errlen);
+        rc = scalar_value(c, p, (size_t)(q - p), &items[k], err, errlen, status);
         p = q + 1;
     }
-    if (rc == 0 && !(*out = strata_value_list((const strata_value *const *)items, n))) {
+    if (rc == 0 && value_list_from(mem_scratch(), items, n, out) != 0) {
         snprintf(err, errlen, "out of memory");
+        *status = STRATA_ENOMEM;
         rc = -1;
     }
-    for (size_t i = 0; i < n; i++)
-        strata_value_free(&items[i]);
-    free(items);
+    if (rc != 0)
+        for (size_t i = 0; i < n; i++)
+            value_release(&items[i]);
+    mem_free(mem_scratch(), items, n * sizeof *items);
     return rc;
 }
 
-int column_value(const column *c, csv_field f, char array_delim, strata_value **out, char *err,
-                 size_t errlen)
+int column_value(const column *c, csv_field f, char array_delim, value *out, char *err,
+                 size_t errlen, strata_status *status)
 {
-    *out = NULL;
+    *out = value_null();
     if (f.len == 0 && !(f.quoted && c->type == TYPE_STRING && !c->array))
         return 0;
     if (c->array)
-        return array_value(c, f.ptr, f.len, array_delim, out, err, errlen);
-    return scalar_value(c, f.ptr, f.len, out, err, errlen);
+        return array_value(c, f.ptr, f.len, array_delim, out, err, errlen, status);
+    return scalar_value(c, f.ptr, f.len, out, err, errlen, status);
 }
