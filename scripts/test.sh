@@ -19,6 +19,9 @@ build() {
 }
 build release -DCMAKE_BUILD_TYPE=RelWithDebInfo
 ctest --test-dir build/release --output-on-failure -j"$jobs"
+# The program built from the installed library and header alone, as any
+# client would build it.
+sh scripts/client-build.sh build/release
 # The openCypher TCK, when the shared checkout is there.  --min-pass is the
 # pass rate reached (0.9997, 3054 of 3055) minus a margin, so a
 # regression fails CI.
