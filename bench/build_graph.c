@@ -1,6 +1,6 @@
 /*
  * build_graph: builds an N-node / M-relationship graph through the C API
- * and reports build time and memory per element (SPEC section 12, W4's
+ * and reports build time and memory per element (docs/BENCHMARKS.md, W4's
  * first half).
  *
  *   build_graph [--nodes N] [--rels M] [--props K]

@@ -1,6 +1,6 @@
 /*
  * commit — durable commits per second, strata's log against SQLite in WAL
- * mode, in the same run and on the same disk (SPEC §17's targets), and
+ * mode, in the same run and on the same disk (the write-ahead log's targets, docs/BENCHMARKS.md), and
  * recovery speed.
  *
  *   single   one SET of an integer property per commit (strata: an idle

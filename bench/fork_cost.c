@@ -1,5 +1,5 @@
 /*
- * fork_cost — W1 of SPEC section 12: what a write costs while a reader holds
+ * fork_cost — W1 of docs/BENCHMARKS.md: what a write costs while a reader holds
  * a view, on the graph shapes of the seed project's table.
  *
  *   fork_cost [--nodes N] [--rounds R] [--quick] [--json]

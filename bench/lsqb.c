@@ -1,6 +1,6 @@
 /*
  * lsqb: runs the LSQB queries (bench/lsqb/queries.cypher) on a saved graph
- * and checks each count against LSQB's reference answer (SPEC §12 W5).
+ * and checks each count against LSQB's reference answer (docs/BENCHMARKS.md W5).
  *
  *   lsqb DB QUERIES [--only qN] [--repeat R] [--timeout S] [--json]
  *

@@ -1,5 +1,5 @@
 /*
- * readers — W2 of SPEC section 12: reader fanout and reader/writer overlap,
+ * readers — W2 of docs/BENCHMARKS.md: reader fanout and reader/writer overlap,
  * strata against SQLite (WAL, through libsqlite3) in the same process and
  * the same run, on seed 001's workload.
  *

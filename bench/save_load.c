@@ -1,6 +1,6 @@
 /*
  * save_load: builds an N-node / M-relationship graph, saves it, loads it
- * back and reports seconds and MB/s for each (SPEC §9, §12).
+ * back and reports seconds and MB/s for each (docs/FORMAT.md).
  *
  *   save_load [--nodes N] [--rels M] [--quick] [--json] [--file PATH]
  *

@@ -1,6 +1,6 @@
 /*
  * shortest_path: shortestPath / allShortestPaths between random pairs of a
- * random graph (SPEC section 15, paths).
+ * random graph (docs/BENCHMARKS.md, paths).
  *
  *   shortest_path [--nodes N] [--rels M] [--pairs P] [--seed S]
  *

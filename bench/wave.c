@@ -1,5 +1,5 @@
 /*
- * wave — W3 of SPEC section 12: a wave of 16 concurrent readers under a
+ * wave — W3 of docs/BENCHMARKS.md: a wave of 16 concurrent readers under a
  * writer that never stops, on seed 000's workload: strata against SQLite
  * WAL with one connection behind a mutex and with a pool of 4 connections.
  *

@@ -1,4 +1,4 @@
-/* batch — statements from a file, a pipe or -c, run in order (SPEC §8). */
+/* batch — statements from a file, a pipe or -c, run in order (docs/QUERY.md). */
 #ifndef STRATA_CLI_BATCH_H
 #define STRATA_CLI_BATCH_H
 

@@ -1,4 +1,4 @@
-/* commands — the client commands (SPEC §8): lines starting with ':'
+/* commands — the client commands (docs/QUERY.md): lines starting with ':'
    outside a statement, the same in batch mode and in the REPL. */
 #ifndef STRATA_CLI_COMMANDS_H
 #define STRATA_CLI_COMMANDS_H

@@ -1,6 +1,6 @@
 /*
  * import — `strata import`: builds a graph from CSV files and saves it
- * (SPEC §9).
+ * (docs/IMPORT.md).
  *
  *   strata import --nodes[=LABEL[:LABEL...]]=FILE[,FILE...] ...
  *                 --relationships[=TYPE]=FILE[,FILE...] ...

@@ -1,5 +1,5 @@
 /* import — `strata import`: bulk load CSV files into a new saved graph
-   (SPEC §9; import.c describes the command). */
+   (docs/IMPORT.md; import.c describes the command). */
 #ifndef STRATA_CLI_IMPORT_H
 #define STRATA_CLI_IMPORT_H
 

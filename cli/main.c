@@ -1,5 +1,5 @@
 /*
- * strata — the command-line program (SPEC §8): argument parsing and
+ * strata — the command-line program (docs/QUERY.md): argument parsing and
  * dispatch.
  *
  *   strata                      the REPL on a terminal (repl.c), else batch

@@ -1,5 +1,5 @@
-/* output — rendering results for the strata program: jsonl (SPEC §8's
-   machine contract, exactly), json, csv and aligned tables. */
+/* output — rendering results for the strata program: jsonl (the
+   machine contract of docs/QUERY.md, exactly), json, csv and aligned tables. */
 #ifndef STRATA_CLI_OUTPUT_H
 #define STRATA_CLI_OUTPUT_H
 

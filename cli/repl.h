@@ -1,4 +1,4 @@
-/* repl — the interactive loop on a terminal (SPEC §8): line editing and
+/* repl — the interactive loop on a terminal (docs/QUERY.md): line editing and
    persistent history (libedit), multi-line statements ended by ';' with a
    continuation prompt, Ctrl-C to drop the statement being typed, Ctrl-D on
    an empty line to leave. */

@@ -1,5 +1,5 @@
 /*
- * wal — the write-ahead log of a graph opened on a path (SPEC §17).
+ * wal — the write-ahead log of a graph opened on a path (docs/FORMAT.md).
  *
  * What is logged.  Each write call on a logged graph is captured before it
  * runs, as the call itself (an opcode and its arguments: the logical

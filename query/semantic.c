@@ -7,7 +7,7 @@
  *
  * The category is the one the openCypher TCK expects for compile-time
  * errors: SyntaxError, with the TCK detail (UndefinedVariable,
- * InvalidAggregation, ...).  SPEC §8's SemanticError is kept for errors
+ * InvalidAggregation, ...).  The SemanticError category (docs/QUERY.md) is kept for errors
  * the TCK does not classify.
  */
 #include <string.h>

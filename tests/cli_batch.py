@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Batch mode drops nothing in silence (SPEC §8, §11).
+"""Batch mode drops nothing in silence (docs/QUERY.md).
 
 Each fault in the input is an error naming the source and line, with exit
 status 1, and nothing after it runs as if the fault were not there: a

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Client commands (SPEC §8, §11): :param takes exactly one expression and
+"""Client commands (docs/QUERY.md): :param takes exactly one expression and
 cannot write; :params lists every parameter; in jsonl (and json) :params,
 :stats, :schema and :help each print one JSON object on one line, as
 docs/QUERY.md describes, and the other commands print nothing on success.

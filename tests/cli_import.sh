@@ -1,5 +1,5 @@
 #!/bin/sh
-# strata import (SPEC §9): a good import checked by loading what it wrote
+# strata import (docs/IMPORT.md): a good import checked by loading what it wrote
 # and querying it; then bad inputs, each of which must fail naming file and
 # line, exit 1, and leave the output file absent or exactly as it was.
 set -u

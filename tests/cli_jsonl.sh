@@ -1,6 +1,6 @@
 #!/bin/sh
 # Runs the strata program over a small script in batch mode and checks its
-# jsonl output line by line (SPEC §8) and its exit status.
+# jsonl output line by line (docs/QUERY.md) and its exit status.
 set -u
 strata=$1
 out=$(printf '%s\n' \

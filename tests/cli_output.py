@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Output of the strata program (SPEC §8, §11).
+"""Output of the strata program (docs/QUERY.md).
 
 - Results stream: printing ten million rows keeps memory flat in every
   format (checked on a result of 3,000,000 rows: the peak resident size of

@@ -1,6 +1,6 @@
 /*
  * fuzz_bolt — libFuzzer target for the Bolt server's PackStream decoder
- * and message state machine (SPEC §18): whatever bytes a client sends, the
+ * and message state machine (docs/SERVING.md): whatever bytes a client sends, the
  * connection answers or ends cleanly, and the server's graph stays sound.
  *
  * Built and run by scripts/fuzz.sh (not by CMake), seeded from

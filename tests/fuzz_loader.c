@@ -1,5 +1,5 @@
 /*
- * fuzz_loader — libFuzzer target for the saved-file loader (SPEC §9,
+ * fuzz_loader — libFuzzer target for the saved-file loader (docs/FORMAT.md,
  * §11): every input must load or fail cleanly.
  *
  * Built and run by scripts/fuzz.sh (not by CMake), seeded from

@@ -1,5 +1,5 @@
 /*
- * Statements and transactions under concurrent readers (SPEC §4.5, §5).
+ * Statements and transactions under concurrent readers (docs/ARCHITECTURE.md).
  * Runs under ThreadSanitizer too (label "concurrency").
  *
  * One writer thread runs units of work, each a statement or a transaction

@@ -1,5 +1,5 @@
 /*
- * Views under a concurrent writer (SPEC §5): one writer thread, several
+ * Views under a concurrent writer (docs/ARCHITECTURE.md): one writer thread, several
  * reader threads each taking its own views, and one view handed from one
  * thread to another.  Runs under ThreadSanitizer too (label
  * "concurrency"), so a missing atomic or lock in publication, refcounting

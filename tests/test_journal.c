@@ -1,5 +1,5 @@
 /*
- * Statements, transactions and the undo journal (SPEC §4.5, §5, §11).
+ * Statements, transactions and the undo journal (docs/ARCHITECTURE.md).
  *
  * What "exactly as before" means here: a canonical dump of the graph —
  * nodes with labels and properties, relationships with endpoints, type and

@@ -1,5 +1,5 @@
 /*
- * Persistence (SPEC §9): save a view, load it back, never lose data.
+ * Persistence (docs/FORMAT.md): save a view, load it back, never lose data.
  *
  * Round trips compare the canonical dump (persist_support.h) of the saved
  * view with that of the loaded graph — ids and holes, free-list order,

@@ -1,5 +1,5 @@
 /*
- * Crash safety of strata_save (SPEC §9): a child process saves two graphs,
+ * Crash safety of strata_save (docs/FORMAT.md): a child process saves two graphs,
  * A and B, over the same file in turn, as fast as it can; the parent kills
  * it with SIGKILL at a random moment, then loads the file.  It must load
  * whole and be exactly A or exactly B — never a mix, never damaged —

@@ -1,6 +1,6 @@
 /* The seed project's founding case, through Cypher: a query result holds
    a view, so a write while the result is open must fork — and cost what it
-   changes, never a copy of the graph (SPEC section 4.1).  Asserted on the
+   changes, never a copy of the graph (docs/ARCHITECTURE.md).  Asserted on the
    copy counter (storage/mem.h), not on timings. */
 #include <setjmp.h>
 #include <stdarg.h>

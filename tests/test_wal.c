@@ -1,5 +1,5 @@
 /*
- * The write-ahead log (SPEC §17): a graph opened on a path comes back
+ * The write-ahead log (docs/FORMAT.md): a graph opened on a path comes back
  * exactly — ids, free lists, indices — after random statements and
  * transactions, a close and a reopen; torn tails are cut and reported,
  * damage before the tail refuses to open; schema changes are logged.

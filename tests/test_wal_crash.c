@@ -1,5 +1,5 @@
 /*
- * kill -9 at random moments loses no acknowledged commit (SPEC §17).
+ * kill -9 at random moments loses no acknowledged commit (docs/FORMAT.md).
  *
  * Each cycle forks a child that opens the database with sync full and runs
  * units of random work (wal_support.h), writing the number of units done

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The LSQB run (SPEC §12 W5): strata and, when installed, Kuzu side by side
+# The LSQB run (docs/BENCHMARKS.md W5): strata and, when installed, Kuzu side by side
 # on the same SF0.1 files, at the same thread count.
 #
 #   sh bench/lsqb/run.sh BUILD_DIR [THREADS] [DATA_DIR]

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Fork cost (SPEC section 12, W1) against graph size: runs an already built
+# Fork cost (docs/BENCHMARKS.md, W1) against graph size: runs an already built
 # fork_cost for N = 10^4 .. 10^7, writes fork_cost_vs_n.dat and draws
 # fork_cost_vs_n.png with fork_cost_vs_n.gp.  Builds nothing.
 #

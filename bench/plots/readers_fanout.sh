@@ -1,5 +1,5 @@
 #!/bin/sh
-# Reader fanout (SPEC section 12, W2): runs an already built `readers --json`,
+# Reader fanout (docs/BENCHMARKS.md, W2): runs an already built `readers --json`,
 # writes readers_fanout.dat and draws readers_fanout.png with readers_fanout.gp
 # (lookups per second at the median wave against reader count 1/4/8, strata
 # and SQLite WAL in the same run).  Builds nothing.
