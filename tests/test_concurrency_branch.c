@@ -26,7 +26,9 @@
  * balances sum to TOTAL, every account is in the index and in the label
  * scan, PAID and RING relationships add up to the count, "round<w>" never
  * goes back between two views of one graph, the source's views show the
- * source as it was, and (now and then) strata_integrity_check.  They diff
+ * source as it was, and now and then strata_integrity_check, Cypher's sum
+ * of the balances (the writers run it too, inside and outside
+ * transactions) and strata_memory_stats of a graph being written.  They diff
  * pairs of views — of two branches, a branch and the source, or two
  * states of one branch — and apply the changes to the first view's
  * balances and relationship count: the result must be the second view's,
@@ -157,6 +159,37 @@ static void source_model(const shared *s, wmodel *m)
     m->nodes = NACCOUNTS;
     m->rels = NACCOUNTS;
     m->round = -1;
+}
+
+/* The sum of the balances as Cypher computes it on r's single row, or
+   INT64_MIN when the query failed (its message in err). */
+static int64_t result_sum(strata_status st, strata_result *r, char *err, size_t errlen)
+{
+    const strata_value *const *row;
+    int64_t sum = INT64_MIN;
+    snprintf(err, errlen, "%s", strata_errstr(st));
+    if (st == STRATA_OK && !strata_result_next(r, &row))
+        snprintf(err, errlen, "no row");
+    else if (st == STRATA_OK && strata_value_get_int(row[0], &sum) != STRATA_OK)
+        snprintf(err, errlen, "a value of type %d", (int)strata_value_type(row[0]));
+    const strata_query_error *e = r ? strata_result_error(r) : NULL;
+    if (e) {
+        snprintf(err, errlen, "%s: %s", e->code, e->message);
+        sum = INT64_MIN;
+    }
+    strata_result_free(&r);
+    return sum;
+}
+
+static const char sum_query[] = "MATCH (a:Acct) RETURN sum(a.bal)";
+
+/* Cypher's sum of the balances, on a view or (v NULL) on g's writer. */
+static int64_t cypher_sum(strata_view *v, strata_graph *g, char *err, size_t errlen)
+{
+    strata_result *r = NULL;
+    strata_status st = v ? strata_view_query(v, sum_query, NULL, &r)
+                         : strata_query(g, sum_query, NULL, &r);
+    return result_sum(st, r, err, errlen);
 }
 
 /* ---- a writer --------------------------------------------------------------- */
@@ -404,6 +437,14 @@ static void *writer(void *arg)
         }
         if (ok && !w->in_txn && round % 40 == 0)
             ok = check_own(w);
+        if (ok && round % 50 == 25) {   /* the writer's Cypher, in or out of a transaction */
+            char err[256];
+            int64_t sum = cypher_sum(NULL, w->g, err, sizeof err);
+            if (sum != TOTAL) {
+                report(s, "%s: Cypher sums the balances to %" PRId64 " (%s)", w->who, sum, err);
+                ok = false;
+            }
+        }
         if (w->id == 0 && round == ROUNDS / 2) {
             if (w->in_txn) {   /* hand over the state it has written so far */
                 ok = ok && ok_or_report(w, strata_commit(w->g), "committing");
@@ -540,6 +581,15 @@ static bool check_view(reader_ctx *rc, strata_view *v, int k)
                labelled, indexed, paid, ring, st.rels);
         return false;
     }
+    if (below(&rc->rng, 4) == 0) {
+        char err[256];
+        int64_t csum = cypher_sum(v, NULL, err, sizeof err);
+        if (csum != TOTAL) {
+            report(s, "%s: Cypher sums graph %d's balances to %" PRId64 " (%s)", rc->who, k,
+                   csum, err);
+            return false;
+        }
+    }
     if (k == SOURCE) {
         bool same = accounts == NACCOUNTS && st.rels == NACCOUNTS && paid == 0;
         for (uint32_t i = 0; same && i < NACCOUNTS; i++)
@@ -577,6 +627,31 @@ static strata_view *snapshot_slot(reader_ctx *rc, int k)
     }
     pthread_rwlock_unlock(&sl->lock);
     return v;
+}
+
+/* strata_memory_stats of slot k while its writer writes: the lineage's
+   bytes hold the graph's private ones. */
+static bool check_memstats(reader_ctx *rc, int k)
+{
+    slot *sl = &rc->s->slots[k];
+    strata_memstats ms;
+    strata_status st = STRATA_OK;
+    bool there;
+    pthread_rwlock_rdlock(&sl->lock);
+    there = sl->g != NULL;
+    if (there)
+        st = strata_memory_stats(sl->g, &ms);
+    pthread_rwlock_unlock(&sl->lock);
+    if (!there)
+        return true;
+    if (st != STRATA_OK || ms.private_bytes > ms.graph_bytes || ms.nodes < MIN_LIVE ||
+        ms.nodes > MAX_LIVE) {
+        report(rc->s, "%s: memory statistics of graph %d: %s, %" PRIu64 " private of %" PRIu64
+               " bytes, %" PRIu64 " nodes", rc->who, k, strata_errstr(st), ms.private_bytes,
+               ms.graph_bytes, ms.nodes);
+        return false;
+    }
+    return true;
 }
 
 /* ---- diffs, replayed onto the first view's state ------------------------------- */
@@ -730,6 +805,8 @@ static void *reader(void *arg)
         }
         if (ok && a && b)
             ok = check_diff(rc, a, ka, b, kb);
+        if (ok)
+            ok = check_memstats(rc, (int)below(&rc->rng, NSLOTS));
         strata_view_release(&a);
         strata_view_release(&b);
         if (!ok)
