@@ -17,7 +17,8 @@
  * transaction begun, committed or rolled back (open across later steps),
  * an index created or dropped (refused inside a transaction), a key
  * interned in any graph of a lineage (the catalog is the lineage's), a
- * branch of a graph's fresh snapshot or of any held view (its graph freed
+ * view of any graph saved and loaded back (a new lineage: equal to the
+ * model, refused by a diff with the original), a branch of a graph's fresh snapshot or of any held view (its graph freed
  * or not, own views of open transactions included), a graph freed (any of
  * them, sources before their branches), a view taken or released, and a
  * diff stopped early by its callback.  Every graph keeps two models: the
@@ -43,7 +44,8 @@
  *
  * test_branch_model_faults runs the same steps with allocation failure:
  * every engine call of every step — writes, statement and transaction
- * ends, index DDL, interning, snapshots, strata_branch and strata_diff —
+ * ends, index DDL, interning, snapshots, strata_branch, strata_diff,
+ * strata_save_view and strata_load —
  * runs with its 1st, 2nd, ... allocation failing until it succeeds, and
  * after each failure the call must return STRATA_ENOMEM with a message,
  * leave its out parameter alone, and leave every graph and view equal to
@@ -66,6 +68,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "strata.h"
 #include "storage/mem.h"
@@ -178,14 +181,15 @@ typedef enum call_kind {
     C_NODE_CREATE, C_NODE_DELETE, C_NODE_DETACH_DELETE, C_LABEL_ADD, C_LABEL_REMOVE,
     C_NODE_SET, C_NODE_REMOVE, C_REL_CREATE, C_REL_DELETE, C_REL_SET, C_REL_REMOVE,
     C_INDEX_CREATE, C_INDEX_DROP, C_BEGIN, C_COMMIT, C_ROLLBACK, C_STMT_BEGIN, C_STMT_END,
-    C_SNAPSHOT, C_SNAPSHOT_OWN, C_BRANCH, C_INTERN, C_DIFF, C_NKINDS
+    C_SNAPSHOT, C_SNAPSHOT_OWN, C_BRANCH, C_INTERN, C_DIFF, C_SAVE, C_LOAD, C_NKINDS
 } call_kind;
 
 static const char *const call_names[C_NKINDS] = {
     "node_create", "node_delete", "node_detach_delete", "add_label", "remove_label",
     "node_set", "node_remove", "rel_create", "rel_delete", "rel_set", "rel_remove",
     "index_create", "index_drop", "begin", "commit", "rollback", "statement_begin",
-    "statement_end", "snapshot", "snapshot_own", "branch", "token_intern", "diff",
+    "statement_end", "snapshot", "snapshot_own", "branch", "token_intern", "diff", "save_view",
+    "load",
 };
 
 /* One engine call, so that the fault mode can repeat it. */
@@ -201,7 +205,7 @@ typedef struct call {
     bool flag;                   /* C_STMT_END: commit */
     strata_index_kind index_kind;
     strata_index idx;
-    const char *name;            /* C_INTERN */
+    const char *name;            /* C_INTERN; C_SAVE and C_LOAD: the path */
     change_list *changes;        /* C_DIFF */
     /* out parameters */
     strata_id id_out;
@@ -230,14 +234,14 @@ typedef struct run {
     change_list *got, *want, *partial;
     /* what the run exercised */
     uint64_t views_compared, diffs_compared, diffs_refused, changes_compared;
-    uint64_t branches, frees, source_first_frees;
+    uint64_t branches, frees, source_first_frees, saves;
     uint64_t outcomes[STRATA_EINTERRUPTED + 1];
     uint64_t swept[C_NKINDS], injected[C_NKINDS];
 } run;
 
 typedef struct totals {
     uint64_t views_compared, diffs_compared, diffs_refused, changes_compared;
-    uint64_t branches, frees, source_first_frees;
+    uint64_t branches, frees, source_first_frees, saves;
     uint64_t outcomes[STRATA_EINTERRUPTED + 1];
     uint64_t swept[C_NKINDS], injected[C_NKINDS];
 } totals;
@@ -1041,6 +1045,10 @@ static strata_status perform(call *c)
     case C_DIFF:
         list_reset(c->changes, c->b);
         return strata_diff(c->from, c->to, collect, c->changes);
+    case C_SAVE:
+        return strata_save_view(c->from, c->name);
+    case C_LOAD:
+        return strata_load(c->name, &c->graph_out);
     case C_NKINDS:
         break;
     }
@@ -1083,8 +1091,10 @@ static strata_status attempt(run *r, call *c)
             return s;
         }
         r->injected[c->kind]++;
-        const char *msg = c->kind == C_BRANCH || c->kind == C_DIFF ? strata_view_errmsg(c->from)
-                                                                   : strata_errmsg(c->g);
+        const char *msg = c->kind == C_BRANCH || c->kind == C_DIFF || c->kind == C_SAVE
+                              ? strata_view_errmsg(c->from)
+                          : c->kind == C_LOAD ? "(strata_load has no handle for a message)"
+                                              : strata_errmsg(c->g);
         snprintf(r->where, sizeof r->where, "%s with allocation %ld failing", call_names[c->kind],
                  k);
         if (!msg || !msg[0])
@@ -1737,6 +1747,65 @@ static void diff_and_stop(run *r, held_view *a, held_view *b)
     }
 }
 
+/* Saves a view of any graph (a branch's shares its chunks with others) and
+   loads it back: a new lineage, whose graph must equal the model — ids,
+   tokens and index handles come back exactly — and which a diff refuses
+   to compare with the original. */
+static bool op_save_load(run *r)
+{
+    strata_view *v;
+    const model *m;
+    uint32_t lin;
+    char what[112];
+    bool fresh = r->nheld == 0 || chance(&r->rng, 50);
+    if (fresh) {
+        mgraph *G = pick_graph(r);
+        set_op(r, "%s: snapshot, to save", G->name);
+        v = take_view(r, G, false);
+        m = G->committed;
+        lin = G->lin;
+        snprintf(what, sizeof what, "%s's snapshot", G->tag);
+    } else {
+        held_view *h = &r->held[below(&r->rng, r->nheld)];
+        v = h->v;
+        m = h->m;
+        lin = h->lin;
+        snprintf(what, sizeof what, "%s", h->what);
+    }
+    char path[] = "/tmp/strata-branch-model-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0)
+        mismatch(r, "mkstemp failed");
+    close(fd);
+    set_op(r, "save %s and load it back", what);
+    snprintf(r->where, sizeof r->where, "saving %s", what);
+    call c = { .kind = C_SAVE, .from = v, .name = path };
+    strata_status s = attempt(r, &c);
+    if (s != STRATA_OK)
+        mismatch(r, "strata_save_view: %s (%s)", strata_errstr(s), strata_view_errmsg(v));
+    snprintf(r->where, sizeof r->where, "loading %s", what);
+    c = (call){ .kind = C_LOAD, .name = path };
+    s = attempt(r, &c);
+    unlink(path);
+    if (s != STRATA_OK || !c.graph_out)
+        mismatch(r, "strata_load: %s", strata_errstr(s));
+    strata_view *loaded = NULL;
+    if (strata_snapshot(c.graph_out, &loaded) != STRATA_OK)
+        mismatch(r, "a snapshot of the loaded graph failed");
+    snprintf(r->where, sizeof r->where, "the loaded copy of %s", what);
+    compare_view(r, loaded, &r->lin[lin], m);
+    list_reset(r->got, 0);
+    s = strata_diff(v, loaded, collect, r->got);
+    if (s != STRATA_EINVAL || r->got->n)
+        mismatch(r, "a diff with the loaded copy: %s, %zu changes", strata_errstr(s), r->got->n);
+    strata_view_release(&loaded);
+    strata_graph_free(&c.graph_out);
+    if (fresh)
+        strata_view_release(&v);
+    r->saves++;
+    return true;
+}
+
 typedef struct op_entry {
     bool (*run)(run *r);
     uint32_t weight;
@@ -1746,7 +1815,7 @@ static const op_entry ops[] = {
     { op_write, 40 },        { op_statement, 6 },   { op_transaction, 6 },
     { op_index_create, 3 },  { op_index_drop, 1 },  { op_intern, 1 },
     { op_view_take, 6 },     { op_view_release, 5 }, { op_branch, 5 },
-    { op_graph_free, 3 },    { op_diff, 5 },
+    { op_graph_free, 3 },    { op_diff, 5 },         { op_save_load, 1 },
 };
 
 static void run_random_op(run *r)
@@ -1932,6 +2001,7 @@ static void add_totals(totals *t, const run *r)
     t->branches += r->branches;
     t->frees += r->frees;
     t->source_first_frees += r->source_first_frees;
+    t->saves += r->saves;
     for (size_t i = 0; i < sizeof t->outcomes / sizeof *t->outcomes; i++)
         t->outcomes[i] += r->outcomes[i];
     for (size_t i = 0; i < C_NKINDS; i++) {
@@ -1983,16 +2053,17 @@ static void test_branch_model(void **state)
     run_seeds(false, &t, &count, &steps);
     print_message("branch model: %" PRIu64 " seeds x %u steps, %" PRIu64 " branches, %" PRIu64
                   " graphs freed (%" PRIu64 " before a branch of theirs), %" PRIu64
-                  " views compared, %" PRIu64 " diffs compared (%" PRIu64 " changes), %" PRIu64
+                  " saved and loaded, %" PRIu64 " views compared, %" PRIu64 " diffs compared (%" PRIu64 " changes), %" PRIu64
                   " refused as unrelated; writes: %" PRIu64 " ok, %" PRIu64 " unique violations, "
                   "%" PRIu64 " still connected, %" PRIu64 " not found, %" PRIu64 " refused\n",
-                  count, steps, t.branches, t.frees, t.source_first_frees, t.views_compared,
+                  count, steps, t.branches, t.frees, t.source_first_frees, t.saves,
+                  t.views_compared,
                   t.diffs_compared, t.changes_compared, t.diffs_refused, t.outcomes[STRATA_OK],
                   t.outcomes[STRATA_ECONSTRAINT], t.outcomes[STRATA_ECONNECTED],
                   t.outcomes[STRATA_ENOTFOUND], t.outcomes[STRATA_EINVAL]);
     /* A default run reaches every kind of event the test is about. */
     if (count * steps >= (uint64_t)DEFAULT_SEEDS * DEFAULT_STEPS) {
-        assert_true(t.branches > 0 && t.frees > 0 && t.source_first_frees > 0);
+        assert_true(t.branches > 0 && t.frees > 0 && t.source_first_frees > 0 && t.saves > 0);
         assert_true(t.diffs_refused > 0 && t.changes_compared > 0);
         assert_true(t.outcomes[STRATA_ECONSTRAINT] > 0);
     }
