@@ -207,6 +207,7 @@ typedef struct call {
     strata_index idx;
     const char *name;            /* C_INTERN; C_SAVE and C_LOAD: the path */
     change_list *changes;        /* C_DIFF */
+    char err[256];               /* C_LOAD: the failure's message */
     /* out parameters */
     strata_id id_out;
     strata_index idx_out;
@@ -1048,7 +1049,7 @@ static strata_status perform(call *c)
     case C_SAVE:
         return strata_save_view(c->from, c->name);
     case C_LOAD:
-        return strata_load(c->name, &c->graph_out);
+        return strata_load_ex(c->name, &c->graph_out, c->err, sizeof c->err);
     case C_NKINDS:
         break;
     }
@@ -1056,13 +1057,13 @@ static strata_status perform(call *c)
 }
 
 #define ID_UNTOUCHED (UINT64_MAX - 1)
-#define TOKEN_UNTOUCHED (UINT32_MAX - 1)
+#define U32_UNTOUCHED (UINT32_MAX - 1)
 
 static void reset_outs(call *c)
 {
     c->id_out = ID_UNTOUCHED;
-    c->idx_out = TOKEN_UNTOUCHED;
-    c->token_out = TOKEN_UNTOUCHED;
+    c->idx_out = U32_UNTOUCHED;
+    c->token_out = U32_UNTOUCHED;
     c->view_out = NULL;
     c->graph_out = NULL;
 }
@@ -1093,14 +1094,14 @@ static strata_status attempt(run *r, call *c)
         r->injected[c->kind]++;
         const char *msg = c->kind == C_BRANCH || c->kind == C_DIFF || c->kind == C_SAVE
                               ? strata_view_errmsg(c->from)
-                          : c->kind == C_LOAD ? "(strata_load has no handle for a message)"
+                          : c->kind == C_LOAD ? c->err
                                               : strata_errmsg(c->g);
         snprintf(r->where, sizeof r->where, "%s with allocation %ld failing", call_names[c->kind],
                  k);
         if (!msg || !msg[0])
             mismatch(r, "STRATA_ENOMEM without a message");
-        if (c->id_out != ID_UNTOUCHED || c->idx_out != TOKEN_UNTOUCHED ||
-            c->token_out != TOKEN_UNTOUCHED || c->view_out || c->graph_out)
+        if (c->id_out != ID_UNTOUCHED || c->idx_out != U32_UNTOUCHED ||
+            c->token_out != U32_UNTOUCHED || c->view_out || c->graph_out)
             mismatch(r, "a failed call set its out parameter");
         check_all(r, false);
         if (k > 100000)
