@@ -933,7 +933,8 @@ static void test_branches_written_from_threads(void **state)
 #define COPY_ROUNDS 400
 
 typedef struct copier {
-    strata_view *v;          /* this thread's clone of the common view */
+    strata_view *v;          /* this thread's clone of the common view ... */
+    strata_graph *source;    /* ... or the live source, snapshot each round */
     strata_token key;
     int id;
     int failures;
@@ -948,8 +949,15 @@ static void *copy_and_drop(void *arg)
     copier *c = arg;
     for (int i = 0; i < COPY_ROUNDS && !c->failures; i++) {
         strata_graph *b = NULL;
+        strata_view *from = c->v;
         strata_value *v = strata_value_int(c->id * 1000 + i);
-        strata_status st = v ? strata_branch(c->v, &b) : STRATA_ENOMEM;
+        strata_status st = v ? STRATA_OK : STRATA_ENOMEM;
+        if (st == STRATA_OK && c->source)
+            st = strata_snapshot(c->source, &from);
+        if (st == STRATA_OK)
+            st = strata_branch(from, &b);
+        if (c->source)
+            strata_view_release(&from);
         if (st == STRATA_OK)
             st = strata_node_set(b, (strata_id)(i * 7 % NACCOUNTS), c->key, v);
         strata_value_free(&v);
@@ -957,6 +965,25 @@ static void *copy_and_drop(void *arg)
         if (st != STRATA_OK) {
             c->failures++;
             snprintf(c->failure, sizeof c->failure, "thread %d, round %d: %s", c->id, i,
+                     strata_errstr(st));
+        }
+    }
+    return NULL;
+}
+
+/* Writes the source over and over while the others branch it. */
+static void *write_source(void *arg)
+{
+    copier *c = arg;
+    for (int i = 0; i < COPY_ROUNDS && !c->failures; i++) {
+        strata_value *v = strata_value_int(START_BALANCE);   /* the sum stays */
+        strata_status st = v ? strata_node_set(c->source, (strata_id)(i * 5 % NACCOUNTS),
+                                               c->key, v)
+                             : STRATA_ENOMEM;
+        strata_value_free(&v);
+        if (st != STRATA_OK) {
+            c->failures++;
+            snprintf(c->failure, sizeof c->failure, "the source's writer, round %d: %s", i,
                      strata_errstr(st));
         }
     }
@@ -993,10 +1020,42 @@ static void test_copies_race_no_refcount(void **state)
     free(s);
 }
 
+/* The same with the source alive and written by a thread of its own:
+   its writes copy what the branches share and fold back what they drop,
+   while the others snapshot it, branch, write and free. */
+static void test_branching_a_source_being_written(void **state)
+{
+    (void)state;
+    shared *s = calloc(1, sizeof *s);
+    assert_non_null(s);
+    strata_graph *g = make_source(s);
+    copier c[COPY_THREADS];
+    pthread_t t[COPY_THREADS];
+    for (int i = 0; i < COPY_THREADS; i++) {
+        c[i] = (copier){ .source = g, .key = s->bal, .id = i };
+        assert_int_equal(pthread_create(&t[i], NULL, i == 0 ? write_source : copy_and_drop,
+                                        &c[i]),
+                         0);
+    }
+    for (int i = 0; i < COPY_THREADS; i++) {
+        pthread_join(t[i], NULL);
+        if (c[i].failures)
+            fail_msg("%s", c[i].failure);
+    }
+    strata_view *v = NULL;
+    assert_int_equal(strata_snapshot(g, &v), STRATA_OK);
+    assert_int_equal(strata_integrity_check(v), STRATA_OK);
+    assert_int_equal(strata_node_count(v), NACCOUNTS);
+    strata_view_release(&v);
+    strata_graph_free(&g);
+    free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_copies_race_no_refcount),
+        cmocka_unit_test(test_branching_a_source_being_written),
         cmocka_unit_test(test_branches_written_from_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
