@@ -1807,6 +1807,8 @@ static bool op_save_load(run *r)
     return true;
 }
 
+static bool op_cypher_set(run *r);
+
 typedef struct op_entry {
     bool (*run)(run *r);
     uint32_t weight;
@@ -1817,6 +1819,7 @@ static const op_entry ops[] = {
     { op_index_create, 3 },  { op_index_drop, 1 },  { op_intern, 1 },
     { op_view_take, 6 },     { op_view_release, 5 }, { op_branch, 5 },
     { op_graph_free, 3 },    { op_diff, 5 },         { op_save_load, 1 },
+    { op_cypher_set, 3 },
 };
 
 static void run_random_op(run *r)
@@ -1832,6 +1835,100 @@ static void run_random_op(run *r)
         if (ops[i].run(r))
             return;
     }
+}
+
+/* ---- Cypher over branches ------------------------------------------------------------ */
+
+/* A one-entry parameter map {v: val}. */
+static strata_value *param_map(const char *key, const mval *val)
+{
+    strata_value *v = mval_to_api(val);
+    const char *keys[] = { key };
+    const strata_value *vals[] = { v };
+    strata_value *map = strata_value_map(keys, vals, 1);
+    strata_value_free(&v);
+    assert_non_null(map);
+    return map;
+}
+
+/* Cypher's answer to a lookup by label and property on a view — by
+   equality, or for an integer by >= — against the model.  The text is
+   the same in every graph of the run while each graph has its own
+   indices (index DDL in a branch stays there): the plan each graph caches
+   must choose its access path from the view it runs on. */
+static void check_cypher_lookup(run *r, const pooled *p)
+{
+    const lineage *L = &r->lin[p->lin];
+    uint32_t l = below(&r->check_rng, NLABELS), k = below(&r->check_rng, L->nkeys);
+    bool range = chance(&r->check_rng, 40);
+    mval val = range || chance(&r->check_rng, 70) ? mv_int(below(&r->check_rng, INT_RANGE + 1))
+                                                  : mv_str(string_pool[below(&r->check_rng, 4)]);
+    char text[160], vt[64];
+    snprintf(text, sizeof text, "MATCH (n:%s) WHERE n.%s %s $v RETURN id(n) ORDER BY id(n)",
+             label_names[l], key_names[k], range ? ">=" : "=");
+    snprintf(r->where, sizeof r->where, "Cypher on %s: %s with $v = %s", p->what, text,
+             mval_text(&val, vt, sizeof vt));
+    strata_id want[MAX_IDS], got[MAX_IDS];
+    size_t nwant = 0, ngot = 0;
+    for (uint32_t id = 0; id < MAX_IDS; id++) {
+        const mnode *x = &p->m->node[id];
+        const mval *pv = &x->props[k];
+        if (!x->alive || !(x->labels >> l & 1))
+            continue;
+        if (range ? pv->kind == MV_INT && val.kind == MV_INT && pv->i >= val.i : mval_eq(pv, &val))
+            want[nwant++] = id;
+    }
+    strata_value *params = param_map("v", &val);
+    strata_result *res = NULL;
+    strata_status s = strata_view_query(p->v, text, params, &res);
+    strata_value_free(&params);
+    const strata_value *const *row;
+    while (s == STRATA_OK && ngot < MAX_IDS && strata_result_next(res, &row)) {
+        int64_t id = -1;
+        if (strata_value_get_int(row[0], &id) != STRATA_OK)
+            mismatch(r, "a row that is not an id");
+        got[ngot++] = (strata_id)id;
+    }
+    const strata_query_error *e = res ? strata_result_error(res) : NULL;
+    if (s != STRATA_OK || e)
+        mismatch(r, "%s: %s", strata_errstr(s), e ? e->message : strata_view_errmsg(p->v));
+    strata_result_free(&res);
+    expect_ids(r, "the rows", got, ngot, want, nwant);
+}
+
+/* A property set through Cypher in any graph, in or out of its
+   transaction: the same write as strata_node_set, refused (with the
+   graph unchanged) when it breaks a unique index. */
+static bool op_cypher_set(run *r)
+{
+    mgraph *G = pick_graph(r);
+    const lineage *L = &r->lin[G->lin];
+    uint32_t id = pick_id(r, G->work, false, 10), k = below(&r->rng, L->nkeys);
+    mval val = random_value(r);
+    char text[128], vt[64];
+    snprintf(text, sizeof text, "MATCH (n) WHERE id(n) = %u SET n.%s = $v", id, key_names[k]);
+    set_op(r, "%s: %s with $v = %s", G->name, text, mval_text(&val, vt, sizeof vt));
+    *r->next = *G->work;
+    if (node_alive(G->work, id))
+        r->next->node[id].props[k] = val;
+    bool refused = unique_violated(r->next);
+    strata_value *params = param_map("v", &val);
+    strata_result *res = NULL;
+    snprintf(r->where, sizeof r->where, "Cypher on %s", G->name);
+    strata_status s = strata_query(G->g, text, params, &res);
+    strata_value_free(&params);
+    const strata_value *const *row;
+    while (s == STRATA_OK && strata_result_next(res, &row))
+        ;
+    const strata_query_error *e = res ? strata_result_error(res) : NULL;
+    if (s != (refused ? STRATA_ECONSTRAINT : STRATA_OK) || (e != NULL) != refused)
+        mismatch(r, "%s, %s; the model expects %s", strata_errstr(s),
+                 e ? e->message : "no error", refused ? "a refusal" : "the write");
+    strata_result_free(&res);
+    r->outcomes[refused ? STRATA_ECONSTRAINT : STRATA_OK]++;
+    if (!refused)
+        apply(r, G);
+    return true;
 }
 
 /* ---- the check after every step ---------------------------------------------------- */
@@ -1900,6 +1997,8 @@ static void check_all(run *r, bool diffs)
         pool[n++] = (pooled){ h->v, h->m, h->lin, h->what };
     }
     check_memstats(r);
+    if (diffs)
+        check_cypher_lookup(r, &pool[below(&r->check_rng, n)]);
     for (uint32_t i = 0; diffs && i < DIFF_PAIRS; i++)
         check_diff(r, &pool[below(&r->check_rng, n)], &pool[below(&r->check_rng, n)]);
     for (uint32_t i = 0; i < fresh; i++)
