@@ -13,12 +13,14 @@
  * The run holds two lineages (a root graph each, then branches of
  * branches).  Each step is one of: a write to any graph (nodes with
  * labels, relationships, properties of both: integers, short and long
- * strings), a statement of several writes ended by commit or rollback, a
- * transaction begun, committed or rolled back (open across later steps),
- * an index created or dropped (refused inside a transaction), a key
- * interned in any graph of a lineage (the catalog is the lineage's), a
- * view of any graph saved and loaded back (a new lineage: equal to the
- * model, refused by a diff with the original), a branch of a graph's fresh snapshot or of any held view (its graph freed
+ * strings; some moving a node towards a unique-index clash), a property
+ * set through Cypher, a statement of several writes ended by commit or
+ * rollback, a transaction begun, committed or rolled back (open across
+ * later steps), an index created or dropped (refused inside a
+ * transaction), a key interned in any graph of a lineage (the catalog is
+ * the lineage's), a view of any graph saved and loaded back (a new
+ * lineage: equal to the model, refused by a diff with the original), a
+ * branch of a graph's fresh snapshot or of any held view (its graph freed
  * or not, own views of open transactions included), a graph freed (any of
  * them, sources before their branches), a view taken or released, and a
  * diff stopped early by its callback.  Every graph keeps two models: the
@@ -35,7 +37,11 @@
  *       models' difference (compared as sorted canonical change lists) in
  *       the documented order — relationship deletions, then node changes
  *       in id order, each node's together, then relationship creations
- *       and changes — or, for views of the two lineages, STRATA_EINVAL.
+ *       and changes — or, for views of the two lineages, STRATA_EINVAL;
+ *   (e) strata_memory_stats of each graph gives its committed counts and
+ *       the lineage's bytes, the same from every graph of the lineage;
+ *   (f) a Cypher lookup by label and property on a random view returns
+ *       the model's nodes, whichever indices that graph has.
  * "Equals" covers counts, existence, labels, properties, relationship
  * endpoints and types, neighbours per direction and type with degrees,
  * label and type scans, the lineage's late-interned key, and per index
@@ -45,8 +51,8 @@
  * test_branch_model_faults runs the same steps with allocation failure:
  * every engine call of every step — writes, statement and transaction
  * ends, index DDL, interning, snapshots, strata_branch, strata_diff,
- * strata_save_view and strata_load —
- * runs with its 1st, 2nd, ... allocation failing until it succeeds, and
+ * strata_save_view and strata_load (not the Cypher steps) — runs with its
+ * 1st, 2nd, ... allocation failing until it succeeds, and
  * after each failure the call must return STRATA_ENOMEM with a message,
  * leave its out parameter alone, and leave every graph and view equal to
  * its model.
