@@ -20,7 +20,9 @@
  *   - sets "round<w>" (a key each writer interns itself, so the lineage's
  *     catalog is written from four threads) on account 0 to its number.
  * So in every committed state of every graph the balances sum to TOTAL.
- * Each writer keeps its own model of its branch.
+ * Writers 1 and 3 make half their transfers through Cypher (one statement
+ * setting both balances and the round).  Each writer keeps its own model
+ * of its branch.
  *
  * Readers, while the writers run, snapshot random graphs and check: the
  * balances sum to TOTAL, every account is in the index and in the label
@@ -309,8 +311,48 @@ static bool close_account(writer_ctx *w)
 }
 
 /* One statement: a change that keeps the sum, and the round. */
+/* Odd writers move money half the time through Cypher: one statement that
+   sets both balances and the round, always committed. */
+static bool cypher_transfer(writer_ctx *w, int64_t round)
+{
+    wmodel *m = &w->work;
+    uint32_t a = pick_account(w, UINT32_MAX), b = pick_account(w, a);
+    int64_t x = 1 + below(&w->rng, 20);
+    char text[192];
+    snprintf(text, sizeof text,
+             "MATCH (a) WHERE id(a) = $a MATCH (b) WHERE id(b) = $b "
+             "MATCH (z) WHERE id(z) = 0 "
+             "SET a.bal = a.bal - $x, b.bal = b.bal + $x, z.round%d = $r",
+             w->id);
+    const char *keys[] = { "a", "b", "r", "x" };
+    strata_value *vals[] = { strata_value_int(a), strata_value_int(b), strata_value_int(round),
+                             strata_value_int(x) };
+    strata_value *params = strata_value_map(keys, (const strata_value *const *)vals, 4);
+    for (int i = 0; i < 4; i++)
+        strata_value_free(&vals[i]);
+    strata_result *r = NULL;
+    strata_status st = params ? strata_query(w->g, text, params, &r) : STRATA_ENOMEM;
+    strata_value_free(&params);
+    const strata_query_error *e = r ? strata_result_error(r) : NULL;
+    if (st != STRATA_OK || e)
+        report(w->s, "%s: a transfer through Cypher: %s (%s)", w->who, strata_errstr(st),
+               e ? e->message : strata_errmsg(w->g));
+    strata_result_free(&r);
+    if (st != STRATA_OK || e)
+        return false;
+    m->bal[a] -= x;
+    m->bal[b] += x;
+    m->round = round;
+    w->statements++;
+    if (!w->in_txn)
+        w->committed = w->work;
+    return true;
+}
+
 static bool statement(writer_ctx *w, int64_t round)
 {
+    if (w->id % 2 && below(&w->rng, 2))
+        return cypher_transfer(w, round);
     if (!ok_or_report(w, strata_statement_begin(w->g), "beginning a statement"))
         return false;
     w->stmt_start = w->work;
