@@ -84,6 +84,14 @@ static int property_changes(const differ *d, uint64_t id, const prop_rec *from,
     return rc;
 }
 
+/* A node created or deleted names no token (its labels follow as changes
+   of their own): name NULL, not the name of whatever token 0 is. */
+static int node_event(const differ *d, strata_change_kind kind, uint64_t id)
+{
+    strata_change c = { .kind = kind, .id = id };
+    return d->fn(&c, d->arg);
+}
+
 static int node_changes(const differ *d, uint64_t id)
 {
     const node_meta *x = store_node(&d->a->st, id), *y = store_node(&d->b->st, id);
@@ -93,9 +101,9 @@ static int node_changes(const differ *d, uint64_t id)
     if (!x && !y)
         return 0;   /* a free slot's list link moved */
     if (!x)
-        rc = emit(d, STRATA_NODE_CREATED, id, 0, STRATA_LABEL, NULL, NULL);
+        rc = node_event(d, STRATA_NODE_CREATED, id);
     else if (!y)
-        rc = emit(d, STRATA_NODE_DELETED, id, 0, STRATA_LABEL, NULL, NULL);
+        rc = node_event(d, STRATA_NODE_DELETED, id);
     if (rc == 0)
         rc = label_changes(d, id, x ? x->labelset : 0, y ? y->labelset : 0,
                            STRATA_LABEL_ADDED, STRATA_LABEL_REMOVED);

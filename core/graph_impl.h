@@ -68,6 +68,11 @@ typedef struct lineage {
     atomic_uint graphs;
     pthread_mutex_t pool_lock;
     pbtree_pool spare;
+    /* Numbers the statements of every graph of the lineage.  An index set
+       entry records the statement that saved its stack (index_maint.c),
+       and a branch inherits those records: numbered per graph, a branch's
+       statement could match its source's and skip the save. */
+    atomic_uint_fast64_t stmt_serial;
 } lineage;
 
 /* The state every version of one graph shares: its lineage's memory and
@@ -133,7 +138,7 @@ struct strata_graph {
     bool in_txn;
     bool in_stmt;
     uint32_t stmt_mark;     /* journal length when the statement began */
-    uint64_t stmt_serial;   /* numbers statements (index stack saves) */
+    uint64_t stmt_serial;   /* the open statement's number in the lineage */
     uint64_t stmt_counts[4];/* live nodes, relationships, node and
                                relationship slots when it began */
     journal j;              /* undo entries of the open statement/transaction */

@@ -268,7 +268,7 @@ strata_status strata_statement_begin(strata_graph *g)
         return misuse(g, "a statement is already open");
     g->in_stmt = true;
     g->stmt_mark = g->j.n;
-    g->stmt_serial++;
+    g->stmt_serial = atomic_fetch_add(&g->cat->lin->stmt_serial, 1) + 1;
     const store *st = &graph_writer_version(g)->st;
     g->stmt_counts[0] = st->node_live;
     g->stmt_counts[1] = st->rel_live;

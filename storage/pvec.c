@@ -79,8 +79,11 @@ static struct pvec_chunk *chunk_copy(const struct pvec_chunk *c, uint32_t height
     struct pvec_chunk *n = mem_alloc(m, size);
     if (!n)
         return NULL;
-    memcpy(n, c, size);
+    /* The body alone: c->refs is not ours to read plainly, another graph
+       sharing c may be dropping its reference at this moment. */
+    memcpy(n->body, c->body, size - sizeof *n);
     atomic_init(&n->refs, 1);
+    n->unused = 0;
     if (height) {
         for (unsigned k = 0; k < PVEC_FANOUT; k++) {
             struct pvec_chunk *kid = kids(n)[k];
