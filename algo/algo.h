@@ -1,5 +1,5 @@
 /*
- * algo — graph algorithms over a view (SPEC section 20).
+ * algo — graph algorithms over a view (docs/ALGORITHMS.md).
  *
  * A run has three steps, each in its own file:
  *

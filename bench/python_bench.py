@@ -1,4 +1,4 @@
-"""The Python package's figures (SPEC §19), side by side in one run.
+"""The Python package's figures (docs/PYTHON.md), side by side in one run.
 
     /usr/bin/python3 bench/python_bench.py [--cypher-lookup PATH] [--nodes N]
                                            [--queries Q] [--rows R]

@@ -1,5 +1,5 @@
 /*
- * persist — saving a view to a file and loading it back (SPEC §9).
+ * persist — saving a view to a file and loading it back (docs/FORMAT.md).
  *
  * A file is a 16-byte header (signature, format version, flags), five
  * sections in a fixed order — TOKN tokens, LSET label sets, NODE nodes,

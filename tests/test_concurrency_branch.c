@@ -1,5 +1,5 @@
 /*
- * Branches written from threads (SPEC §16): each branch has its own writer
+ * Branches written from threads (docs/BRANCHES.md): each branch has its own writer
  * thread, other threads read every graph of the lineage and diff views of
  * different branches, and graphs are freed by threads that did not make
  * them.  Runs under ThreadSanitizer too (label "concurrency"): branches
