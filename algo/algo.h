@@ -169,14 +169,14 @@ enum {
     CSR_REVERSE = 1u << 0,      /* also build the transpose */
     CSR_WEIGHTS = 1u << 1,      /* read the weight property, if configured */
     CSR_UNDIRECTED = 1u << 2,   /* BOTH whatever the configured direction */
+    CSR_SIMPLE = 1u << 3,       /* undirected, each row sorted, without
+                                   self-loops or repeated neighbours, no
+                                   weights (triangles, k-core) */
 };
 algo_status algo_graph_build(algo_ctx *c, unsigned flags, algo_graph *gr);
 void algo_graph_free(algo_ctx *c, algo_graph *gr);
 /* The dense index of node id, or -1 when it is not in the graph. */
 int64_t algo_graph_index(const algo_graph *gr, strata_id id);
-/* A simple undirected copy: neighbours sorted, deduplicated, no
-   self-loops (triangles, k-core). */
-algo_status algo_graph_simple(algo_ctx *c, const algo_graph *gr, algo_graph *out);
 
 /* ---- worker pool (pool.c) ---- */
 /* fn(arg, chunk, worker) for every chunk in [0, nchunks), on the pool's

@@ -210,14 +210,14 @@ static void core_numbers(const algo_graph *s, uint32_t *deg, uint32_t *bin, uint
 
 algo_status algo_kcore(algo_ctx *c, algo_table *t)
 {
-    algo_graph gr, s = {0};
-    if (algo_graph_build(c, CSR_UNDIRECTED, &gr) != ALGO_OK)
+    algo_graph s;
+    if (algo_graph_build(c, CSR_SIMPLE, &s) != ALGO_OK)
         return c->status;
-    size_t n = gr.n;
+    size_t n = s.n;
     uint32_t *deg = NULL, *bin = NULL, *pos = NULL, *vert = NULL;
     double *core = NULL;
     uint32_t maxdeg = 0;
-    if (algo_graph_simple(c, &gr, &s) == ALGO_OK && (deg = algo_alloc(c, n, sizeof *deg))) {
+    if ((deg = algo_alloc(c, n, sizeof *deg))) {
         for (size_t v = 0; v < n; v++) {
             deg[v] = (uint32_t)(s.off[v + 1] - s.off[v]);
             if (deg[v] > maxdeg)
@@ -230,7 +230,7 @@ algo_status algo_kcore(algo_ctx *c, algo_table *t)
             for (size_t v = 0; v < n; v++)
                 core[v] = deg[v];
             if (algo_table_init(c, t, 1, n) == ALGO_OK)
-                algo_table_column(c, t, &gr, core);
+                algo_table_column(c, t, &s, core);
         }
     }
     algo_free(c, core, n, sizeof *core);
@@ -239,6 +239,5 @@ algo_status algo_kcore(algo_ctx *c, algo_table *t)
     algo_free(c, bin, (size_t)maxdeg + 1, sizeof *bin);
     algo_free(c, deg, n, sizeof *deg);
     algo_graph_free(c, &s);
-    algo_graph_free(c, &gr);
     return c->status;
 }

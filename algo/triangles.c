@@ -96,25 +96,20 @@ static void count_and_emit(algo_ctx *c, algo_table *t, const algo_graph *s, cons
 
 algo_status algo_triangles(algo_ctx *c, algo_table *t)
 {
-    algo_graph gr, s = {0};
-    if (algo_graph_build(c, CSR_UNDIRECTED, &gr) != ALGO_OK)
+    algo_graph s;
+    if (algo_graph_build(c, CSR_SIMPLE, &s) != ALGO_OK)
         return c->status;
     uint64_t *count = NULL, *up_off = NULL;
     uint32_t *up_adj = NULL;
-    uint64_t half = 0;
-    if (algo_graph_simple(c, &gr, &s) == ALGO_OK) {
-        half = s.off[s.n] / 2;
-        if (orient(c, &s, &up_off, &up_adj) == ALGO_OK &&
-            (count = algo_calloc(c, gr.n, sizeof *count)) &&
-            algo_table_init(c, t, 2, gr.n) == ALGO_OK)
-            count_and_emit(c, t, &s, up_off, up_adj, count);
-    }
-    algo_free(c, count, gr.n, sizeof *count);
+    uint64_t half = s.off[s.n] / 2;
+    if (orient(c, &s, &up_off, &up_adj) == ALGO_OK &&
+        (count = algo_calloc(c, s.n, sizeof *count)) && algo_table_init(c, t, 2, s.n) == ALGO_OK)
+        count_and_emit(c, t, &s, up_off, up_adj, count);
+    algo_free(c, count, s.n, sizeof *count);
     if (up_off) {
         algo_free(c, up_adj, half, sizeof *up_adj);
-        algo_free(c, up_off, gr.n + 1, sizeof *up_off);
+        algo_free(c, up_off, s.n + 1, sizeof *up_off);
     }
     algo_graph_free(c, &s);
-    algo_graph_free(c, &gr);
     return c->status;
 }
