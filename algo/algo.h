@@ -169,6 +169,10 @@ enum {
     CSR_REVERSE = 1u << 0,      /* also build the transpose */
     CSR_WEIGHTS = 1u << 1,      /* read the weight property, if configured */
     CSR_UNDIRECTED = 1u << 2,   /* BOTH whatever the configured direction */
+    CSR_ONCE = 1u << 4,         /* each relationship once, at its start,
+                                   whatever the configured direction (an
+                                   algorithm that ignores direction and
+                                   needs no row of incoming ones: wcc) */
     CSR_SIMPLE = 1u << 3,       /* undirected, each row sorted, without
                                    self-loops or repeated neighbours, no
                                    weights (triangles, k-core) */
@@ -235,6 +239,17 @@ const algo_spec *algo_spec_at(size_t i);   /* NULL past the last */
    empty otherwise.  interrupt may be NULL. */
 algo_status algo_run(algo_ctx *c, const algo_spec *spec, const value *config, unsigned extra_keys,
                      algo_table *t);
+
+#ifdef STRATA_TESTING
+/* Adjacency entries Louvain and Leiden have read (local moving,
+   refinement, aggregation, modularity), summed over every run: tests
+   compare it across inputs of different sizes to catch work that grows
+   faster than the graph, which a timer could not do reliably. */
+extern uint64_t algo_test_community_reads;
+#define ALGO_COUNT_READS(k) __atomic_fetch_add(&algo_test_community_reads, (k), __ATOMIC_RELAXED)
+#else
+#define ALGO_COUNT_READS(k) ((void)0)
+#endif
 
 /* Seeded pseudo-random numbers (splitmix64): the same seed, the same run. */
 static inline uint64_t algo_random(uint64_t *state)

@@ -4,8 +4,9 @@
  * A component is named by the smallest node id in it, so the answer does
  * not depend on the order of the work (nor on the thread count).
  *
- * wcc    union-find over the relationships, direction ignored; union by
- *        the smaller root, path halving.  O(n + m alpha(n)).
+ * wcc    union-find over the relationships, direction ignored (each read
+ *        once, from its start node's row); union by the smaller root,
+ *        path halving.  O(n + m alpha(n)).
  * scc    Tarjan's algorithm, iterative (an explicit stack of (node, next
  *        edge) frames: no recursion depth to overflow), over the configured
  *        direction.  O(n + m).
@@ -33,7 +34,7 @@ static uint32_t find_root(uint32_t *parent, uint32_t v)
 algo_status algo_wcc(algo_ctx *c, algo_table *t)
 {
     algo_graph gr;
-    if (algo_graph_build(c, CSR_UNDIRECTED, &gr) != ALGO_OK)
+    if (algo_graph_build(c, CSR_ONCE, &gr) != ALGO_OK)
         return c->status;
     uint32_t *parent = algo_alloc(c, gr.n, sizeof *parent);
     double *comp = parent ? algo_alloc(c, gr.n, sizeof *comp) : NULL;

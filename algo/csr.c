@@ -481,8 +481,9 @@ algo_status algo_graph_build(algo_ctx *c, unsigned flags, algo_graph *gr)
     const algo_config *cfg = c->cfg;
     bool simple = flags & CSR_SIMPLE;
     bool weighted = (flags & CSR_WEIGHTS) && cfg->has_weight && !simple;
-    bool both = (flags & (CSR_UNDIRECTED | CSR_SIMPLE)) || cfg->direction == STRATA_BOTH;
-    bool in = !both && cfg->direction == STRATA_IN;
+    bool once = flags & CSR_ONCE;
+    bool both = !once && ((flags & (CSR_UNDIRECTED | CSR_SIMPLE)) || cfg->direction == STRATA_BOTH);
+    bool in = !once && !both && cfg->direction == STRATA_IN;
     bool reverse = (flags & CSR_REVERSE) && !both;
     gr->undirected = both;
     algo_status s = select_nodes(c, gr);
