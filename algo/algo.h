@@ -169,14 +169,18 @@ enum {
     CSR_REVERSE = 1u << 0,      /* also build the transpose */
     CSR_WEIGHTS = 1u << 1,      /* read the weight property, if configured */
     CSR_UNDIRECTED = 1u << 2,   /* BOTH whatever the configured direction */
+    CSR_ONCE = 1u << 4,         /* each relationship once, at its start,
+                                   whatever the configured direction (an
+                                   algorithm that ignores direction and
+                                   needs no row of incoming ones: wcc) */
+    CSR_SIMPLE = 1u << 3,       /* undirected, each row sorted, without
+                                   self-loops or repeated neighbours, no
+                                   weights (triangles, k-core) */
 };
 algo_status algo_graph_build(algo_ctx *c, unsigned flags, algo_graph *gr);
 void algo_graph_free(algo_ctx *c, algo_graph *gr);
 /* The dense index of node id, or -1 when it is not in the graph. */
 int64_t algo_graph_index(const algo_graph *gr, strata_id id);
-/* A simple undirected copy: neighbours sorted, deduplicated, no
-   self-loops (triangles, k-core). */
-algo_status algo_graph_simple(algo_ctx *c, const algo_graph *gr, algo_graph *out);
 
 /* ---- worker pool (pool.c) ---- */
 /* fn(arg, chunk, worker) for every chunk in [0, nchunks), on the pool's
@@ -235,6 +239,17 @@ const algo_spec *algo_spec_at(size_t i);   /* NULL past the last */
    empty otherwise.  interrupt may be NULL. */
 algo_status algo_run(algo_ctx *c, const algo_spec *spec, const value *config, unsigned extra_keys,
                      algo_table *t);
+
+#ifdef STRATA_TESTING
+/* Adjacency entries Louvain and Leiden have read (local moving,
+   refinement, aggregation, modularity), summed over every run: tests
+   compare it across inputs of different sizes to catch work that grows
+   faster than the graph, which a timer could not do reliably. */
+extern uint64_t algo_test_community_reads;
+#define ALGO_COUNT_READS(k) __atomic_fetch_add(&algo_test_community_reads, (k), __ATOMIC_RELAXED)
+#else
+#define ALGO_COUNT_READS(k) ((void)0)
+#endif
 
 /* Seeded pseudo-random numbers (splitmix64): the same seed, the same run. */
 static inline uint64_t algo_random(uint64_t *state)

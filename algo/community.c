@@ -36,6 +36,10 @@
 
 #include "algo/algo.h"
 
+#ifdef STRATA_TESTING
+uint64_t algo_test_community_reads;
+#endif
+
 /* A weighted undirected level graph (Louvain aggregates into new ones). */
 typedef struct wgraph {
     size_t n;
@@ -65,14 +69,22 @@ static algo_status wgraph_alloc(algo_ctx *c, wgraph *g, size_t n, uint64_t m)
     return ALGO_OK;
 }
 
-static algo_status wgraph_from(algo_ctx *c, const algo_graph *gr, wgraph *g)
+/* The level-0 graph takes gr's rows (and weights) rather than copying
+   them: 12 bytes per entry less at the peak.  gr keeps its ids. */
+static algo_status wgraph_from(algo_ctx *c, algo_graph *gr, wgraph *g)
 {
-    if (wgraph_alloc(c, g, gr->n, gr->m) != ALGO_OK)
-        return c->status;
-    memcpy(g->off, gr->off, (gr->n + 1) * sizeof *g->off);
-    memcpy(g->adj, gr->adj, gr->m * sizeof *g->adj);
-    for (uint64_t k = 0; k < gr->m; k++)
-        g->w[k] = gr->w ? gr->w[k] : 1.0;
+    *g = (wgraph){.n = gr->n, .m = gr->m, .off = gr->off, .adj = gr->adj, .w = gr->w};
+    if (!g->w) {
+        if (!(g->w = algo_alloc(c, gr->m, sizeof *g->w))) {
+            *g = (wgraph){0};   /* gr still owns its rows */
+            return c->status;
+        }
+        for (uint64_t k = 0; k < gr->m; k++)
+            g->w[k] = 1.0;
+    }
+    gr->off = gr->rev_off = NULL;
+    gr->adj = gr->rev_adj = NULL;
+    gr->w = gr->rev_w = NULL;
     return ALGO_OK;
 }
 
@@ -255,6 +267,7 @@ static uint32_t best_move(const wgraph *g, louvain *L, uint32_t v)
     uint32_t cv = L->comm[v];
     double kv = L->k[v];
     gather(g, L->comm, v, &L->nw);
+    ALGO_COUNT_READS(g->off[v + 1] - g->off[v]);
     L->tot[cv] -= kv;
     uint32_t best = cv;
     double bestgain = (L->nw.seen[cv] ? L->nw.w[cv] : 0) - L->tot[cv] * kv / L->m2;
@@ -301,6 +314,7 @@ static bool local_moving(algo_ctx *c, const wgraph *g, louvain *L, int64_t passe
         if (after == before)
             continue;
         any = true;
+        ALGO_COUNT_READS(g->off[v + 1] - g->off[v]);
         for (uint64_t e = g->off[v]; e < g->off[v + 1]; e++) {
             uint32_t u = g->adj[e];
             if (!L->inq[u] && L->comm[u] != after) {
@@ -352,6 +366,7 @@ static algo_status aggregate(algo_ctx *c, const wgraph *g, const uint32_t *comm,
     for (size_t cc = 0; cc < k; cc++) {
         for (uint64_t i = start[cc]; i < start[cc + 1]; i++) {
             uint32_t v = members[i];
+            ALGO_COUNT_READS(g->off[v + 1] - g->off[v]);
             for (uint64_t e = g->off[v]; e < g->off[v + 1]; e++) {
                 uint32_t cu = comm[g->adj[e]];
                 if (!L->nw.seen[cu]) {
@@ -378,6 +393,7 @@ static double modularity(const wgraph *g, const uint32_t *comm, double *in, doub
     double m2 = 0;
     for (size_t v = 0; v < g->n; v++)
         in[v] = tot[v] = 0;
+    ALGO_COUNT_READS(g->off[g->n]);
     for (size_t v = 0; v < g->n; v++)
         for (uint64_t k = g->off[v]; k < g->off[v + 1]; k++) {
             tot[comm[v]] += g->w[k];
@@ -486,6 +502,7 @@ static void refine(const wgraph *g, louvain *L, uint64_t *state)
         L->rsize[v] = 1;
         L->kref[v] = L->k[v];
         L->ext[v] = 0;
+        ALGO_COUNT_READS(g->off[v + 1] - g->off[v]);
         for (uint64_t e = g->off[v]; e < g->off[v + 1]; e++)
             if (g->adj[e] != v && L->comm[g->adj[e]] == L->comm[v])
                 L->ext[v] += g->w[e];
@@ -497,6 +514,7 @@ static void refine(const wgraph *g, louvain *L, uint64_t *state)
         if (L->refined[v] != v || L->rsize[v] != 1 || L->ext[v] < kv * (K - kv) / L->m2)
             continue;
         neighbour_weights *nw = &L->nw;
+        ALGO_COUNT_READS(g->off[v + 1] - g->off[v]);
         for (uint64_t e = g->off[v]; e < g->off[v + 1]; e++) {
             uint32_t u = g->adj[e];
             if (u == v || L->comm[u] != cv)

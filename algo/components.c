@@ -4,8 +4,9 @@
  * A component is named by the smallest node id in it, so the answer does
  * not depend on the order of the work (nor on the thread count).
  *
- * wcc    union-find over the relationships, direction ignored; union by
- *        the smaller root, path halving.  O(n + m alpha(n)).
+ * wcc    union-find over the relationships, direction ignored (each read
+ *        once, from its start node's row); union by the smaller root,
+ *        path halving.  O(n + m alpha(n)).
  * scc    Tarjan's algorithm, iterative (an explicit stack of (node, next
  *        edge) frames: no recursion depth to overflow), over the configured
  *        direction.  O(n + m).
@@ -33,7 +34,7 @@ static uint32_t find_root(uint32_t *parent, uint32_t v)
 algo_status algo_wcc(algo_ctx *c, algo_table *t)
 {
     algo_graph gr;
-    if (algo_graph_build(c, CSR_UNDIRECTED, &gr) != ALGO_OK)
+    if (algo_graph_build(c, CSR_ONCE, &gr) != ALGO_OK)
         return c->status;
     uint32_t *parent = algo_alloc(c, gr.n, sizeof *parent);
     double *comp = parent ? algo_alloc(c, gr.n, sizeof *comp) : NULL;
@@ -210,14 +211,14 @@ static void core_numbers(const algo_graph *s, uint32_t *deg, uint32_t *bin, uint
 
 algo_status algo_kcore(algo_ctx *c, algo_table *t)
 {
-    algo_graph gr, s = {0};
-    if (algo_graph_build(c, CSR_UNDIRECTED, &gr) != ALGO_OK)
+    algo_graph s;
+    if (algo_graph_build(c, CSR_SIMPLE, &s) != ALGO_OK)
         return c->status;
-    size_t n = gr.n;
+    size_t n = s.n;
     uint32_t *deg = NULL, *bin = NULL, *pos = NULL, *vert = NULL;
     double *core = NULL;
     uint32_t maxdeg = 0;
-    if (algo_graph_simple(c, &gr, &s) == ALGO_OK && (deg = algo_alloc(c, n, sizeof *deg))) {
+    if ((deg = algo_alloc(c, n, sizeof *deg))) {
         for (size_t v = 0; v < n; v++) {
             deg[v] = (uint32_t)(s.off[v + 1] - s.off[v]);
             if (deg[v] > maxdeg)
@@ -230,7 +231,7 @@ algo_status algo_kcore(algo_ctx *c, algo_table *t)
             for (size_t v = 0; v < n; v++)
                 core[v] = deg[v];
             if (algo_table_init(c, t, 1, n) == ALGO_OK)
-                algo_table_column(c, t, &gr, core);
+                algo_table_column(c, t, &s, core);
         }
     }
     algo_free(c, core, n, sizeof *core);
@@ -239,6 +240,5 @@ algo_status algo_kcore(algo_ctx *c, algo_table *t)
     algo_free(c, bin, (size_t)maxdeg + 1, sizeof *bin);
     algo_free(c, deg, n, sizeof *deg);
     algo_graph_free(c, &s);
-    algo_graph_free(c, &gr);
     return c->status;
 }

@@ -11,15 +11,18 @@
  * which runs igraph on them in the same session (bench/algo.sh).
  *
  * Output, one line per algorithm and thread count:
- *   strata ALGO THREADS MS PEAK_MIB
+ *   strata ALGO THREADS MS PEAK_MIB CPU_MS
  * PEAK_MIB: the child's peak resident size above its size at the start of
- * the run (the graph itself excluded).
+ * the run (the graph itself excluded).  CPU_MS: the processor time of all
+ * the child's threads during the run, which other work on the machine
+ * does not inflate as it does MS.
  */
 #define BENCH_NAME "algo"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bench_util.h"
@@ -132,21 +135,29 @@ static strata_value *config_for(const char *name, int threads)
     return cfg;
 }
 
+static double cpu_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
 static void run_child(strata_view *v, const char *name, int threads)
 {
     strata_value *cfg = config_for(name, threads);
     long base = status_kib("VmRSS:");
     reset_peak();
-    double t0 = now_ms();
+    double t0 = now_ms(), c0 = cpu_ms();
     strata_algo_result *r;
     strata_status s = strata_algo_run(v, name, cfg, &r);
-    double ms = now_ms() - t0;
+    double ms = now_ms() - t0, cpu = cpu_ms() - c0;
     long peak = status_kib("VmHWM:");
     if (s != STRATA_OK) {
         fprintf(stderr, "algo: %s: %s\n", name, strata_view_errmsg(v));
         _exit(1);
     }
-    printf("strata %s %d %.1f %.1f\n", name, threads, ms, (double)(peak - base) / 1024.0);
+    printf("strata %s %d %.1f %.1f %.1f\n", name, threads, ms, (double)(peak - base) / 1024.0,
+           cpu);
     fflush(stdout);
     _exit(0);
 }

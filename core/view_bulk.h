@@ -1,0 +1,40 @@
+/*
+ * view_bulk — read access for whole-graph passes (algo/csr.c).
+ *
+ * The public API reads one relationship per call (strata_neighbours, one
+ * allocated iterator per node, a refcount on the version; strata_rel_read,
+ * a value retained and released per property).  A pass over every node and
+ * relationship of a view pays that ten million times; these calls hand out
+ * the view's own immutable records instead: a node's adjacency block
+ * (storage/adjacency.h reads its segments) and a relationship's property
+ * record (storage/props.h).  Nothing is allocated or counted, so they are
+ * safe from any thread while the view is held, and what they return lives
+ * as long as the view.
+ */
+#ifndef STRATA_CORE_VIEW_BULK_H
+#define STRATA_CORE_VIEW_BULK_H
+
+#include "core/graph_impl.h"
+#include "storage/adjacency.h"
+#include "storage/props.h"
+
+/* Node ids are below this bound. */
+static inline uint64_t view_node_bound(const strata_view *v) { return store_node_slots(&v->ver->st); }
+/* Relationship ids are below this bound. */
+static inline uint64_t view_rel_bound(const strata_view *v) { return store_rel_slots(&v->ver->st); }
+
+/* The relationships at a live node, or NULL when it has none (or is not
+   live). */
+static inline const adj_block *view_node_adj(const strata_view *v, strata_id node)
+{
+    return store_node_adj(&v->ver->st, node);
+}
+
+/* The properties of a live relationship, or NULL when it has none (or is
+   not live). */
+static inline const prop_rec *view_rel_props(const strata_view *v, strata_id rel)
+{
+    return store_rel_props(&v->ver->st, rel);
+}
+
+#endif
