@@ -791,6 +791,10 @@ static int walk_start(walk *w, bool *single, bool *none, uint64_t *id, strata_no
         *id = *none ? 0 : row[slot].u.id;
         return 0;
     }
+    if (w->plan->kind == START_ID_SEEK) {
+        *single = true;
+        return start_id(w->x, w->plan, w->sc, row, none, id);
+    }
     return start_iter(w->x, w->plan, w->sc, row, it);
 }
 

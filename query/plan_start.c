@@ -2,6 +2,7 @@
    plan_start.h). */
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "query/plan_start.h"
 
@@ -165,6 +166,47 @@ static void collect_facts(facts *f, const char *key, const cypher_ast_node *wher
         collect_where(f, where);
 }
 
+/* id(var) as a call: the argument is var itself. */
+static bool is_id_of(const cypher_ast_node *e, const cypher_ast_str *var)
+{
+    if (e->kind != CYPHER_AST_FUNCTION || e->u.function.args.count != 1 ||
+        e->u.function.distinct || e->u.function.name.len != 2 ||
+        strncasecmp(e->u.function.name.ptr, "id", 2) != 0)
+        return false;
+    const cypher_ast_node *a = e->u.function.args.items[0];
+    return a->kind == CYPHER_AST_VARIABLE && a->u.name.len == var->len &&
+           memcmp(a->u.name.ptr, var->ptr, var->len) == 0;
+}
+
+/* The e of a top-level WHERE conjunct id(var) = e (or e = id(var)) that can
+   be evaluated before the walk; NULL when there is none. */
+static const cypher_ast_node *id_equality(const cypher_ast_node *w, const cypher_ast_str *var,
+                                          operand_ctx *oc)
+{
+    if (!w)
+        return NULL;
+    if (w->kind == CYPHER_AST_BINARY && w->u.binary.op == CYPHER_OP_AND) {
+        const cypher_ast_node *e = id_equality(w->u.binary.lhs, var, oc);
+        return e ? e : id_equality(w->u.binary.rhs, var, oc);
+    }
+    if (w->kind == CYPHER_AST_BINARY_CHAIN && w->u.fold.ops[0] == CYPHER_OP_AND) {
+        for (size_t i = 0; i < w->u.fold.operands.count; i++) {
+            const cypher_ast_node *e = id_equality(w->u.fold.operands.items[i], var, oc);
+            if (e)
+                return e;
+        }
+        return NULL;
+    }
+    if (w->kind != CYPHER_AST_BINARY || w->u.binary.op != CYPHER_OP_EQ)
+        return NULL;
+    const cypher_ast_node *a = w->u.binary.lhs, *b = w->u.binary.rhs;
+    if (is_id_of(a, var) && operand_ready(b, oc))
+        return b;
+    if (is_id_of(b, var) && operand_ready(a, oc))
+        return a;
+    return NULL;
+}
+
 /* ---- choosing ---- */
 
 static uint64_t label_count(exec *x, strata_token label)
@@ -228,6 +270,15 @@ static void plan_node(exec *x, const cypher_ast_node *n, const cypher_ast_node *
     *best = (start_plan){.kind = START_ALL_NODES, .node = n,
                          .estimate = v->ver->st.node_live};
     facts f = {.node = n, .oc = oc};
+    const cypher_ast_node *id = n->u.node.variable
+                                    ? id_equality(where, &n->u.node.variable->u.name, &oc)
+                                    : NULL;
+    if (id) {
+        /* one candidate at most: nothing is cheaper (labels and the rest of
+           WHERE are still checked on it) */
+        *best = (start_plan){.kind = START_ID_SEEK, .node = n, .id = id, .estimate = 1};
+        return;
+    }
     for (size_t i = 0; i < n->u.node.labels.count; i++) {
         strata_token label;
         if (strata_token_lookup(v, STRATA_LABEL, n->u.node.labels.items[i]->u.name.ptr,
@@ -378,6 +429,29 @@ static strata_status open_seek(exec *x, const start_plan *p, value *vals,
                               p->prefix ? false : p->hi_inclusive, it);
 }
 
+int start_id(exec *x, const start_plan *p, const scope *sc, const value *row, bool *none,
+             uint64_t *id)
+{
+    evalctx c = {x, sc, row, NULL, NULL};
+    value v;
+    if (eval(&c, p->id, &v) != 0)
+        return -1;
+    /* id(n) = e is true for a whole number equal to the id, int or float */
+    *none = true;
+    if (value_kind(&v) == VAL_INT && v.u.i >= 0) {
+        *id = (uint64_t)v.u.i;
+        *none = false;
+    } else if (value_kind(&v) == VAL_FLOAT && v.u.f >= 0 && v.u.f < 0x1p63 &&
+               v.u.f == (double)(int64_t)v.u.f) {
+        *id = (uint64_t)(int64_t)v.u.f;
+        *none = false;
+    }
+    value_release(&v);
+    if (!*none)
+        *none = !strata_node_exists(exec_view(x), *id);
+    return 0;
+}
+
 int start_iter(exec *x, const start_plan *p, const scope *sc, const value *row,
                strata_node_iter **it)
 {
@@ -457,6 +531,9 @@ void start_describe(exec *x, const start_plan *p, char *buf, size_t size)
                  !p->prefix && p->lo && p->hi ? " and" : "",
                  !p->prefix && p->hi ? (p->hi_inclusive ? " <=" : " <") : "",
                  p->index_name, (unsigned long long)p->estimate, from);
+        break;
+    case START_ID_SEEK:
+        snprintf(buf, size, "NodeByIdSeek (%s) ~1 row%s", var_name(p), from);
         break;
     case START_NOTHING:
         snprintf(buf, size, "Empty (%s): a label no node carries", var_name(p));

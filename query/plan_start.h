@@ -6,6 +6,7 @@
  * When an end is bound (by an earlier clause, or earlier in the same
  * MATCH) the walk starts there.  Otherwise each end's cheapest access is
  * estimated from the state being read:
+ *   - a seek by id: a WHERE conjunct `id(v) = e` (either side), 1 row;
  *   - an index seek: a label of the node and an index on it whose keys all
  *     have an equality — from the node's property map or a WHERE conjunct
  *     `v.k = e` — estimated 1 row for a unique index, else entries / 100;
@@ -30,6 +31,7 @@ typedef enum start_kind {
     START_LABEL_SCAN,
     START_INDEX_SEEK,
     START_RANGE_SEEK,
+    START_ID_SEEK,      /* WHERE id(v) = e */
     START_NOTHING,      /* a label nobody carries: no row can match */
 } start_kind;
 
@@ -49,6 +51,7 @@ typedef struct start_plan {
     const cypher_ast_node *lo, *hi; /* range seek bounds (either may be NULL) */
     bool lo_inclusive, hi_inclusive;
     bool prefix;                    /* lo is a STARTS WITH operand */
+    const cypher_ast_node *id;      /* id seek: e of id(v) = e */
     uint64_t estimate;              /* rows expected from the start */
 } start_plan;
 
@@ -63,6 +66,11 @@ void plan_start(exec *x, const cypher_ast_node *part, const cypher_ast_node *whe
    reference to the version read: free it before the statement writes. */
 int start_iter(exec *x, const start_plan *p, const scope *sc, const value *row,
                strata_node_iter **it);
+
+/* An id seek's one candidate for this row: *none when e is null, not a
+   whole number, or no live node's id (id(v) = e then holds for none). */
+int start_id(exec *x, const start_plan *p, const scope *sc, const value *row, bool *none,
+             uint64_t *id);
 
 /* "NodeIndexSeek (n:Item {key})"-style text for EXPLAIN / PROFILE. */
 void start_describe(exec *x, const start_plan *p, char *buf, size_t size);

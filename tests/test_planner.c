@@ -128,6 +128,57 @@ static void test_seeks_agree_with_scans(void **state)
     strata_graph_free(&g);
 }
 
+/* WHERE id(v) = e starts the walk at that one node: the same rows as the
+   scan the equivalent id(v) + 0 = e forces, for every kind of e, from
+   either end of a path and in a pattern of several parts. */
+static void test_id_seeks_agree_with_scans(void **state)
+{
+    (void)state;
+    strata_graph *g;
+    assert_int_equal(strata_graph_new(&g), STRATA_OK);
+    setup_mixed(g);
+    run(g, "MATCH (a:P), (b:P) WHERE id(b) = id(a) + 1 OR id(b) = id(a) + 7 CREATE (a)-[:T]->(b)");
+    run(g, "MATCH (n:P) WHERE id(n) = 9 DETACH DELETE n");   /* a free slot */
+    static const char *const ids[] = { "3", "3.0", "3.5", "-1", "9", "1000", "null", "'3'",
+                                       "p", "p - 1", "toInteger('2')", "[3]" };
+    static const char *const shapes[] = {
+        "MATCH (n) WHERE id(n) = %s RETURN id(n)",
+        "MATCH (n:P) WHERE %s = id(n) AND n.k > 0 RETURN id(n)",
+        "MATCH (n:Q) WHERE id(n) = %s RETURN id(n)",
+        "MATCH (a)-[:T]->(n) WHERE id(n) = %s RETURN id(a), id(n) ORDER BY id(a)",
+        "MATCH (n)-[:T]->(b) WHERE id(n) = %s RETURN id(n), id(b) ORDER BY id(b)",
+        "MATCH (a), (n) WHERE id(a) = 4 AND id(n) = %s RETURN id(a), id(n)",
+    };
+    char q[256], fmt[256], scan[256];
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
+        for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) {
+            snprintf(fmt, sizeof fmt, "WITH 4 AS p %s", shapes[s]);
+            snprintf(q, sizeof q, fmt, ids[i]);
+            char *seek = rows_of(g, q);
+            /* id(n) + 0 is no seek: every node is scanned and filtered */
+            char *at = strstr(fmt, "id(n) =");
+            if (at) {
+                memmove(at + 9, at + 5, strlen(at + 5) + 1);
+                memcpy(at, "id(n) + 0", 9);
+            } else {
+                at = strstr(fmt, "= id(n)");
+                memmove(at + 11, at + 7, strlen(at + 7) + 1);
+                memcpy(at, "= id(n) + 0", 11);
+            }
+            snprintf(scan, sizeof scan, fmt, ids[i]);
+            char *scanned = rows_of(g, scan);
+            if (strcmp(seek, scanned) != 0)
+                fail_msg("%s: seek gave %s, scan gave %s", q, seek, scanned);
+            free(seek);
+            free(scanned);
+        }
+    char *plan = first_plan(g, "MATCH (a), (b) WHERE id(a) = 1 AND id(b) = $x RETURN a, b");
+    if (!strstr(plan, "NodeByIdSeek (a)") || !strstr(plan, "NodeByIdSeek (b)"))
+        fail_msg("expected two id seeks, planned %s", plan);
+    free(plan);
+    strata_graph_free(&g);
+}
+
 /* A composite index serves equality on all its keys; the map form too. */
 static void test_composite_and_map_seeks(void **state)
 {
@@ -336,6 +387,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_seeks_agree_with_scans),
+        cmocka_unit_test(test_id_seeks_agree_with_scans),
         cmocka_unit_test(test_composite_and_map_seeks),
         cmocka_unit_test(test_start_from_the_cheaper_end),
         cmocka_unit_test(test_explain_and_profile),
