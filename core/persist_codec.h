@@ -93,7 +93,17 @@ static inline uint64_t pr_offset(const preader *r) { return (uint64_t)(r->p - r-
 int pr_u8(preader *r, uint8_t *out);
 int pr_u32(preader *r, uint32_t *out);
 int pr_u64(preader *r, uint64_t *out);
-int pr_varint(preader *r, uint64_t *out);
+int pr_varint_long(preader *r, uint64_t *out);
+/* One-byte numbers (most counts, tokens and small ids) without a call; a
+   failed reader has p == end, so it always takes the checked path. */
+static inline int pr_varint(preader *r, uint64_t *out)
+{
+    if (r->p < r->end && *r->p < 0x80) {
+        *out = *r->p++;
+        return 0;
+    }
+    return pr_varint_long(r, out);
+}
 int pr_svarint(preader *r, int64_t *out);
 /* A varint that must be at most max; what names it in the message. */
 int pr_count(preader *r, uint64_t max, const char *what, uint64_t *out);
