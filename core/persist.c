@@ -874,39 +874,49 @@ typedef struct typed_rel {
     uint32_t rel, start, end;
 } typed_rel;
 
-/* What the first walk learns of a node: its degree, its distinct
-   (direction, type) segments, and the stamp of the last segment that
-   counted it. */
-typedef struct node_tally {
-    uint32_t degree, segments, stamp;
-} node_tally;
+/* One end of a live relationship, as its node's block will hold it. */
+typedef struct half_edge {
+    uint32_t node, other, rel, key;   /* key: type << 1 | direction */
+} half_edge;
+
+/* Nodes per partition of the adjacency build (1 << PART_BITS): a
+   partition's blocks and tallies stay in cache while its half edges are
+   counted and appended.  Tiny in test builds, so tests cross many. */
+#ifdef STRATA_TESTING
+#define PART_BITS 4
+#else
+#define PART_BITS 12
+#endif
 
 /* Adjacency scratch: the live relationships bucketed by type (a counting
-   sort, each bucket in id order), a tally and a block per node. */
+   sort, each bucket in id order), then their half edges partitioned by
+   node range, each partition in segment order. */
 typedef struct adj_scratch {
     typed_rel *rels;
     uint64_t *bucket;   /* ntypes + 1 bucket starts */
-    node_tally *tally;
-    adj_block **blocks;
-    uint64_t nrels, ntypes, nodes;
+    half_edge *half;
+    uint64_t *part;     /* nparts + 1 partition starts */
+    uint64_t nrels, ntypes, nodes, nparts;
 } adj_scratch;
 
 static void adj_scratch_free(adj_scratch *a)
 {
     mem_ctx *s = mem_scratch();
-    size_t n = (size_t)(a->nodes ? a->nodes : 1);
     if (a->rels)
         mem_free(s, a->rels, mem_array_size(a->nrels ? a->nrels : 1, sizeof *a->rels));
     if (a->bucket)
         mem_free(s, a->bucket, mem_array_size(a->ntypes + 1, sizeof *a->bucket));
-    if (a->tally)
-        mem_free(s, a->tally, mem_array_size(n, sizeof *a->tally));
-    if (a->blocks)
-        mem_free(s, a->blocks, mem_array_size(n, sizeof *a->blocks));
+    if (a->half)
+        mem_free(s, a->half, mem_array_size(a->nrels ? 2 * a->nrels : 1, sizeof *a->half));
+    if (a->part)
+        mem_free(s, a->part, mem_array_size(a->nparts + 1, sizeof *a->part));
+    a->rels = NULL;
+    a->half = NULL;
 }
 
 /* The live relationships into their type buckets, read back from the
-   relationship vector in id order. */
+   relationship vector in id order; and how many half edges each node
+   partition gets. */
 static void bucket_by_type(loader *ld, adj_scratch *a, uint64_t slots, const unsigned char *holes)
 {
     pvec_seq seq;
@@ -916,7 +926,7 @@ static void bucket_by_type(loader *ld, adj_scratch *a, uint64_t slots, const uns
         a->bucket[t + 1] = a->bucket[t] + ld->tokens.count[t];
     /* bucket[t] serves as type t's fill cursor, ending at type t + 1's
        start ... */
-    uint64_t *fill = a->bucket;
+    uint64_t *fill = a->bucket, *part = a->part;
     for (uint64_t id = 0; id < slots; id++) {
         if (holes[id / 8] & (1u << (id % 8)))
             continue;
@@ -924,139 +934,126 @@ static void bucket_by_type(loader *ld, adj_scratch *a, uint64_t slots, const uns
            descent cannot allocate. */
         const rel_meta *r = pvec_seq_mut(&seq, id);
         a->rels[fill[r->type]++] = (typed_rel){ (uint32_t)id, r->start, r->end };
+        part[(r->start >> PART_BITS) + 1]++;
+        part[(r->end >> PART_BITS) + 1]++;
     }
     /* ... so shifting them up one restores the starts. */
     memmove(a->bucket + 1, a->bucket, (size_t)a->ntypes * sizeof *a->bucket);
     a->bucket[0] = 0;
+    for (uint64_t p = 0; p < a->nparts; p++)
+        part[p + 1] += part[p];
 }
 
-/* The node at the dir end of relationship e, and at the other end. */
-static inline uint32_t near_end(const typed_rel *e, int dir)
+/* Every half edge into its node's partition, in segment order (type, then
+   direction: adjacency.c's key order) and within a segment in id order —
+   so each partition lists each node's half edges in its block's order,
+   without sorting.  The partitions fill as nparts sequential streams. */
+static void partition_half_edges(adj_scratch *a)
 {
-    return dir == ADJ_OUT ? e->start : e->end;
-}
-
-static inline uint32_t far_end(const typed_rel *e, int dir)
-{
-    return dir == ADJ_OUT ? e->end : e->start;
-}
-
-/* How far ahead the walks below prefetch the node they will touch: the
-   nodes are random, and overlapping their cache misses is most of the
-   walks' speed. */
-#define AHEAD 16
-
-/* Degree and distinct segments of every node, walking the half edges in
-   segment order: type, then direction (adjacency.c's key order). */
-static int count_segments(loader *ld, adj_scratch *a)
-{
-    uint32_t stamp = 0;
-    for (uint64_t t = 0; t < a->ntypes; t++) {
-        uint64_t lo = a->bucket[t], hi = a->bucket[t + 1];
-        if (lo == hi)
-            continue;
-        for (int dir = ADJ_OUT; dir <= ADJ_IN; dir++) {
-            if (++stamp == 0) {   /* wrapped: forget every stamp */
-                for (uint64_t n = 0; n < a->nodes; n++)
-                    a->tally[n].stamp = 0;
-                stamp = 1;
-            }
-            for (uint64_t i = lo; i < hi; i++) {
-                if (i + AHEAD < hi)
-                    __builtin_prefetch(&a->tally[near_end(&a->rels[i + AHEAD], dir)], 1);
-                uint32_t n = near_end(&a->rels[i], dir);
-                node_tally *c = &a->tally[n];
-                if (c->degree == UINT32_MAX)
-                    return pr_fail(&ld->r, "node %u has more than %u relationships", n,
-                                   UINT32_MAX);
-                c->degree++;
-                if (c->stamp != stamp) {
-                    c->stamp = stamp;
-                    c->segments++;
-                }
+    uint64_t *fill = a->part;   /* each start moves to its end, as above */
+    for (uint64_t t = 0; t < a->ntypes; t++)
+        for (uint32_t dir = ADJ_OUT; dir <= ADJ_IN; dir++) {
+            uint32_t key = (uint32_t)t << 1 | dir;
+            for (uint64_t i = a->bucket[t]; i < a->bucket[t + 1]; i++) {
+                const typed_rel *e = &a->rels[i];
+                uint32_t node = dir == ADJ_OUT ? e->start : e->end;
+                uint32_t other = dir == ADJ_OUT ? e->end : e->start;
+                a->half[fill[node >> PART_BITS]++] = (half_edge){ node, other, e->rel, key };
             }
         }
-    }
-    return 0;
+    memmove(a->part + 1, a->part, (size_t)a->nparts * sizeof *a->part);
+    a->part[0] = 0;
 }
 
-/* Every node's block, sized once for its entries and segments and set in
-   node order. */
-static int make_blocks(loader *ld, adj_scratch *a)
+/* One partition's nodes, from first on: each node's degree and distinct
+   segments counted, its block allocated once at its final size and set
+   (in node order), then the entries appended in O(1) each. */
+typedef struct part_scratch {
+    uint32_t degree[1 << PART_BITS], segments[1 << PART_BITS];
+    uint64_t last_key[1 << PART_BITS];   /* key + 1 of the last segment counted */
+    adj_block *block[1 << PART_BITS];
+} part_scratch;
+
+static int link_partition(loader *ld, part_scratch *ps, uint64_t first, uint64_t nodes,
+                          const half_edge *h, uint64_t n)
 {
-    store_builder_init(&ld->build, &ld->v->st, ld->m);
-    for (uint64_t n = 0; n < a->nodes; n++) {
-        const node_tally *c = &a->tally[n];
-        if (!c->degree)
+    memset(ps->degree, 0, (size_t)nodes * sizeof *ps->degree);
+    memset(ps->segments, 0, (size_t)nodes * sizeof *ps->segments);
+    memset(ps->last_key, 0, (size_t)nodes * sizeof *ps->last_key);
+    for (uint64_t i = 0; i < n; i++) {
+        uint32_t k = h[i].node - (uint32_t)first;
+        if (ps->degree[k] == UINT32_MAX)
+            return pr_fail(&ld->r, "node %u has more than %u relationships", h[i].node,
+                           UINT32_MAX);
+        ps->degree[k]++;
+        if (ps->last_key[k] != (uint64_t)h[i].key + 1) {
+            ps->last_key[k] = (uint64_t)h[i].key + 1;
+            ps->segments[k]++;
+        }
+    }
+    for (uint64_t k = 0; k < nodes; k++) {
+        ps->block[k] = NULL;
+        if (!ps->degree[k])
             continue;
-        if (c->segments > ADJ_MAX_SEGMENTS)
+        if (ps->segments[k] > ADJ_MAX_SEGMENTS)
             return pr_fail(&ld->r, "node %llu has relationships of %u direction-type pairs "
-                           "(at most %d)", (unsigned long long)n, c->segments,
+                           "(at most %d)", (unsigned long long)(first + k), ps->segments[k],
                            ADJ_MAX_SEGMENTS);
         adj_block *b = NULL;
-        if (adj_reserve_segments(ld->m, &b, c->degree, c->segments) != 0)
+        if (adj_reserve_segments(ld->m, &b, ps->degree[k], ps->segments[k]) != 0)
             return pr_nomem(&ld->r, "building adjacency");
-        if (store_set_adj(&ld->build, n, b) != 0) {
+        if (store_set_adj(&ld->build, first + k, b) != 0) {
             adj_release(ld->m, &b);
             return pr_nomem(&ld->r, "building adjacency");
         }
-        a->blocks[n] = b;
+        ps->block[k] = b;
     }
+    for (uint64_t i = 0; i < n; i++)
+        adj_append(ps->block[h[i].node - first], (int)(h[i].key & 1), h[i].key >> 1, h[i].rel,
+                   h[i].other);
     return 0;
 }
 
-/* The entries, appended in segment order and, within a segment, in
-   relationship id order: each block fills front to back in O(1) a step.
-   Three prefetch stages: the block pointer, the block's header, then the
-   place the append writes (which the header gives). */
-static void fill_blocks(adj_scratch *a)
-{
-    for (uint64_t t = 0; t < a->ntypes; t++) {
-        uint64_t lo = a->bucket[t], hi = a->bucket[t + 1];
-        for (int dir = ADJ_OUT; dir <= ADJ_IN && lo < hi; dir++)
-            for (uint64_t i = lo; i < hi; i++) {
-                if (i + AHEAD < hi)
-                    __builtin_prefetch(&a->blocks[near_end(&a->rels[i + AHEAD], dir)]);
-                if (i + AHEAD / 2 < hi)
-                    __builtin_prefetch(a->blocks[near_end(&a->rels[i + AHEAD / 2], dir)], 1);
-                if (i + AHEAD / 4 < hi)
-                    adj_prefetch_append(a->blocks[near_end(&a->rels[i + AHEAD / 4], dir)]);
-                const typed_rel *e = &a->rels[i];
-                adj_append(a->blocks[near_end(e, dir)], dir, (uint32_t)t, e->rel,
-                           far_end(e, dir));
-            }
-    }
-}
-
-/* The adjacency of every node, built once the relationships are in.  The
-   relationships are bucketed by type (12 bytes of scratch each), which
-   puts every node's half edges in its block's order — segment key, then
-   relationship id — without sorting; a first walk counts each node's
-   entries and segments, its block is allocated once at its final size,
-   and a second walk appends the entries.  Linking one relationship at a
-   time would touch two random blocks per relationship and grow them
-   again and again. */
+/* The adjacency of every node, built once the relationships are in.
+   Bucketing the relationships by type puts every node's half edges in its
+   block's order — segment key, then relationship id — without sorting;
+   partitioning them by node range (as many sequential streams) keeps each
+   partition's blocks in cache while they are counted, allocated once at
+   their final size and filled.  Linking one relationship at a time would
+   touch two random blocks per relationship and grow them again and again;
+   appending to blocks all over memory would miss the cache at every
+   step.  Scratch: 12 bytes per relationship and 16 per half edge. */
 static int link_all(loader *ld, uint64_t slots, const unsigned char *holes)
 {
     adj_scratch a = { .nrels = ld->v->st.rel_live, .ntypes = ld->count[STRATA_RELTYPE],
                       .nodes = store_node_slots(&ld->v->st) };
+    a.nparts = (a.nodes >> PART_BITS) + 1;
     mem_ctx *s = mem_scratch();
-    size_t n = (size_t)(a.nodes ? a.nodes : 1);
+    part_scratch *ps = NULL;
     int rc = -1;
     a.rels = mem_alloc(s, mem_array_size(a.nrels ? a.nrels : 1, sizeof *a.rels));
     a.bucket = mem_alloc(s, mem_array_size(a.ntypes + 1, sizeof *a.bucket));
-    a.tally = mem_calloc(s, mem_array_size(n, sizeof *a.tally));
-    a.blocks = mem_calloc(s, mem_array_size(n, sizeof *a.blocks));
-    if (!a.rels || !a.bucket || !a.tally || !a.blocks) {
+    a.part = mem_calloc(s, mem_array_size(a.nparts + 1, sizeof *a.part));
+    a.half = mem_alloc(s, mem_array_size(a.nrels ? 2 * a.nrels : 1, sizeof *a.half));
+    ps = mem_alloc(s, sizeof *ps);
+    if (!a.rels || !a.bucket || !a.part || !a.half || !ps) {
         pr_nomem(&ld->r, "building adjacency");
         goto done;
     }
     bucket_by_type(ld, &a, slots, holes);
-    if (count_segments(ld, &a) || make_blocks(ld, &a))
-        goto done;
-    fill_blocks(&a);
+    partition_half_edges(&a);
+    store_builder_init(&ld->build, &ld->v->st, ld->m);
+    for (uint64_t p = 0; p < a.nparts; p++) {
+        uint64_t first = p << PART_BITS, nodes = a.nodes - first;
+        if (nodes > (1u << PART_BITS))
+            nodes = 1u << PART_BITS;
+        if (link_partition(ld, ps, first, nodes, a.half + a.part[p], a.part[p + 1] - a.part[p]))
+            goto done;
+    }
     rc = 0;
 done:
+    if (ps)
+        mem_free(s, ps, sizeof *ps);
     adj_scratch_free(&a);
     return rc;
 }

@@ -418,17 +418,12 @@ int pr_svarint(preader *r, int64_t *out)
     return 0;
 }
 
-int pr_count(preader *r, uint64_t max, const char *what, uint64_t *out)
+int pr_count_fail(preader *r, uint64_t max, const char *what, uint64_t *out)
 {
-    if (pr_varint(r, out))
-        return -1;
-    if (*out > max) {
-        uint64_t bad = *out;
-        *out = 0;
-        return pr_fail(r, "%s %llu is out of range (at most %llu)", what,
-                       (unsigned long long)bad, (unsigned long long)max);
-    }
-    return 0;
+    uint64_t bad = *out;
+    *out = 0;
+    return pr_fail(r, "%s %llu is out of range (at most %llu)", what, (unsigned long long)bad,
+                   (unsigned long long)max);
 }
 
 int pr_bytes(preader *r, size_t n, const unsigned char **out)
