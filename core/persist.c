@@ -1022,7 +1022,8 @@ static int link_partition(loader *ld, part_scratch *ps, uint64_t first, uint64_t
    their final size and filled.  Linking one relationship at a time would
    touch two random blocks per relationship and grow them again and again;
    appending to blocks all over memory would miss the cache at every
-   step.  Scratch: 12 bytes per relationship and 16 per half edge. */
+   step.  Scratch: 12 bytes per relationship for the buckets and 32 for
+   its two half edges; the buckets go before the blocks are allocated. */
 static int link_all(loader *ld, uint64_t slots, const unsigned char *holes)
 {
     adj_scratch a = { .nrels = ld->v->st.rel_live, .ntypes = ld->count[STRATA_RELTYPE],
@@ -1042,6 +1043,10 @@ static int link_all(loader *ld, uint64_t slots, const unsigned char *holes)
     }
     bucket_by_type(ld, &a, slots, holes);
     partition_half_edges(&a);
+    /* The type buckets are done with: freed before the blocks take their
+       memory, so the load's peak holds one of the two scratch arrays. */
+    mem_free(s, a.rels, mem_array_size(a.nrels ? a.nrels : 1, sizeof *a.rels));
+    a.rels = NULL;
     store_builder_init(&ld->build, &ld->v->st, ld->m);
     for (uint64_t p = 0; p < a.nparts; p++) {
         uint64_t first = p << PART_BITS, nodes = a.nodes - first;

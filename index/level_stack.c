@@ -104,6 +104,18 @@ static level_stack *copy_header(const level_stack *s, mem_ctx *m)
 
 
 
+#ifdef STRATA_TESTING
+int lstack_check(const level_stack *s)
+{
+    if (!s)
+        return 0;
+    for (uint32_t i = 0; i < s->depth; i++)
+        if (pbtree_check(&s->levels[i]) != 0)
+            return -1;
+    return pbtree_check(&s->base);
+}
+#endif
+
 int lstack_build(level_stack **out, mem_ctx *m, pbtree_entry *e, uint64_t n)
 {
     *out = copy_header(NULL, m);

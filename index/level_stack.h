@@ -100,6 +100,8 @@ uint32_t lstack_depth(const level_stack *s);
 #ifdef STRATA_TESTING
 /* Flattens performed since the process started (test oracle). */
 uint64_t lstack_flattens(void);
+/* pbtree_check on the base and every level; 0 when all are sound. */
+int lstack_check(const level_stack *s);
 #endif
 
 /* A merged cursor in (key, id) order over a stack that does not change

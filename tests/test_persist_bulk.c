@@ -312,6 +312,7 @@ static void same_indexes(const version *want, const version *got)
         const level_stack *sg = idxset_stack(got->indexes, i);
         assert_int_equal(lstack_count(sw), lstack_count(sg));
         assert_int_equal(lstack_depth(sg), 0);
+        assert_int_equal(lstack_check(sg), 0);
         lstack_cursor *cw = lstack_seek(sw, mem_scratch(), NULL);
         lstack_cursor *cg = lstack_seek(sg, mem_scratch(), NULL);
         uint64_t n = 0;
