@@ -226,13 +226,6 @@ void adj_append(adj_block *b, int dir, uint32_t type, uint32_t rel, uint32_t oth
     segs(b)[b->nseg - 1].end++;
 }
 
-void adj_prefetch_append(const adj_block *b)
-{
-    if (b->nseg)
-        __builtin_prefetch(&csegs(b)[b->nseg - 1], 1);
-    __builtin_prefetch(centries(b) + b->len, 1);
-}
-
 int adj_erase(adj_block *b, int dir, uint32_t type, uint32_t rel)
 {
     int found;

@@ -67,10 +67,6 @@ int adj_erase(adj_block *b, int dir, uint32_t type, uint32_t rel);
    be at least the block's last segment key.  For a bulk build in key
    order; needs room, as adj_insert. */
 void adj_append(adj_block *b, int dir, uint32_t type, uint32_t rel, uint32_t other);
-/* Prefetches where the next adj_append will write (the last segment and
-   the entry after the last): a bulk build that appends to blocks in
-   random order calls it a few appends ahead to overlap the cache misses. */
-void adj_prefetch_append(const adj_block *b);
 /* Whether the (dir, type) segment exists (it would not need a new one). */
 int adj_has_segment(const adj_block *b, int dir, uint32_t type);
 
