@@ -28,9 +28,15 @@
  *      is defined, every value's tag, range and nesting (load_*): slots
  *      are appended in id order, deleted slots allocated and then freed in
  *      the saved free-list order, so ids and their reuse order round-trip;
- *      adjacency and the label and type bitmaps are built as the entities
- *      arrive, property records with their exact size;
- *   3. rebuild each index from its definition (index_build).
+ *      property records get their exact size;
+ *   3. rebuild each index from its definition (build_one_index).
+ * Step 2 is a bulk build, because a load is bound by memory latency, not
+ * by parsing: the slot vectors are filled front to back (store_builder:
+ * one descent per leaf, not per slot), relationship endpoints are checked
+ * against a bitmap of the live nodes rather than by descending into the
+ * node vector, the label and type bitmaps are written a word at a time
+ * (token_bits), and adjacency is built once every relationship is in
+ * (link_all).  Indices are built bottom-up from their sorted entries.
  * Any failure frees the partial graph: the caller gets NULL and a message
  * naming the file, the section and the byte offset.
  */
@@ -435,6 +441,19 @@ strata_status strata_save(strata_graph *g, const char *path)
 
 /* ---- load: the frame ------------------------------------------------------------ */
 
+/* The label (or relationship type) bitmaps of one section, gathered a word
+   at a time: slots arrive in id order, so each token's pending word only
+   moves forward, and it is written into its bitmap once it is complete —
+   one descent per (token, 64 ids) instead of two per entity.  count holds
+   how many entities carry each token (the relationships' type buckets). */
+typedef struct token_bits {
+    label_index **into;
+    uint64_t *word;    /* per token: pending word index + 1, 0 when none */
+    uint64_t *bits;
+    uint64_t *count;
+    uint32_t n;
+} token_bits;
+
 typedef struct loader {
     const unsigned char *file;
     size_t size;
@@ -444,6 +463,11 @@ typedef struct loader {
     mem_ctx *m;
     preader r;       /* the section being read; its status is the load's */
     uint32_t count[3], nlabelsets;
+    store_builder build;            /* the section's slots, appended in id order */
+    token_bits tokens;              /* the section's label or type bitmaps */
+    unsigned char *live_nodes;      /* a bit per node slot read live */
+    size_t live_bytes;
+    uint64_t node_slots;
 } loader;
 
 static uint64_t le(const unsigned char *p, int n)
@@ -649,8 +673,8 @@ static int load_props(loader *ld, const char *what, uint64_t id, prop_rec **out)
             value_release(&val);
             goto fail;
         }
-        /* Cannot fail: the record is private with room for n. */
-        props_set(ld->m, &rec, (uint32_t)key, val, NULL);
+        /* Keys ascend (checked above) and the record has room for n. */
+        props_append(rec, (uint32_t)key, val);
     }
     *out = rec;
     return 0;
@@ -659,16 +683,58 @@ fail:
     return -1;
 }
 
-static int add_node_labels(loader *ld, uint32_t ls, uint64_t id)
+static int token_bits_new(loader *ld, label_index **into, uint32_t ntokens, token_bits *t)
 {
-    const catalog *c = ld->v->cat;
-    size_t n = labelset_len(c, ls);
-    for (size_t i = 0; i < n; i++) {
-        uint32_t label = labelset_at(c, ls, i);
-        if (labelidx_prepare(ld->m, &ld->v->labels, label, id) != 0)
-            return pr_nomem(&ld->r, "building the label index");
-        labelidx_set(ld->m, ld->v->labels, label, id, true);
+    size_t bytes = mem_array_size(ntokens ? ntokens : 1, sizeof(uint64_t));
+    t->into = into;
+    t->n = ntokens;
+    t->word = mem_calloc(mem_scratch(), bytes);
+    t->bits = t->word ? mem_calloc(mem_scratch(), bytes) : NULL;
+    t->count = t->bits ? mem_calloc(mem_scratch(), bytes) : NULL;
+    return t->count ? 0 : pr_nomem(&ld->r, "building the label index");
+}
+
+static void token_bits_free(token_bits *t)
+{
+    size_t bytes = mem_array_size(t->n ? t->n : 1, sizeof(uint64_t));
+    uint64_t **arrays[] = { &t->word, &t->bits, &t->count };
+    for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) {
+        if (*arrays[i])
+            mem_free(mem_scratch(), *arrays[i], bytes);
+        *arrays[i] = NULL;
     }
+}
+
+static int token_bits_flush(loader *ld, token_bits *t, uint32_t token)
+{
+    if (!t->word[token])
+        return 0;
+    if (labelidx_or_word(ld->m, t->into, token, t->word[token] - 1, t->bits[token]) != 0)
+        return pr_nomem(&ld->r, "building the label index");
+    t->word[token] = 0;
+    t->bits[token] = 0;
+    return 0;
+}
+
+/* Entity id (ids in increasing order) carries token. */
+static int token_bits_set(loader *ld, token_bits *t, uint32_t token, uint64_t id)
+{
+    uint64_t word = id / 64 + 1;
+    if (t->word[token] != word) {
+        if (token_bits_flush(ld, t, token))
+            return -1;
+        t->word[token] = word;
+    }
+    t->bits[token] |= (uint64_t)1 << (id % 64);
+    t->count[token]++;
+    return 0;
+}
+
+static int token_bits_finish(loader *ld, token_bits *t)
+{
+    for (uint32_t k = 0; k < t->n; k++)
+        if (token_bits_flush(ld, t, k))
+            return -1;
     return 0;
 }
 
@@ -735,143 +801,50 @@ static int load_slot_counts(loader *ld, uint64_t min_bytes, uint64_t *slots, uin
     return 0;
 }
 
+/* Whether node id was read live (the relationships' endpoint check: a
+   bitmap, not a descent into the node vector per endpoint). */
+static bool node_is_live(const loader *ld, uint64_t id)
+{
+    return id < ld->node_slots && (ld->live_nodes[id / 8] >> (id % 8)) & 1;
+}
+
 static int load_node(loader *ld, uint64_t slot, hole_scratch *h, uint64_t *live)
 {
     preader *r = &ld->r;
     uint64_t ls, id;
     if (pr_count(r, ld->nlabelsets, "a node's label set", &ls))
         return -1;
-    if (store_node_alloc(&ld->v->st, ld->m, ls ? (uint32_t)(ls - 1) : 0, &id) != 0)
-        return pr_nomem(r, "allocating a node");
     if (ls == 0) {
+        if (store_append_node(&ld->build, 0, NULL, &id) != 0)
+            return pr_nomem(r, "allocating a node");
         h->bits[slot / 8] |= (unsigned char)(1u << (slot % 8));
         return 0;
     }
-    (*live)++;
     prop_rec *rec;
-    if (add_node_labels(ld, (uint32_t)(ls - 1), id) || load_props(ld, "node", id, &rec))
+    if (load_props(ld, "node", slot, &rec))
         return -1;
-    if (rec) {
-        prop_rec **p = store_node_props_mut(&ld->v->st, ld->m, id);
-        if (!p) {
-            props_release(ld->m, &rec);
-            return pr_nomem(r, "storing properties");
-        }
-        *p = rec;
+    if (store_append_node(&ld->build, (uint32_t)(ls - 1), rec, &id) != 0) {
+        props_release(ld->m, &rec);
+        return pr_nomem(r, "allocating a node");
     }
+    (*live)++;
+    ld->live_nodes[id / 8] |= (unsigned char)(1u << (id % 8));
+    const catalog *c = ld->v->cat;
+    size_t n = labelset_len(c, (uint32_t)(ls - 1));
+    for (size_t i = 0; i < n; i++)
+        if (token_bits_set(ld, &ld->tokens, labelset_at(c, (uint32_t)(ls - 1), i), id))
+            return -1;
     return 0;
-}
-
-/* One end of a relationship, as its node's adjacency holds it. */
-typedef struct half_edge {
-    uint32_t rel, other, type;
-    uint32_t dir;
-} half_edge;
-
-/* A node's half edges in its block's order: by segment key (type, then
-   direction, as adjacency.c keys its segments), then by relationship id. */
-static int cmp_block_order(const void *a, const void *b)
-{
-    const half_edge *x = a, *y = b;
-    if (x->type != y->type)
-        return x->type < y->type ? -1 : 1;
-    if (x->dir != y->dir)
-        return x->dir < y->dir ? -1 : 1;
-    return (x->rel > y->rel) - (x->rel < y->rel);
-}
-
-/* One node's block from its half edges e[0..n): sorted into block order,
-   sized once for its entries and its distinct segments, then appended in
-   O(1) each.  Inserting one by one would move the entries of the later
-   segments at each step, O(n^2) for a hub of several types. */
-static int link_node(loader *ld, uint64_t node, half_edge *e, uint64_t n)
-{
-    if (n > UINT32_MAX)
-        return pr_fail(&ld->r, "node %llu has more than %u relationships",
-                       (unsigned long long)node, UINT32_MAX);
-    bool sorted = true;
-    for (uint64_t i = 1; i < n && sorted; i++)
-        sorted = cmp_block_order(&e[i - 1], &e[i]) < 0;
-    if (!sorted)
-        qsort(e, n, sizeof *e, cmp_block_order);
-    uint64_t segments = 1;
-    for (uint64_t i = 1; i < n; i++)
-        segments += e[i - 1].dir != e[i].dir || e[i - 1].type != e[i].type;
-    if (segments > ADJ_MAX_SEGMENTS)
-        return pr_fail(&ld->r, "node %llu has relationships of %llu direction-type pairs "
-                       "(at most %d)", (unsigned long long)node,
-                       (unsigned long long)segments, ADJ_MAX_SEGMENTS);
-    adj_block **b = store_node_adj_mut(&ld->v->st, ld->m, node);
-    if (!b || adj_reserve_segments(ld->m, b, (uint32_t)n, (uint32_t)segments) != 0)
-        return pr_nomem(&ld->r, "building adjacency");
-    for (uint64_t i = 0; i < n; i++)
-        adj_append(*b, (int)e[i].dir, e[i].type, e[i].rel, e[i].other);
-    return 0;
-}
-
-/* The adjacency of every node, built once the relationships are in: the
-   half edges are bucketed by node (a counting sort, in relationship id
-   order) and each node's block is sized once and filled in node order.
-   Linking one relationship at a time would touch two random blocks per
-   relationship and grow them again and again.  The buckets are scratch
-   memory, 16 bytes per relationship end, freed before the load returns. */
-static int link_all(loader *ld, uint64_t slots, const unsigned char *holes)
-{
-    store *st = &ld->v->st;
-    uint64_t nodes = store_node_slots(st), total = 0;
-    uint64_t *start = mem_calloc(mem_scratch(), (nodes + 1) * sizeof *start);
-    if (!start)
-        return pr_nomem(&ld->r, "building adjacency");
-    for (uint64_t id = 0; id < slots; id++) {
-        if (holes[id / 8] & (1u << (id % 8)))
-            continue;
-        const rel_meta *r = store_rel(st, id);
-        start[r->start + 1]++;
-        start[r->end + 1]++;
-        total += 2;
-    }
-    for (uint64_t n = 0; n < nodes; n++)
-        start[n + 1] += start[n];
-    half_edge *e = mem_alloc(mem_scratch(), (total ? total : 1) * sizeof *e);
-    uint64_t *fill = mem_alloc(mem_scratch(), (nodes ? nodes : 1) * sizeof *fill);
-    int rc = 0;
-    if (!e || !fill) {
-        rc = pr_nomem(&ld->r, "building adjacency");
-        goto done;
-    }
-    memcpy(fill, start, nodes * sizeof *fill);
-    for (uint64_t id = 0; id < slots && rc == 0; id++) {
-        if (holes[id / 8] & (1u << (id % 8)))
-            continue;
-        const rel_meta *r = store_rel(st, id);
-        e[fill[r->start]++] = (half_edge){(uint32_t)id, r->end, r->type, ADJ_OUT};
-        e[fill[r->end]++] = (half_edge){(uint32_t)id, r->start, r->type, ADJ_IN};
-        if (labelidx_prepare(ld->m, &ld->v->rel_types, r->type, id) != 0)
-            rc = pr_nomem(&ld->r, "building the relationship type index");
-        else
-            labelidx_set(ld->m, ld->v->rel_types, r->type, id, true);
-    }
-    for (uint64_t n = 0; n < nodes && rc == 0; n++)
-        if (start[n + 1] > start[n])
-            rc = link_node(ld, n, &e[start[n]], start[n + 1] - start[n]);
-done:
-    if (e)
-        mem_free(mem_scratch(), e, (total ? total : 1) * sizeof *e);
-    if (fill)
-        mem_free(mem_scratch(), fill, (nodes ? nodes : 1) * sizeof *fill);
-    mem_free(mem_scratch(), start, (nodes + 1) * sizeof *start);
-    return rc;
 }
 
 static int load_rel(loader *ld, uint64_t slot, hole_scratch *h, uint64_t *live)
 {
     preader *r = &ld->r;
-    store *st = &ld->v->st;
     uint64_t type, ends[2], id;
     if (pr_count(r, ld->count[STRATA_RELTYPE], "a relationship's type", &type))
         return -1;
     if (type == 0) {
-        if (store_rel_alloc(st, ld->m, 0, 0, 0, &id) != 0)
+        if (store_append_rel(&ld->build, 0, 0, 0, NULL, &id) != 0)
             return pr_nomem(r, "allocating a relationship");
         h->bits[slot / 8] |= (unsigned char)(1u << (slot % 8));
         return 0;
@@ -879,27 +852,215 @@ static int load_rel(loader *ld, uint64_t slot, hole_scratch *h, uint64_t *live)
     for (int i = 0; i < 2; i++) {
         if (pr_varint(r, &ends[i]))
             return -1;
-        if (!store_node(st, ends[i]))
+        if (!node_is_live(ld, ends[i]))
             return pr_fail(r, "relationship %llu: its %s node %llu does not exist",
                            (unsigned long long)slot, i ? "end" : "start",
                            (unsigned long long)ends[i]);
     }
-    if (store_rel_alloc(st, ld->m, (uint32_t)ends[0], (uint32_t)ends[1], (uint32_t)(type - 1),
-                        &id) != 0)
-        return pr_nomem(r, "allocating a relationship");
-    (*live)++;
     prop_rec *rec;
-    if (load_props(ld, "relationship", id, &rec))
+    if (load_props(ld, "relationship", slot, &rec))
         return -1;
-    if (rec) {
-        prop_rec **p = store_rel_props_mut(st, ld->m, id);
-        if (!p) {
-            props_release(ld->m, &rec);
-            return pr_nomem(r, "storing properties");
-        }
-        *p = rec;
+    if (store_append_rel(&ld->build, (uint32_t)ends[0], (uint32_t)ends[1], (uint32_t)(type - 1),
+                         rec, &id) != 0) {
+        props_release(ld->m, &rec);
+        return pr_nomem(r, "allocating a relationship");
     }
+    (*live)++;
+    return token_bits_set(ld, &ld->tokens, (uint32_t)(type - 1), id);
+}
+
+/* One live relationship in its type's bucket. */
+typedef struct typed_rel {
+    uint32_t rel, start, end;
+} typed_rel;
+
+/* One end of a live relationship, as its node's block will hold it. */
+typedef struct half_edge {
+    uint32_t node, other, rel, key;   /* key: type << 1 | direction */
+} half_edge;
+
+/* Nodes per partition of the adjacency build (1 << PART_BITS): a
+   partition's blocks and tallies stay in cache while its half edges are
+   counted and appended.  Tiny in test builds, so tests cross many. */
+#ifdef STRATA_TESTING
+#define PART_BITS 4
+#else
+#define PART_BITS 12
+#endif
+
+/* Adjacency scratch: the live relationships bucketed by type (a counting
+   sort, each bucket in id order), then their half edges partitioned by
+   node range, each partition in segment order. */
+typedef struct adj_scratch {
+    typed_rel *rels;
+    uint64_t *bucket;   /* ntypes + 1 bucket starts */
+    half_edge *half;
+    uint64_t *part;     /* nparts + 1 partition starts */
+    uint64_t nrels, ntypes, nodes, nparts;
+} adj_scratch;
+
+static void adj_scratch_free(adj_scratch *a)
+{
+    mem_ctx *s = mem_scratch();
+    if (a->rels)
+        mem_free(s, a->rels, mem_array_size(a->nrels ? a->nrels : 1, sizeof *a->rels));
+    if (a->bucket)
+        mem_free(s, a->bucket, mem_array_size(a->ntypes + 1, sizeof *a->bucket));
+    if (a->half)
+        mem_free(s, a->half, mem_array_size(a->nrels ? 2 * a->nrels : 1, sizeof *a->half));
+    if (a->part)
+        mem_free(s, a->part, mem_array_size(a->nparts + 1, sizeof *a->part));
+    a->rels = NULL;
+    a->half = NULL;
+}
+
+/* The live relationships into their type buckets, read back from the
+   relationship vector in id order; and how many half edges each node
+   partition gets. */
+static void bucket_by_type(loader *ld, adj_scratch *a, uint64_t slots, const unsigned char *holes)
+{
+    pvec_seq seq;
+    pvec_seq_init(&seq, &ld->v->st.rel_meta, ld->build.rel_meta.ops, ld->m);
+    a->bucket[0] = 0;
+    for (uint64_t t = 0; t < a->ntypes; t++)
+        a->bucket[t + 1] = a->bucket[t] + ld->tokens.count[t];
+    /* bucket[t] serves as type t's fill cursor, ending at type t + 1's
+       start ... */
+    uint64_t *fill = a->bucket, *part = a->part;
+    for (uint64_t id = 0; id < slots; id++) {
+        if (holes[id / 8] & (1u << (id % 8)))
+            continue;
+        /* The vector is private and every leaf of a live slot exists: the
+           descent cannot allocate. */
+        const rel_meta *r = pvec_seq_mut(&seq, id);
+        a->rels[fill[r->type]++] = (typed_rel){ (uint32_t)id, r->start, r->end };
+        part[(r->start >> PART_BITS) + 1]++;
+        part[(r->end >> PART_BITS) + 1]++;
+    }
+    /* ... so shifting them up one restores the starts. */
+    memmove(a->bucket + 1, a->bucket, (size_t)a->ntypes * sizeof *a->bucket);
+    a->bucket[0] = 0;
+    for (uint64_t p = 0; p < a->nparts; p++)
+        part[p + 1] += part[p];
+}
+
+/* Every half edge into its node's partition, in segment order (type, then
+   direction: adjacency.c's key order) and within a segment in id order —
+   so each partition lists each node's half edges in its block's order,
+   without sorting.  The partitions fill as nparts sequential streams. */
+static void partition_half_edges(adj_scratch *a)
+{
+    uint64_t *fill = a->part;   /* each start moves to its end, as above */
+    for (uint64_t t = 0; t < a->ntypes; t++)
+        for (uint32_t dir = ADJ_OUT; dir <= ADJ_IN; dir++) {
+            uint32_t key = (uint32_t)t << 1 | dir;
+            for (uint64_t i = a->bucket[t]; i < a->bucket[t + 1]; i++) {
+                const typed_rel *e = &a->rels[i];
+                uint32_t node = dir == ADJ_OUT ? e->start : e->end;
+                uint32_t other = dir == ADJ_OUT ? e->end : e->start;
+                a->half[fill[node >> PART_BITS]++] = (half_edge){ node, other, e->rel, key };
+            }
+        }
+    memmove(a->part + 1, a->part, (size_t)a->nparts * sizeof *a->part);
+    a->part[0] = 0;
+}
+
+/* One partition's nodes, from first on: each node's degree and distinct
+   segments counted, its block allocated once at its final size and set
+   (in node order), then the entries appended in O(1) each. */
+typedef struct part_scratch {
+    uint32_t degree[1 << PART_BITS], segments[1 << PART_BITS];
+    uint64_t last_key[1 << PART_BITS];   /* key + 1 of the last segment counted */
+    adj_block *block[1 << PART_BITS];
+} part_scratch;
+
+static int link_partition(loader *ld, part_scratch *ps, uint64_t first, uint64_t nodes,
+                          const half_edge *h, uint64_t n)
+{
+    memset(ps->degree, 0, (size_t)nodes * sizeof *ps->degree);
+    memset(ps->segments, 0, (size_t)nodes * sizeof *ps->segments);
+    memset(ps->last_key, 0, (size_t)nodes * sizeof *ps->last_key);
+    for (uint64_t i = 0; i < n; i++) {
+        uint32_t k = h[i].node - (uint32_t)first;
+        if (ps->degree[k] == UINT32_MAX)
+            return pr_fail(&ld->r, "node %u has more than %u relationships", h[i].node,
+                           UINT32_MAX);
+        ps->degree[k]++;
+        if (ps->last_key[k] != (uint64_t)h[i].key + 1) {
+            ps->last_key[k] = (uint64_t)h[i].key + 1;
+            ps->segments[k]++;
+        }
+    }
+    for (uint64_t k = 0; k < nodes; k++) {
+        ps->block[k] = NULL;
+        if (!ps->degree[k])
+            continue;
+        if (ps->segments[k] > ADJ_MAX_SEGMENTS)
+            return pr_fail(&ld->r, "node %llu has relationships of %u direction-type pairs "
+                           "(at most %d)", (unsigned long long)(first + k), ps->segments[k],
+                           ADJ_MAX_SEGMENTS);
+        adj_block *b = NULL;
+        if (adj_reserve_segments(ld->m, &b, ps->degree[k], ps->segments[k]) != 0)
+            return pr_nomem(&ld->r, "building adjacency");
+        if (store_set_adj(&ld->build, first + k, b) != 0) {
+            adj_release(ld->m, &b);
+            return pr_nomem(&ld->r, "building adjacency");
+        }
+        ps->block[k] = b;
+    }
+    for (uint64_t i = 0; i < n; i++)
+        adj_append(ps->block[h[i].node - first], (int)(h[i].key & 1), h[i].key >> 1, h[i].rel,
+                   h[i].other);
     return 0;
+}
+
+/* The adjacency of every node, built once the relationships are in.
+   Bucketing the relationships by type puts every node's half edges in its
+   block's order — segment key, then relationship id — without sorting;
+   partitioning them by node range (as many sequential streams) keeps each
+   partition's blocks in cache while they are counted, allocated once at
+   their final size and filled.  Linking one relationship at a time would
+   touch two random blocks per relationship and grow them again and again;
+   appending to blocks all over memory would miss the cache at every
+   step.  Scratch: 12 bytes per relationship for the buckets and 32 for
+   its two half edges; the buckets go before the blocks are allocated. */
+static int link_all(loader *ld, uint64_t slots, const unsigned char *holes)
+{
+    adj_scratch a = { .nrels = ld->v->st.rel_live, .ntypes = ld->count[STRATA_RELTYPE],
+                      .nodes = store_node_slots(&ld->v->st) };
+    a.nparts = (a.nodes >> PART_BITS) + 1;
+    mem_ctx *s = mem_scratch();
+    part_scratch *ps = NULL;
+    int rc = -1;
+    a.rels = mem_alloc(s, mem_array_size(a.nrels ? a.nrels : 1, sizeof *a.rels));
+    a.bucket = mem_alloc(s, mem_array_size(a.ntypes + 1, sizeof *a.bucket));
+    a.part = mem_calloc(s, mem_array_size(a.nparts + 1, sizeof *a.part));
+    a.half = mem_alloc(s, mem_array_size(a.nrels ? 2 * a.nrels : 1, sizeof *a.half));
+    ps = mem_alloc(s, sizeof *ps);
+    if (!a.rels || !a.bucket || !a.part || !a.half || !ps) {
+        pr_nomem(&ld->r, "building adjacency");
+        goto done;
+    }
+    bucket_by_type(ld, &a, slots, holes);
+    partition_half_edges(&a);
+    /* The type buckets are done with: freed before the blocks take their
+       memory, so the load's peak holds one of the two scratch arrays. */
+    mem_free(s, a.rels, mem_array_size(a.nrels ? a.nrels : 1, sizeof *a.rels));
+    a.rels = NULL;
+    store_builder_init(&ld->build, &ld->v->st, ld->m);
+    for (uint64_t p = 0; p < a.nparts; p++) {
+        uint64_t first = p << PART_BITS, nodes = a.nodes - first;
+        if (nodes > (1u << PART_BITS))
+            nodes = 1u << PART_BITS;
+        if (link_partition(ld, ps, first, nodes, a.half + a.part[p], a.part[p + 1] - a.part[p]))
+            goto done;
+    }
+    rc = 0;
+done:
+    if (ps)
+        mem_free(s, ps, sizeof *ps);
+    adj_scratch_free(&a);
+    return rc;
 }
 
 /* A section of slots: nodes or relationships. */
@@ -911,15 +1072,16 @@ typedef struct slot_section {
     void (*release)(store *s, mem_ctx *m, uint64_t id);
     /* run once every slot is in (or NULL) */
     int (*finish)(loader *ld, uint64_t slots, const unsigned char *holes);
+    bool rels;
 } slot_section;
 
 static void release_node(store *s, mem_ctx *m, uint64_t id) { store_node_free(s, m, id, NULL, NULL); }
 static void release_rel(store *s, mem_ctx *m, uint64_t id) { store_rel_free(s, m, id, NULL); }
 
 static const slot_section node_section = {SEC_NODE, "nodes", load_node, store_node_own,
-                                          release_node, NULL};
+                                          release_node, NULL, false};
 static const slot_section rel_section = {SEC_RELS, "relationships", load_rel, store_rel_own,
-                                         release_rel, link_all};
+                                         release_rel, link_all, true};
 
 /* Every slot in id order, deleted ones included so that ids round-trip,
    then the deleted ones freed in the saved free-list order. */
@@ -932,6 +1094,18 @@ static int load_slots(loader *ld, const slot_section *k)
     int rc = -1;
     if (load_slot_counts(ld, 1, &slots, &live) || holes_new(ld, slots, slots - live, &h))
         goto cleanup;
+    if (k->rels ? token_bits_new(ld, &ld->v->rel_types, ld->count[STRATA_RELTYPE], &ld->tokens)
+                : token_bits_new(ld, &ld->v->labels, ld->count[STRATA_LABEL], &ld->tokens))
+        goto cleanup;
+    if (!k->rels) {
+        ld->live_bytes = (size_t)(slots / 8 + 1);
+        if (!(ld->live_nodes = mem_calloc(mem_scratch(), ld->live_bytes))) {
+            pr_nomem(r, "reading the nodes");
+            goto cleanup;
+        }
+        ld->node_slots = slots;
+    }
+    store_builder_init(&ld->build, st, ld->m);
     for (uint64_t id = 0; id < slots; id++)
         if (k->load_one(ld, id, &h, &seen))
             goto cleanup;
@@ -940,6 +1114,8 @@ static int load_slots(loader *ld, const slot_section *k)
                 k->plural, (unsigned long long)live);
         goto cleanup;
     }
+    if (token_bits_finish(ld, &ld->tokens))
+        goto cleanup;
     if (k->finish && k->finish(ld, slots, h.bits))
         goto cleanup;
     if (load_free_list(ld, slots, slots - live, h.bits, h.ids))
@@ -955,6 +1131,7 @@ static int load_slots(loader *ld, const slot_section *k)
     }
     rc = close_section(ld);
 cleanup:
+    token_bits_free(&ld->tokens);
     holes_free(&h);
     return rc;
 }
@@ -1008,17 +1185,108 @@ static int load_index_def(loader *ld, uint32_t next_id, index_def *d)
     return 0;
 }
 
+/* An index's entries, gathered in id order for a bulk build. */
+typedef struct entry_list {
+    pbtree_entry *e;
+    uint64_t n, cap;
+} entry_list;
+
+static void entry_list_free(entry_list *l)
+{
+    for (uint64_t i = 0; i < l->n; i++)
+        value_release(&l->e[i].key);
+    if (l->e)
+        mem_free(mem_scratch(), l->e, mem_array_size(l->cap, sizeof *l->e));
+    *l = (entry_list){ 0 };
+}
+
+static int entry_list_push(entry_list *l, value key, uint64_t id)
+{
+    if (l->n == l->cap) {
+        uint64_t cap = l->cap ? l->cap * 2 : 1024;
+        pbtree_entry *e = mem_realloc(mem_scratch(), l->e, mem_array_size(l->cap, sizeof *e),
+                                      mem_array_size(cap, sizeof *e));
+        if (!e)
+            return -1;
+        l->e = e;
+        l->cap = cap;
+    }
+    l->e[l->n++] = (pbtree_entry){ key, id };
+    return 0;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+    const pbtree_entry *x = a, *y = b;
+    return pbtree_entry_cmp(&x->key, x->id, &y->key, y->id);
+}
+
+/* In a unique index's sorted entries, the duplicate a build inserting in
+   id order meets first: the smallest second id of any key, and that key's
+   first id.  false when every key is held once. */
+static bool first_duplicate(const entry_list *l, uint64_t *first, uint64_t *second)
+{
+    bool found = false;
+    for (uint64_t i = 1; i < l->n; i++) {
+        if (value_order(&l->e[i - 1].key, &l->e[i].key) != 0)
+            continue;
+        uint64_t g = i - 1;   /* the group's first entry */
+        while (g > 0 && value_order(&l->e[g - 1].key, &l->e[g].key) == 0)
+            g--;
+        if (g == i - 1 && (!found || l->e[i].id < *second)) {
+            *first = l->e[g].id;
+            *second = l->e[i].id;
+            found = true;
+        }
+    }
+    return found;
+}
+
+/* Index d over what the graph now holds, built in bulk: every member's
+   key gathered in id order, sorted (a no-op check when the keys already
+   ascend with the ids), and the tree built bottom-up — not one insert
+   and one descent per entry. */
 static int build_one_index(loader *ld, const index_def *d)
 {
+    entry_list l = { 0 };
     level_stack *ls = NULL;
-    strata_status s = index_build(ld->g, ld->v, d, &ls);
-    if (s == STRATA_ENOMEM)
-        return pr_nomem(&ld->r, "rebuilding an index");
-    if (s)   /* a unique index over duplicates: the data do not fit it */
-        return pr_fail(&ld->r, "index %u: %s", d->id, ld->g->err);
-    if (idxset_add_as(ld->m, &ld->v->indexes, d, ls) != 0)
-        return pr_nomem(&ld->r, "adding an index");
-    return 0;
+    int rc = -1;
+    for (uint64_t id = idx_next_member(ld->v, d, 0); id != UINT64_MAX;
+         id = idx_next_member(ld->v, d, id + 1)) {
+        value key;
+        int r = idx_entity_key(ld->v, d, ld->m, id, &key);
+        if (r < 0 || (r > 0 && entry_list_push(&l, key, id) != 0)) {
+            if (r > 0)
+                value_release(&key);
+            pr_nomem(&ld->r, "rebuilding an index");
+            goto done;
+        }
+    }
+    bool sorted = true;
+    for (uint64_t i = 1; i < l.n && sorted; i++)
+        sorted = cmp_entry(&l.e[i - 1], &l.e[i]) < 0;
+    if (!sorted)
+        qsort(l.e, l.n, sizeof *l.e, cmp_entry);
+    uint64_t first = 0, second = 0;
+    if (d->kind == IDX_UNIQUE && first_duplicate(&l, &first, &second)) {
+        /* The data do not fit the index. */
+        pr_fail(&ld->r, "index %u: cannot create the unique index: %s %llu and %llu have the "
+                "same value", d->id, d->on_rels ? "relationships" : "nodes",
+                (unsigned long long)first, (unsigned long long)second);
+        goto done;
+    }
+    if (lstack_build(&ls, ld->m, l.e, l.n) != 0) {
+        pr_nomem(&ld->r, "rebuilding an index");
+        goto done;
+    }
+    if (idxset_add_as(ld->m, &ld->v->indexes, d, ls) != 0) {
+        pr_nomem(&ld->r, "adding an index");
+        goto done;
+    }
+    rc = 0;
+done:
+    entry_list_free(&l);
+    return rc;
 }
 
 static int load_indexes(loader *ld)
@@ -1124,7 +1392,10 @@ strata_status persist_load_bytes(const unsigned char *bytes, size_t size, strata
     ld.size = size;
     ld.m = mem_scratch();
     *out = NULL;
-    if (load_frame(&ld) == 0 && load_graph(&ld) == 0) {
+    int rc = load_frame(&ld) == 0 && load_graph(&ld) == 0 ? 0 : -1;
+    if (ld.live_nodes)
+        mem_free(mem_scratch(), ld.live_nodes, ld.live_bytes);
+    if (rc == 0) {
         *out = ld.g;
         if (errlen)
             err[0] = '\0';

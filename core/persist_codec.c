@@ -386,7 +386,7 @@ int pr_u64(preader *r, uint64_t *out)
     return 0;
 }
 
-int pr_varint(preader *r, uint64_t *out)
+int pr_varint_long(preader *r, uint64_t *out)
 {
     *out = 0;
     if (!pr_ok(r))
@@ -418,17 +418,12 @@ int pr_svarint(preader *r, int64_t *out)
     return 0;
 }
 
-int pr_count(preader *r, uint64_t max, const char *what, uint64_t *out)
+int pr_count_fail(preader *r, uint64_t max, const char *what, uint64_t *out)
 {
-    if (pr_varint(r, out))
-        return -1;
-    if (*out > max) {
-        uint64_t bad = *out;
-        *out = 0;
-        return pr_fail(r, "%s %llu is out of range (at most %llu)", what,
-                       (unsigned long long)bad, (unsigned long long)max);
-    }
-    return 0;
+    uint64_t bad = *out;
+    *out = 0;
+    return pr_fail(r, "%s %llu is out of range (at most %llu)", what, (unsigned long long)bad,
+                   (unsigned long long)max);
 }
 
 int pr_bytes(preader *r, size_t n, const unsigned char **out)
@@ -742,4 +737,15 @@ static int get_value(preader *r, value *out, int depth)
     }
 }
 
-int pr_value(preader *r, value *out) { return get_value(r, out, 0); }
+int pr_value(preader *r, value *out)
+{
+    /* The commonest property values, integers, without the general
+       decoder's calls: a tag then a zigzag number. */
+    if (r->end - r->p >= 2 && r->p[0] == FT_INT && r->p[1] < 0x80) {
+        uint64_t z = r->p[1];
+        r->p += 2;
+        *out = value_int((int64_t)(z >> 1) ^ -(int64_t)(z & 1));
+        return 0;
+    }
+    return get_value(r, out, 0);
+}

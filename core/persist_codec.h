@@ -93,10 +93,41 @@ static inline uint64_t pr_offset(const preader *r) { return (uint64_t)(r->p - r-
 int pr_u8(preader *r, uint8_t *out);
 int pr_u32(preader *r, uint32_t *out);
 int pr_u64(preader *r, uint64_t *out);
-int pr_varint(preader *r, uint64_t *out);
+int pr_varint_long(preader *r, uint64_t *out);
+/* Numbers of one to three bytes (counts, tokens, ids below 2^21) without a
+   call or a bounds check per byte; a failed reader has p == end, so it
+   always takes the checked path. */
+static inline int pr_varint(preader *r, uint64_t *out)
+{
+    const unsigned char *p = r->p;
+    if (r->end - p >= 3) {
+        if (p[0] < 0x80) {
+            *out = p[0];
+            r->p = p + 1;
+            return 0;
+        }
+        if (p[1] < 0x80) {
+            *out = (uint64_t)(p[0] & 0x7F) | (uint64_t)p[1] << 7;
+            r->p = p + 2;
+            return 0;
+        }
+        if (p[2] < 0x80) {
+            *out = (uint64_t)(p[0] & 0x7F) | (uint64_t)(p[1] & 0x7F) << 7 | (uint64_t)p[2] << 14;
+            r->p = p + 3;
+            return 0;
+        }
+    }
+    return pr_varint_long(r, out);
+}
 int pr_svarint(preader *r, int64_t *out);
+int pr_count_fail(preader *r, uint64_t max, const char *what, uint64_t *out);
 /* A varint that must be at most max; what names it in the message. */
-int pr_count(preader *r, uint64_t max, const char *what, uint64_t *out);
+static inline int pr_count(preader *r, uint64_t max, const char *what, uint64_t *out)
+{
+    if (pr_varint(r, out))
+        return -1;
+    return *out > max ? pr_count_fail(r, max, what, out) : 0;
+}
 /* n bytes, borrowed from the reader's memory. */
 int pr_bytes(preader *r, size_t n, const unsigned char **out);
 /* A length-prefixed string, borrowed; at most max bytes, and well-formed

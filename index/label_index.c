@@ -112,6 +112,17 @@ void labelidx_set(mem_ctx *m, label_index *l, uint32_t label, uint64_t node, boo
     }
 }
 
+int labelidx_or_word(mem_ctx *m, label_index **lp, uint32_t label, uint64_t word, uint64_t bits)
+{
+    if (labelidx_prepare(m, lp, label, word * 64) != 0)
+        return -1;
+    struct label_bits *b = &(*lp)->e[label];
+    uint64_t *w = pvec_get_mut(&b->words, &word_ops, m, word);
+    b->count += (uint64_t)__builtin_popcountll(bits & ~*w);
+    *w |= bits;
+    return 0;
+}
+
 bool labelidx_has(const label_index *l, uint32_t label, uint64_t node)
 {
     if (!l || label >= l->n || node / 64 >= l->e[label].words.len)

@@ -37,6 +37,12 @@ size_t labelidx_private_bytes(const label_index *l);
 int labelidx_prepare(mem_ctx *m, label_index **lp, uint32_t label, uint64_t node);
 void labelidx_set(mem_ctx *m, label_index *l, uint32_t label, uint64_t node, bool on);
 
+/* Bulk build (a load): sets the bits of word (nodes word*64 .. word*64+63)
+   of label's bitmap, so a builder that gathers a word's bits first pays
+   one descent per word instead of two per node.  -1 when out of memory
+   (the bits are unset; the bitmap may have grown by zero words). */
+int labelidx_or_word(mem_ctx *m, label_index **lp, uint32_t label, uint64_t word, uint64_t bits);
+
 bool labelidx_has(const label_index *l, uint32_t label, uint64_t node);
 uint64_t labelidx_count(const label_index *l, uint32_t label);
 /* The smallest node >= from carrying label, or UINT64_MAX. */

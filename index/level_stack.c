@@ -114,6 +114,33 @@ static level_stack *copy_header(const level_stack *s, mem_ctx *m)
 
 
 
+#ifdef STRATA_TESTING
+int lstack_check(const level_stack *s)
+{
+    if (!s)
+        return 0;
+    for (uint32_t i = 0; i < s->depth; i++)
+        if (pbtree_check(&s->levels[i]) != 0)
+            return -1;
+    return pbtree_check(&s->base);
+}
+#endif
+
+int lstack_build(level_stack **out, mem_ctx *m, pbtree_entry *e, uint64_t n)
+{
+    *out = copy_header(NULL, m);
+    if (!*out)
+        return -1;
+    for (uint64_t i = 0; i < n; i++)
+        e[i].id = enc(e[i].id, 0);
+    if (pbtree_build(&(*out)->base, m, e, n) != 0) {
+        lstack_release(m, out);
+        return -1;
+    }
+    (*out)->count = n;
+    return 0;
+}
+
 int lstack_prepare(level_stack **sp, pbtree_pool *pool, mem_ctx *m, uint32_t ops)
 {
     level_stack *s = *sp;

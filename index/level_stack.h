@@ -90,6 +90,12 @@ int lstack_prepare(level_stack **sp, pbtree_pool *pool, mem_ctx *m, uint32_t ops
 bool lstack_insert(level_stack *s, pbtree_pool *pool, mem_ctx *m, const value *key, uint64_t id);
 bool lstack_delete(level_stack *s, pbtree_pool *pool, mem_ctx *m, const value *key, uint64_t id);
 
+/* Bulk build (a load): *out becomes a new stack whose base holds e[0..n),
+   strictly increasing by (key, id) with plain ids; e's ids are rewritten
+   to the stack's encoding, its keys retained (e stays the caller's).  -1
+   when out of memory (*out NULL). */
+int lstack_build(level_stack **out, mem_ctx *m, pbtree_entry *e, uint64_t n);
+
 bool lstack_contains(const level_stack *s, const value *key, uint64_t id);
 uint64_t lstack_count(const level_stack *s);
 uint32_t lstack_depth(const level_stack *s);
@@ -97,6 +103,8 @@ uint32_t lstack_depth(const level_stack *s);
 #ifdef STRATA_TESTING
 /* Flattens performed since the process started (test oracle). */
 uint64_t lstack_flattens(void);
+/* pbtree_check on the base and every level; 0 when all are sound. */
+int lstack_check(const level_stack *s);
 #endif
 
 /* A merged cursor in (key, id) order over a stack that does not change

@@ -279,6 +279,90 @@ uint32_t pbtree_op_nodes(const pbtree *t)
     return 2 * (t->height + 2) + 1;
 }
 
+/* Items lo .. hi of part i when n items are split into parts as even as
+   can be. */
+static void even_part(uint64_t n, uint64_t parts, uint64_t i, uint64_t *lo, uint64_t *hi)
+{
+    uint64_t q = n / parts, r = n % parts;
+    *lo = i * q + (i < r ? i : r);
+    *hi = *lo + q + (i < r);
+}
+
+static struct pbtree_node *node_alloc(mem_ctx *m, bool leaf)
+{
+    struct pbtree_node *x = mem_alloc(m, sizeof *x);
+    if (x) {
+        atomic_init(&x->refs, 1);
+        x->n = 0;
+        x->leaf = leaf;
+    }
+    return x;
+}
+
+int pbtree_build(pbtree *t, mem_ctx *m, const pbtree_entry *e, uint64_t n)
+{
+    pbtree_init(t);
+    if (n == 0)
+        return 0;
+    uint64_t count = (n + PBTREE_ORDER - 1) / PBTREE_ORDER;
+    size_t bytes = mem_array_size(count, sizeof(struct pbtree_node *));
+    struct pbtree_node **level = mem_alloc(mem_scratch(), bytes);
+    if (!level)
+        return -1;
+    uint64_t lo, hi, done = 0, height = 0;
+    for (; done < count; done++) {
+        struct pbtree_node *x = node_alloc(m, true);
+        if (!x)
+            goto fail_leaves;
+        even_part(n, count, done, &lo, &hi);
+        for (uint64_t i = lo; i < hi; i++) {
+            x->ent[i - lo].key = value_retain(e[i].key);
+            x->ent[i - lo].id = e[i].id;
+        }
+        x->n = (uint16_t)(hi - lo);
+        level[done] = x;
+    }
+    /* Each level above: parents take their kids' minimum as separators,
+       and replace them in level[] from the front (parent p's kids start at
+       or after p, and are read before p is written). */
+    while (count > 1) {
+        uint64_t parents = (count + PBTREE_ORDER - 1) / PBTREE_ORDER;
+        for (uint64_t p = 0; p < parents; p++) {
+            even_part(count, parents, p, &lo, &hi);
+            struct pbtree_node *x = node_alloc(m, false);
+            if (!x) {
+                /* level[0..p) are new parents, which own their kids;
+                   kids from lo on are unattached. */
+                for (uint64_t i = 0; i < p; i++)
+                    node_unref(level[i], m);
+                for (uint64_t i = lo; i < count; i++)
+                    node_unref(level[i], m);
+                mem_free(mem_scratch(), level, bytes);
+                return -1;
+            }
+            for (uint64_t i = lo; i < hi; i++) {
+                x->kid[i - lo] = level[i];
+                x->ent[i - lo].key = value_retain(level[i]->ent[0].key);
+                x->ent[i - lo].id = level[i]->ent[0].id;
+            }
+            x->n = (uint16_t)(hi - lo);
+            level[p] = x;
+        }
+        count = parents;
+        height++;
+    }
+    t->root = level[0];
+    t->height = (uint32_t)height;
+    t->count = n;
+    mem_free(mem_scratch(), level, bytes);
+    return 0;
+fail_leaves:
+    for (uint64_t i = 0; i < done; i++)
+        node_unref(level[i], m);
+    mem_free(mem_scratch(), level, bytes);
+    return -1;
+}
+
 int pbtree_pool_fill(pbtree_pool *pool, mem_ctx *m, uint64_t n)
 {
     if (n > UINT32_MAX)

@@ -99,6 +99,12 @@ int pbtree_insert(pbtree *t, pbtree_pool *pool, mem_ctx *m, const value *key, ui
    contract; freed nodes go back to the pool. */
 int pbtree_delete(pbtree *t, pbtree_pool *pool, mem_ctx *m, const value *key, uint64_t id);
 
+/* Bulk build (a load): *t, empty, becomes the tree of e[0..n), which must
+   be strictly increasing (pbtree_entry_cmp).  Each key is retained (e
+   stays the caller's).  Built bottom-up, level by level, every node filled
+   evenly: O(n), no descents, no pool.  -1 when out of memory (t empty). */
+int pbtree_build(pbtree *t, mem_ctx *m, const pbtree_entry *e, uint64_t n);
+
 bool pbtree_contains(const pbtree *t, const value *key, uint64_t id);
 /* Whether the root has another holder (a write would copy it). */
 bool pbtree_is_shared(const pbtree *t);

@@ -100,6 +100,13 @@ prop_rec *props_new(mem_ctx *m, uint32_t cap)
     return r;
 }
 
+void props_append(prop_rec *r, uint32_t key, value val)
+{
+    vals(r)[r->len] = val;
+    keys(r)[r->len] = key;
+    r->len++;
+}
+
 /* A private record holding r's entries with room for cap; r is left alone
    (the caller releases it).  Values are shared by refcount, not copied. */
 static prop_rec *rec_copy(mem_ctx *m, const prop_rec *r, uint32_t cap)

@@ -48,6 +48,11 @@ int props_remove(mem_ctx *m, prop_rec **rp, uint32_t key, value *old);
    build (a load) sets them without growing it.  NULL when out of memory. */
 prop_rec *props_new(mem_ctx *m, uint32_t cap);
 
+/* Appends (key, val) (consumed) to a record props_new made, in O(1): key
+   above every key it holds, and room left — what a bulk build in key
+   order has checked already. */
+void props_append(prop_rec *r, uint32_t key, value val);
+
 void props_retain(prop_rec *r);
 void props_release(mem_ctx *m, prop_rec **rp);
 /* Bytes of the record itself (values' heap parts not included). */

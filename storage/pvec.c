@@ -198,6 +198,29 @@ int pvec_grow(pvec *v, const pvec_ops *ops, mem_ctx *m)
     return 0;
 }
 
+void *pvec_seq_descend(pvec_seq *s, uint64_t i)
+{
+    unsigned char *e = walk_mut(s->v, s->ops, s->m, i);
+    if (!e)
+        return NULL;
+    s->base = i & ~(uint64_t)MASK;
+    s->leaf = e - (size_t)(i & MASK) * s->ops->elem_size;
+    return e;
+}
+
+void *pvec_seq_push_slow(pvec_seq *s)
+{
+    /* Growing first adds a zero element without a leaf; the write then
+       finds the leaf cached or descends once.  A failed descent leaves a
+       zero element, which pops without allocating. */
+    if (pvec_grow(s->v, s->ops, s->m) != 0)
+        return NULL;
+    void *e = pvec_seq_mut(s, s->v->len - 1);
+    if (!e)
+        pvec_pop(s->v, s->ops, s->m);
+    return e;
+}
+
 int pvec_pop(pvec *v, const pvec_ops *ops, mem_ctx *m)
 {
     /* A zero element (a hole, or one never written) is already what lies

@@ -104,6 +104,67 @@ int pvec_grow(pvec *v, const pvec_ops *ops, mem_ctx *m);
    what they own, so for them it cannot fail. */
 int pvec_pop(pvec *v, const pvec_ops *ops, mem_ctx *m);
 
+/* A sequential writer, for a bulk build (a load): writable elements at
+   increasing indices, with one descent per leaf instead of one per
+   element.  It caches the leaf it last wrote, so the vector must not be
+   shared, copied or popped between calls; holes it does not write stay
+   holes.  Elements are written in place, exactly as pvec_get_mut would
+   write them, so the tree it leaves is the one element-wise writes make. */
+typedef struct pvec_seq {
+    pvec *v;
+    const pvec_ops *ops;
+    mem_ctx *m;
+    unsigned char *leaf;   /* the cached leaf's first element, or NULL */
+    uint64_t base;         /* index of that element */
+} pvec_seq;
+
+static inline void pvec_seq_init(pvec_seq *s, pvec *v, const pvec_ops *ops, mem_ctx *m)
+{
+    s->v = v;
+    s->ops = ops;
+    s->m = m;
+    s->leaf = 0;
+    s->base = 0;
+}
+
+/* The slow path of pvec_seq_mut: a descent, caching the leaf. */
+void *pvec_seq_descend(pvec_seq *s, uint64_t i);
+
+/* Writable element i < len (as pvec_get_mut); NULL when out of memory. */
+static inline void *pvec_seq_mut(pvec_seq *s, uint64_t i)
+{
+    if (s->leaf && i - s->base < PVEC_FANOUT)
+        return s->leaf + (size_t)(i - s->base) * s->ops->elem_size;
+    return pvec_seq_descend(s, i);
+}
+
+void *pvec_seq_push_slow(pvec_seq *s);
+
+/* Appends one element and returns it writable (as pvec_push); NULL when
+   out of memory, the vector unchanged.  Within the cached leaf this is a
+   store and an increment: the element past len is zero already
+   (invariant 2) and the tree has room up to the leaf's end. */
+static inline void *pvec_seq_push(pvec_seq *s)
+{
+    uint64_t i = s->v->len;
+    if (s->leaf && i - s->base < PVEC_FANOUT) {
+        s->v->len++;
+        return s->leaf + (size_t)(i - s->base) * s->ops->elem_size;
+    }
+    return pvec_seq_push_slow(s);
+}
+
+/* Appends one zero element (as pvec_grow), without a leaf when the cached
+   one does not cover it.  -1 when out of memory. */
+static inline int pvec_seq_grow(pvec_seq *s)
+{
+    if (s->leaf && s->v->len - s->base < PVEC_FANOUT) {
+        s->v->len++;
+        return 0;
+    }
+    return pvec_grow(s->v, s->ops, s->m);
+}
+
 /* Whether any chunk on the path to element i is shared: the write would
    copy.  For diagnostics and tests. */
 int pvec_is_shared(const pvec *v, uint64_t i);

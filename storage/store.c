@@ -271,6 +271,83 @@ int store_rel_alloc(store *s, mem_ctx *m, uint32_t start, uint32_t end, uint32_t
     return 0;
 }
 
+void store_builder_init(store_builder *b, store *s, mem_ctx *m)
+{
+    b->s = s;
+    pvec_seq_init(&b->node_meta, &s->node_meta, &node_meta_ops, m);
+    pvec_seq_init(&b->node_props, &s->node_props, &props_ops, m);
+    pvec_seq_init(&b->node_adj, &s->node_adj, &adj_ops, m);
+    pvec_seq_init(&b->rel_meta, &s->rel_meta, &rel_meta_ops, m);
+    pvec_seq_init(&b->rel_props, &s->rel_props, &props_ops, m);
+}
+
+/* Appends a slot to the meta vector (written from src), a property
+   element that is a hole unless props is given, and a hole to grow (the
+   adjacency, or NULL).  All or nothing. */
+static int append_slot(pvec_seq *meta, const void *src, size_t size, pvec_seq *props_seq,
+                       prop_rec *props, pvec_seq *grow)
+{
+    if (props) {
+        prop_rec **p = pvec_seq_push(props_seq);
+        if (!p)
+            return -1;
+        *p = props;
+    } else if (pvec_seq_grow(props_seq) != 0) {
+        return -1;
+    }
+    if (grow && pvec_seq_grow(grow) != 0)
+        goto undo_props;
+    void *e = pvec_seq_push(meta);
+    if (!e) {
+        if (grow)
+            pvec_pop(grow->v, grow->ops, grow->m);
+        goto undo_props;
+    }
+    memcpy(e, src, size);
+    return 0;
+undo_props:
+    if (props)   /* the caller keeps the record: the slot lets go of it */
+        *(prop_rec **)pvec_seq_mut(props_seq, props_seq->v->len - 1) = NULL;
+    pvec_pop(props_seq->v, props_seq->ops, props_seq->m);
+    return -1;
+}
+
+int store_append_node(store_builder *b, uint32_t labelset, prop_rec *props, uint64_t *id)
+{
+    store *s = b->s;
+    if (s->node_free != SLOT_END || s->node_meta.len >= SLOT_MAX_ID)
+        return -1;
+    node_meta n = { .labelset = labelset, .link = SLOT_LIVE };
+    *id = s->node_meta.len;
+    if (append_slot(&b->node_meta, &n, sizeof n, &b->node_props, props, &b->node_adj) != 0)
+        return -1;
+    s->node_live++;
+    return 0;
+}
+
+int store_append_rel(store_builder *b, uint32_t start, uint32_t end, uint32_t type,
+                     prop_rec *props, uint64_t *id)
+{
+    store *s = b->s;
+    if (s->rel_free != SLOT_END || s->rel_meta.len >= SLOT_MAX_ID)
+        return -1;
+    rel_meta r = { .start = start, .end = end, .type = type, .link = SLOT_LIVE };
+    *id = s->rel_meta.len;
+    if (append_slot(&b->rel_meta, &r, sizeof r, &b->rel_props, props, NULL) != 0)
+        return -1;
+    s->rel_live++;
+    return 0;
+}
+
+int store_set_adj(store_builder *b, uint64_t id, adj_block *adj)
+{
+    adj_block **slot = pvec_seq_mut(&b->node_adj, id);
+    if (!slot)
+        return -1;
+    *slot = adj;
+    return 0;
+}
+
 int store_node_own(store *s, mem_ctx *m, uint64_t id)
 {
     if (!store_node_meta_mut(s, m, id) || !store_node_props_mut(s, m, id) ||

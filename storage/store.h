@@ -144,6 +144,30 @@ int store_rel_restore(store *s, mem_ctx *m, uint64_t id, const rel_meta *meta,
 int store_node_unalloc(store *s, mem_ctx *m, uint64_t id, bool pushed);
 int store_rel_unalloc(store *s, mem_ctx *m, uint64_t id, bool pushed);
 
+/* Bulk build (a load): slots appended in id order through sequential
+   writers (pvec_seq), one descent per leaf rather than one per slot and
+   vector.  The store must not be shared while a builder is in use, and its
+   free lists must be empty.  A builder holds no memory of its own: it is
+   dropped, not freed. */
+typedef struct store_builder {
+    store *s;
+    pvec_seq node_meta, node_props, node_adj, rel_meta, rel_props;
+} store_builder;
+
+void store_builder_init(store_builder *b, store *s, mem_ctx *m);
+/* Appends a live node with this label set and property record (moved in
+   on success; NULL is none); its adjacency starts empty.  -1 when out of
+   memory or ids: nothing changed, props still the caller's. */
+int store_append_node(store_builder *b, uint32_t labelset, prop_rec *props, uint64_t *id);
+/* The same for a relationship; its endpoints are not linked (the caller
+   builds adjacency in bulk, store_set_adj). */
+int store_append_rel(store_builder *b, uint32_t start, uint32_t end, uint32_t type,
+                     prop_rec *props, uint64_t *id);
+/* Sets node id's adjacency to adj (moved in), for ids in increasing order
+   over one builder; the slot must hold none.  -1 when out of memory
+   (nothing changed, adj still the caller's). */
+int store_set_adj(store_builder *b, uint64_t id, adj_block *adj);
+
 #ifdef STRATA_TESTING
 /* Invariants 1-4 and every vector's own check; 0 when sound. */
 int store_check(const store *s);

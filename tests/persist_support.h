@@ -119,16 +119,25 @@ static int cmp_id(const void *a, const void *c)
     return (x > y) - (x < y);
 }
 
-/* The (rel, other) pairs at node in dir, sorted. */
+/* The (rel, other) pairs at node in dir, sorted: all of them, so the dump
+   is canonical at any degree (the order a segment lists its entries in is
+   not: a load lists them in relationship id order). */
 static void dump_neighbours(sbuf *b, strata_view *v, strata_id node, strata_direction dir)
 {
     strata_edge_iter *it = NULL;
     if (strata_neighbours(v, node, dir, STRATA_ANY_TYPE, &it) != STRATA_OK)
         return;
-    strata_id pairs[512];
-    size_t n = 0;
+    size_t n = 0, cap = 64;
+    strata_id *pairs = malloc(cap * sizeof *pairs);
     strata_id rel, other;
-    while (n < 256 && strata_edge_iter_next(it, &rel, &other)) {
+    while (pairs && strata_edge_iter_next(it, &rel, &other)) {
+        if (n == cap) {
+            strata_id *more = realloc(pairs, 2 * cap * sizeof *pairs);
+            if (!more)
+                break;
+            pairs = more;
+            cap *= 2;
+        }
         pairs[n++] = rel << 32 | other;
     }
     strata_edge_iter_free(&it);
@@ -136,6 +145,7 @@ static void dump_neighbours(sbuf *b, strata_view *v, strata_id node, strata_dire
     sb_printf(b, " %s:", dir == STRATA_OUT ? "out" : "in");
     for (size_t i = 0; i < n; i++)
         sb_printf(b, "%" PRIu64 ">%" PRIu64 ",", pairs[i] >> 32, pairs[i] & 0xFFFFFFFFu);
+    free(pairs);
 }
 
 static void dump_iter(sbuf *b, strata_node_iter *it)
