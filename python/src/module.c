@@ -155,8 +155,6 @@ static void do_load(void *arg)
     c->st = strata_load_ex(c->path, &c->g, c->err, sizeof c->err);
 }
 
-PyObject *graph_adopt(strata_graph *g);   /* graph.c */
-
 static PyObject *py_load(PyObject *self, PyObject *arg)
 {
     (void)self;
@@ -175,6 +173,9 @@ static PyMethodDef module_methods[] = {
     { "_register", (PyCFunction)(void (*)(void))py_register, METH_VARARGS | METH_KEYWORDS,
       "Registers the helpers of the Python half of the package." },
     { "load", py_load, METH_O, "load(path) -> Graph: a graph saved with Graph.save." },
+    { "open", (PyCFunction)(void (*)(void))py_open, METH_VARARGS | METH_KEYWORDS,
+      "open(path, sync='full', *, truncate_corrupt=False, checkpoint_bytes=None) -> Graph:\n"
+      "the database at path (created when missing), every commit logged." },
     { NULL, NULL, 0, NULL },
 };
 
