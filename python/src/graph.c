@@ -89,6 +89,7 @@ PyObject *graph_adopt(strata_graph *g)
         return NULL;
     }
     self->g = g;
+    self->recovery = NULL;
     self->writer = PyThread_allocate_lock();
     if (!self->writer) {
         Py_DECREF(self);
@@ -112,15 +113,22 @@ static PyObject *graph_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     return graph_adopt(g);
 }
 
-static void graph_close_now(GraphObject *self)
+/* Frees the graph; for a graph on a path, syncs and closes its log first
+   (strata_close), whose failure is the status. */
+static strata_status graph_close_now(GraphObject *self)
 {
+    strata_status st = STRATA_OK;
     if (!self->g)
-        return;
+        return st;
     Py_BEGIN_ALLOW_THREADS
     PyThread_acquire_lock(self->writer, WAIT_LOCK);
-    strata_graph_free(&self->g);
+    if (strata_is_durable(self->g))
+        st = strata_close(&self->g);
+    else
+        strata_graph_free(&self->g);
     PyThread_release_lock(self->writer);
     Py_END_ALLOW_THREADS
+    return st;
 }
 
 static void graph_dealloc(PyObject *o)
@@ -130,6 +138,7 @@ static void graph_dealloc(PyObject *o)
         strata_graph_free(&self->g);
     if (self->writer)
         PyThread_free_lock(self->writer);
+    Py_CLEAR(self->recovery);
     PyTypeObject *type = Py_TYPE(o);
     PyObject_Free(o);
     Py_DECREF(type);
@@ -138,7 +147,10 @@ static void graph_dealloc(PyObject *o)
 static PyObject *graph_close(PyObject *o, PyObject *unused)
 {
     (void)unused;
-    graph_close_now((GraphObject *)o);
+    strata_status st = graph_close_now((GraphObject *)o);
+    if (st != STRATA_OK)
+        return raise_status(st, "closing the database: syncing its log failed, so the last "
+                                "commits (under sync 'normal' or 'off') may not be on disk");
     Py_RETURN_NONE;
 }
 
@@ -202,6 +214,19 @@ static PyObject *graph_in_transaction(PyObject *o, void *closure)
     (void)closure;
     GraphObject *self = (GraphObject *)o;
     return PyBool_FromLong(self->g && strata_in_transaction(self->g));
+}
+
+static PyObject *graph_durable(PyObject *o, void *closure)
+{
+    (void)closure;
+    return PyBool_FromLong(strata_is_durable(((GraphObject *)o)->g));
+}
+
+static PyObject *graph_recovery(PyObject *o, void *closure)
+{
+    (void)closure;
+    PyObject *r = ((GraphObject *)o)->recovery;
+    return Py_NewRef(r ? r : Py_None);
 }
 
 static PyObject *graph_closed(PyObject *o, void *closure)
@@ -291,6 +316,10 @@ static PyMethodDef graph_methods[] = {
     { "save", graph_save, METH_O, "save(path): write the last committed state to a file" },
     { "interrupt", graph_interrupt, METH_NOARGS, "interrupt(): stop the running query" },
     { "memory_stats", graph_memory, METH_NOARGS, "memory_stats() -> dict" },
+    { "checkpoint", graph_checkpoint, METH_NOARGS,
+      "checkpoint(): write a new snapshot and drop the log it holds (strata.open graphs)" },
+    { "log_stats", graph_log_stats, METH_NOARGS,
+      "log_stats() -> dict: log_bytes, snapshot_seq, last_seq (strata.open graphs)" },
     { "_create_nodes", graph_create_nodes, METH_VARARGS, "bulk node creation (load_frames)" },
     { "_create_relationships", graph_create_relationships, METH_VARARGS,
       "bulk relationship creation (load_frames)" },
@@ -301,6 +330,11 @@ static PyMethodDef graph_methods[] = {
 static PyGetSetDef graph_getset[] = {
     { "in_transaction", graph_in_transaction, NULL, "whether a transaction is open", NULL },
     { "closed", graph_closed, NULL, "whether close() was called", NULL },
+    { "durable", graph_durable, NULL, "whether the graph is on a path, with a log (strata.open)",
+      NULL },
+    { "recovery", graph_recovery, NULL,
+      "what strata.open found: a dict (snapshot_seq, records_replayed, last_seq, torn_bytes, "
+      "truncated_bytes, message), or None for a graph not opened on a path", NULL },
     { NULL, NULL, NULL, NULL, NULL },
 };
 

@@ -174,7 +174,6 @@ static void do_load(void *arg)
     c->st = strata_load_ex(c->path, &c->g, c->err, sizeof c->err);
 }
 
-
 static PyObject *py_load(PyObject *self, PyObject *arg)
 {
     (void)self;
@@ -193,6 +192,9 @@ static PyMethodDef module_methods[] = {
     { "_register", (PyCFunction)(void (*)(void))py_register, METH_VARARGS | METH_KEYWORDS,
       "Registers the helpers of the Python half of the package." },
     { "load", py_load, METH_O, "load(path) -> Graph: a graph saved with Graph.save." },
+    { "open", (PyCFunction)(void (*)(void))py_open, METH_VARARGS | METH_KEYWORDS,
+      "open(path, sync='full', *, truncate_corrupt=False, checkpoint_bytes=None) -> Graph:\n"
+      "the database at path (created when missing), every commit logged." },
     { NULL, NULL, 0, NULL },
 };
 

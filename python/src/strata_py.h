@@ -6,7 +6,8 @@
  *
  * Objects and what they own:
  *   Graph   a strata_graph; a lock that serialises the calls that write
- *           (strata.h: statements run on one writer at a time)
+ *           (strata.h: statements run on one writer at a time); for a
+ *           graph on a path (strata.open), what opening it found
  *   View    a strata_view (and a reference to its Graph object, for
  *           interrupts)
  *   Result  a strata_result and the object that ran it; a View of the
@@ -36,6 +37,7 @@ typedef struct GraphObject {
     PyObject_HEAD
     strata_graph *g;           /* NULL once closed */
     PyThread_type_lock writer; /* held across strata_query and transaction calls */
+    PyObject *recovery;        /* what strata.open found (a dict), or NULL */
 } GraphObject;
 
 typedef struct ViewObject {
@@ -121,6 +123,11 @@ PyObject *view_diff(PyObject *view, PyObject *other);
 
 /* import.c: Graph._import_csv (strata_import) */
 PyObject *graph_import_csv(PyObject *graph, PyObject *args);
+
+/* durable.c: strata.open, Graph.checkpoint and Graph.log_stats */
+PyObject *py_open(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *graph_checkpoint(PyObject *graph, PyObject *unused);
+PyObject *graph_log_stats(PyObject *graph, PyObject *unused);
 
 /* result.c */
 PyObject *result_wrap(strata_result *r, PyObject *graph, strata_cancel *cancel);   /* steals r, cancel */

@@ -1,7 +1,7 @@
 """strata: an embedded, in-memory property-graph database with Cypher.
 
     import strata
-    g = strata.Graph()
+    g = strata.Graph()                # in memory; strata.open(path): on disk, logged
     g.query("CREATE (:Person {name: $name})", name="Ada")
     for (name,) in g.query("MATCH (p:Person) RETURN p.name"):
         print(name)
@@ -39,8 +39,28 @@ def load(path):
     return _strata.load(path)
 
 
+def open(path, sync="full", *, truncate_corrupt=False, checkpoint_bytes=None):
+    """The database at path (a directory, created when missing): a graph
+    whose every commit is appended to a write-ahead log before it returns.
+
+    sync: "full" (fsync before each commit returns: nothing acknowledged is
+    lost, even to a power cut), "normal" (a background fsync at most every
+    100 ms: a killed process loses nothing, a machine crash at most that
+    window) or "off" (the operating system writes when it likes).
+    truncate_corrupt: a damaged record before the log's end refuses to open
+    (StrataIOError naming the file and offset) unless this is True, which
+    cuts the log there.  checkpoint_bytes: checkpoint automatically once
+    the log holds this many bytes (None: 64 MiB or the snapshot's size,
+    whichever is larger).  A second open of the same path, from this
+    process or another, raises StrataIOError ("... is in use by another
+    process").  Close it with g.close() or a with block."""
+    return _strata.open(path, sync, truncate_corrupt=truncate_corrupt,
+                        checkpoint_bytes=checkpoint_bytes)
+
+
 __all__ = [
     "Graph", "View", "Result", "Node", "Relationship", "Path", "Duration", "Change", "load",
+    "open",
     "from_networkx", "Error", "CypherSyntaxError", "CypherSemanticError", "CypherTypeError",
     "ArgumentError", "EntityNotFound", "ConstraintError", "StrataIOError", "OutOfMemory",
     "Interrupted",
