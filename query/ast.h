@@ -43,6 +43,7 @@
 #ifndef STRATA_QUERY_AST_H
 #define STRATA_QUERY_AST_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -343,6 +344,12 @@ struct cypher_ast_node {
         struct {
             cypher_ast_node *subject;
             cypher_ast_str key;
+            /* The key's token plus one once an evaluation has looked it up
+               (0: not yet, or no such key then).  Tokens are the graph's
+               lineage's and never change meaning, and a cached plan
+               belongs to one graph, so the first lookup serves every later
+               row, view and thread (query/eval.c). */
+            _Atomic uint32_t token_plus1;
         } property;
         /* SUBSCRIPT (index in from), SLICE (from and to, either NULL) */
         struct {

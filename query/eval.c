@@ -633,6 +633,27 @@ static int eval_chain(const evalctx *c, const cypher_ast_node *e, value *out)
 
 /* ---- access ---- */
 
+/* n.key: the key's token comes from the node's cache after the first row
+   (ast.h); a key no one has yet is looked up again each time, since a
+   later write may intern it. */
+static int property_by_token(const evalctx *c, const cypher_ast_node *e, const value *subject,
+                             value *out)
+{
+    _Atomic uint32_t *cache = (_Atomic uint32_t *)&e->u.property.token_plus1;
+    uint32_t t = atomic_load_explicit(cache, memory_order_relaxed);
+    if (t == 0) {
+        const cypher_ast_str *k = &e->u.property.key;
+        strata_token tok;
+        *out = value_null();
+        if (strlen(k->ptr) != k->len ||
+            strata_token_lookup(exec_view(c->x), STRATA_KEY, k->ptr, &tok) != STRATA_OK)
+            return 0;   /* a key nobody has: null */
+        t = tok + 1;
+        atomic_store_explicit(cache, t, memory_order_relaxed);
+    }
+    return entity_property_token(c->x, e, subject, t - 1, out);
+}
+
 static int access_key(const evalctx *c, const cypher_ast_node *e, const value *subject,
                       const char *key, size_t klen, value *out)
 {
@@ -644,6 +665,8 @@ static int access_key(const evalctx *c, const cypher_ast_node *e, const value *s
         return 0;
     case VAL_NODE:
     case VAL_REL:
+        if (e->kind == CYPHER_AST_PROPERTY)
+            return property_by_token(c, e, subject, out);
         return entity_property(c->x, e, subject, key, klen, out);
     case VAL_MAP: {
         const value *v = value_map_get(subject, key, klen);

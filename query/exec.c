@@ -216,12 +216,19 @@ int make_string(exec *x, const char *s, size_t len, value *out)
 int entity_property(exec *x, const cypher_ast_node *at, const value *ent, const char *key,
                     size_t klen, value *out)
 {
-    (void)at;
+    *out = value_null();
+    strata_token tok;
+    if (strata_token_lookup(exec_view(x), STRATA_KEY, key, &tok) != STRATA_OK ||
+        strlen(key) != klen)
+        return 0;   /* a key nobody has: null */
+    return entity_property_token(x, at, ent, tok, out);
+}
+
+int entity_property_token(exec *x, const cypher_ast_node *at, const value *ent,
+                          strata_token tok, value *out)
+{
     *out = value_null();
     strata_view *v = exec_view(x);
-    strata_token tok;
-    if (strata_token_lookup(v, STRATA_KEY, key, &tok) != STRATA_OK || strlen(key) != klen)
-        return 0;   /* a key nobody has: null */
     strata_value h = {value_null()};
     strata_status s = value_kind(ent) == VAL_NODE ? strata_node_read(v, ent->u.id, tok, &h)
                                                   : strata_rel_read(v, ent->u.id, tok, &h);

@@ -227,6 +227,9 @@ bool expr_same(exec *x, const cypher_ast_node *a, const cypher_ast_node *b);
 /* Reading entities. */
 int entity_property(exec *x, const cypher_ast_node *at, const value *ent, const char *key,
                     size_t klen, value *out);
+/* The same with the key's token resolved (no lookup by name). */
+int entity_property_token(exec *x, const cypher_ast_node *at, const value *ent,
+                          strata_token tok, value *out);
 int entity_properties_map(exec *x, const value *ent, value *out);
 int node_labels_list(exec *x, uint64_t node, value *out);
 /* Every index of the view, however many: *ids (allocated from x->m, NULL
