@@ -2,7 +2,7 @@
 # The graph algorithms in strata (1 and 2 threads) and igraph, on the same
 # generated graph, in one run.  usage: bench/algo.sh BUILD_DIR [NODES RELS]
 #   bench/algo.sh build/release                     100,000 / 1,000,000
-#   bench/algo.sh build/release 1000000 10000000    the SPEC's size
+#   bench/algo.sh build/release 1000000 10000000    the target size (docs/ALGORITHMS.md)
 set -eu
 build=${1:?usage: algo.sh BUILD_DIR [NODES RELS]}
 nodes=${2:-100000}

@@ -791,7 +791,7 @@ int main(int argc, char **argv)
     strata_view_release(&probe);
     if (!json)
         printf("\nlookups inside one view on one thread (%ld random keys; unique index depth %u; "
-               "SPEC target >= 10 M/s per core):\n", loop_n, info.depth);
+               "target >= 10 M/s per core):\n", loop_n, info.depth);
     double rates[NLOOPS];
     for (int k = 0; k < NLOOPS; k++) {
         tight_loop((loop_kind)k, loop_n / 10);   /* warm-up */
