@@ -69,83 +69,109 @@ static int cmp_key_name(const void *a, const void *b)
     return strcmp(((const entity_key *)a)->name, ((const entity_key *)b)->name);
 }
 
-entity_key *entity_keys(strata_view *v, bool node, strata_id id, size_t *n)
+/* The tokens a read fills (strata_node_keys and the like take buf, cap
+   and give the full count): into tb's inline room when they fit, so the
+   common entity costs one call and no allocation; else once more into an
+   array of the right size. */
+typedef strata_status (*token_read)(strata_view *v, strata_id id, strata_token *buf, size_t cap,
+                                    size_t *n);
+
+static void tokens_read(strata_view *v, strata_id id, token_read read, token_buf *tb)
 {
-    *n = 0;
+    tb->t = tb->inl;
+    tb->n = 0;
     size_t count = 0;
-    strata_status st = node ? strata_node_keys(v, id, NULL, 0, &count)
-                            : strata_rel_keys(v, id, NULL, 0, &count);
-    if (st != STRATA_OK || count == 0)
-        return NULL;
-    strata_token *toks = malloc(count * sizeof *toks);
-    entity_key *keys = toks ? malloc(count * sizeof *keys) : NULL;
-    if (keys && (node ? strata_node_keys(v, id, toks, count, &count)
-                      : strata_rel_keys(v, id, toks, count, &count)) == STRATA_OK) {
-        for (size_t i = 0; i < count; i++) {
-            keys[i].token = toks[i];
-            if (strata_token_name(v, STRATA_KEY, toks[i], &keys[i].name) != STRATA_OK)
-                keys[i].name = "?";
+    if (read(v, id, tb->inl, TOKEN_INLINE, &count) != STRATA_OK)
+        return;
+    if (count > TOKEN_INLINE) {
+        strata_token *t = malloc(count * sizeof *t);
+        if (!t || read(v, id, t, count, &count) != STRATA_OK) {
+            free(t);
+            return;
         }
-        qsort(keys, count, sizeof *keys, cmp_key_name);
-        *n = count;
-    } else {
-        free(keys);
-        keys = NULL;
+        tb->t = t;
     }
-    free(toks);
-    return keys;
+    tb->n = count;
 }
 
-strata_token *node_label_tokens(strata_view *v, strata_id id, size_t *n)
+void token_buf_free(token_buf *tb)
 {
-    *n = 0;
-    size_t count = 0;
-    if (strata_node_labels(v, id, NULL, 0, &count) != STRATA_OK || count == 0)
-        return NULL;
-    strata_token *labels = malloc(count * sizeof *labels);
-    if (labels && strata_node_labels(v, id, labels, count, &count) == STRATA_OK) {
-        *n = count;
-        return labels;
+    if (tb->t != tb->inl)
+        free(tb->t);
+    tb->t = tb->inl;
+    tb->n = 0;
+}
+
+void node_label_tokens(strata_view *v, strata_id id, token_buf *out)
+{
+    tokens_read(v, id, strata_node_labels, out);
+}
+
+void entity_keys(strata_view *v, bool node, strata_id id, entity_keys_buf *out)
+{
+    token_buf toks;
+    tokens_read(v, id, node ? strata_node_keys : strata_rel_keys, &toks);
+    out->k = out->inl;
+    out->n = 0;
+    if (toks.n > TOKEN_INLINE && !(out->k = malloc(toks.n * sizeof *out->k))) {
+        out->k = out->inl;
+        token_buf_free(&toks);
+        return;
     }
-    free(labels);
-    return NULL;
+    for (size_t i = 0; i < toks.n; i++) {
+        out->k[i].token = toks.t[i];
+        if (strata_token_name(v, STRATA_KEY, toks.t[i], &out->k[i].name) != STRATA_OK)
+            out->k[i].name = "?";
+    }
+    qsort(out->k, toks.n, sizeof *out->k, cmp_key_name);
+    out->n = toks.n;
+    token_buf_free(&toks);
+}
+
+void entity_keys_free(entity_keys_buf *kb)
+{
+    if (kb->k != kb->inl)
+        free(kb->k);
+    kb->k = kb->inl;
+    kb->n = 0;
 }
 
 /* " {k: v, ...}" of an entity's properties, by key name; nothing when it
    has none. */
 static void props_text(strbuf *b, strata_view *v, bool node, strata_id id)
 {
-    size_t n;
-    entity_key *keys = entity_keys(v, node, id, &n);
+    entity_keys_buf keys;
+    entity_keys(v, node, id, &keys);
+    size_t n = keys.n;
     strata_value *h = n ? strata_value_null() : NULL;
     for (size_t i = 0; i < n && h; i++) {
         if (node)
-            strata_node_read(v, id, keys[i].token, h);
+            strata_node_read(v, id, keys.k[i].token, h);
         else
-            strata_rel_read(v, id, keys[i].token, h);
+            strata_rel_read(v, id, keys.k[i].token, h);
         strbuf_str(b, i ? ", " : " {");
-        name_text(b, keys[i].name);
+        name_text(b, keys.k[i].name);
         strbuf_str(b, ": ");
         text_of(b, v, h, false);
     }
     if (n)
         strbuf_str(b, h ? "}" : " {...}");
     strata_value_free(&h);
-    free(keys);
+    entity_keys_free(&keys);
 }
 
 static void node_text(strbuf *b, strata_view *v, strata_id id)
 {
-    size_t n;
-    strata_token *labels = node_label_tokens(v, id, &n);
+    token_buf labels;
+    node_label_tokens(v, id, &labels);
     strbuf_str(b, "(");
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < labels.n; i++) {
         const char *name = "?";
-        strata_token_name(v, STRATA_LABEL, labels[i], &name);
+        strata_token_name(v, STRATA_LABEL, labels.t[i], &name);
         strbuf_str(b, ":");
         name_text(b, name);
     }
-    free(labels);
+    token_buf_free(&labels);
     props_text(b, v, true, id);
     strbuf_str(b, ")");
 }

@@ -187,13 +187,13 @@ static const char *token_name(strata_view *v, strata_token_kind kind, strata_tok
 /* ":Person:Actor" */
 static void labels_text(strbuf *b, strata_view *v, strata_id node)
 {
-    size_t n;
-    strata_token *labels = node_label_tokens(v, node, &n);
-    for (size_t i = 0; i < n; i++) {
+    token_buf labels;
+    node_label_tokens(v, node, &labels);
+    for (size_t i = 0; i < labels.n; i++) {
         strbuf_str(b, ":");
-        strbuf_str(b, token_name(v, STRATA_LABEL, labels[i]));
+        strbuf_str(b, token_name(v, STRATA_LABEL, labels.t[i]));
     }
-    free(labels);
+    token_buf_free(&labels);
 }
 
 /* ---- dot ------------------------------------------------------------------ */

@@ -40,26 +40,27 @@ static void json_value(strbuf *b, strata_view *v, const strata_value *val);
 
 static void json_props(strbuf *b, strata_view *v, bool node, strata_id id)
 {
-    size_t n;
-    entity_key *keys = entity_keys(v, node, id, &n);
+    entity_keys_buf keys;
+    entity_keys(v, node, id, &keys);
+    size_t n = keys.n;
     strata_value *h = n ? strata_value_null() : NULL;
     if (n && !h)
         b->failed = true;
     strbuf_str(b, "{");
     for (size_t i = 0; i < n && h; i++) {
         if (node)
-            strata_node_read(v, id, keys[i].token, h);
+            strata_node_read(v, id, keys.k[i].token, h);
         else
-            strata_rel_read(v, id, keys[i].token, h);
+            strata_rel_read(v, id, keys.k[i].token, h);
         if (i)
             strbuf_str(b, ", ");
-        sb_json_string(b, keys[i].name, strlen(keys[i].name));
+        sb_json_string(b, keys.k[i].name, strlen(keys.k[i].name));
         strbuf_str(b, ": ");
         json_value(b, v, h);
     }
     strbuf_str(b, "}");
     strata_value_free(&h);
-    free(keys);
+    entity_keys_free(&keys);
 }
 
 static void json_node(strbuf *b, strata_view *v, strata_id id)
@@ -69,16 +70,16 @@ static void json_node(strbuf *b, strata_view *v, strata_id id)
     strbuf_str(b, "{\"~node\": {\"id\": ");
     strbuf_str(b, num);
     strbuf_str(b, ", \"labels\": [");
-    size_t n;
-    strata_token *labels = node_label_tokens(v, id, &n);
-    for (size_t i = 0; i < n; i++) {
+    token_buf labels;
+    node_label_tokens(v, id, &labels);
+    for (size_t i = 0; i < labels.n; i++) {
         const char *name = "";
-        strata_token_name(v, STRATA_LABEL, labels[i], &name);
+        strata_token_name(v, STRATA_LABEL, labels.t[i], &name);
         if (i)
             strbuf_str(b, ", ");
         sb_json_string(b, name, strlen(name));
     }
-    free(labels);
+    token_buf_free(&labels);
     strbuf_str(b, "], \"properties\": ");
     json_props(b, v, true, id);
     strbuf_str(b, "}}");

@@ -393,6 +393,10 @@ void pbtree_pool_free(pbtree_pool *pool, mem_ctx *m)
 
 void pbtree_pool_move(pbtree_pool *to, pbtree_pool *from, uint32_t keep, mem_ctx *m)
 {
+    if (to->n == 0) {   /* the usual case, a write call's borrow: O(1) */
+        *to = *from;
+        *from = (pbtree_pool){ 0 };
+    }
     while (from->free) {
         struct pbtree_node *x = from->free;
         from->free = x->next_free;

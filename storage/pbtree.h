@@ -83,7 +83,8 @@ size_t pbtree_private_bytes(const pbtree *t);
 int pbtree_reserve(pbtree_pool *pool, mem_ctx *m, const pbtree *t, uint32_t ops);
 void pbtree_pool_free(pbtree_pool *pool, mem_ctx *m);
 /* Moves every node of from into to, then frees what to holds beyond keep:
-   O(nodes moved and freed). */
+   O(1) when to is empty (the lists are swapped), else O(nodes moved), and
+   O(nodes freed). */
 void pbtree_pool_move(pbtree_pool *to, pbtree_pool *from, uint32_t keep, mem_ctx *m);
 /* Worst-case nodes one insert or delete on t can take. */
 uint32_t pbtree_op_nodes(const pbtree *t);

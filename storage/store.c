@@ -1,6 +1,5 @@
 #include "storage/store.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 static void props_elem_retain(void *e) { props_retain(*(prop_rec **)e); }
@@ -46,32 +45,45 @@ static int collect_id(uint64_t i, const void *a, const void *b, void *arg)
     return 0;
 }
 
-static int cmp_id(const void *a, const void *b)
+/* Merges the two ascending runs ids[0..mid) and ids[mid..n) into one
+   ascending run without repeats: O(n), where sorting them together was
+   O(n log n).  -1 when out of memory (the list untouched). */
+static int merge_runs(id_list *l, size_t mid, mem_ctx *m)
 {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
+    if (mid == 0 || mid == l->n)
+        return 0;   /* one run: already ascending, and each walk yields an id once */
+    uint64_t *to = mem_alloc(m, l->n * sizeof *to);
+    if (!to)
+        return -1;
+    size_t i = 0, j = mid, k = 0;
+    while (i < mid || j < l->n) {
+        uint64_t x = j == l->n || (i < mid && l->ids[i] <= l->ids[j]) ? l->ids[i++] : l->ids[j++];
+        if (k == 0 || to[k - 1] != x)
+            to[k++] = x;
+    }
+    mem_free(m, l->ids, l->cap * sizeof *l->ids);
+    l->ids = to;
+    l->cap = l->n;
+    l->n = k;
+    return 0;
 }
 
-/* Each walk yields ascending ids; the two lists are sorted together and
-   made unique. */
+/* Each walk yields ascending ids: the node (relationship) slots whose meta,
+   then whose properties, differ; the two runs are merged. */
 static int diff_pair(const pvec *ma, const pvec *mb, const pvec_ops *meta_ops, const pvec *pa,
                      const pvec *pb, mem_ctx *m, id_list *out)
 {
     diff_collect d = { out, m };
     *out = (id_list){ 0 };
-    if (pvec_diff(ma, mb, meta_ops, collect_id, &d) != 0 ||
-        pvec_diff(pa, pb, &props_ops, collect_id, &d) != 0) {
+    int rc = pvec_diff(ma, mb, meta_ops, collect_id, &d);
+    size_t mid = out->n;
+    if (rc == 0)
+        rc = pvec_diff(pa, pb, &props_ops, collect_id, &d);
+    if (rc == 0)
+        rc = merge_runs(out, mid, m);
+    if (rc != 0)
         id_list_free(out, m);
-        return -1;
-    }
-    if (out->n > 1)
-        qsort(out->ids, out->n, sizeof *out->ids, cmp_id);
-    size_t k = 0;
-    for (size_t i = 0; i < out->n; i++)
-        if (k == 0 || out->ids[k - 1] != out->ids[i])
-            out->ids[k++] = out->ids[i];
-    out->n = k;
-    return 0;
+    return rc != 0 ? -1 : 0;
 }
 
 int store_diff_nodes(const store *a, const store *b, mem_ctx *m, id_list *out)
