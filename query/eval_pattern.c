@@ -247,8 +247,10 @@ static int run_subquery_clauses(exec *x, const cypher_ast_node *q, scope *sc, ro
         case CYPHER_AST_UNWIND:
         case CYPHER_AST_WITH:
         case CYPHER_AST_RETURN:
+            x->nested++;
             rc = stage_streams(cl) ? pipeline_run(x, &cl, 1, sc, cur, &next, NULL)
                                    : op_project(x, cl, sc, cur, &next, NULL);
+            x->nested--;
             break;
         default:
             /* the parser refuses updates inside EXISTS; this is the

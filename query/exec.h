@@ -109,6 +109,10 @@ typedef struct exec {
        a MATCH can tell when only distinct rows matter (op_reach.c,
        reach_distinct_ok; set by query.c and pipeline_open). */
     const cypher_ast_node *run_last, *run_next;
+    /* Inside an expression's subquery (EXISTS { }): such clauses run
+       once per outer row, where planning a join would cost more than it
+       saves. */
+    unsigned nested;
 } exec;
 
 /* The view to read with: the writer's current version, borrowed (or the

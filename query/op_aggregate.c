@@ -121,6 +121,41 @@ static int aggregate_row(exec *x, stage *st, const value *row)
     return 0;
 }
 
+/* A row standing for n equal ones, where every aggregate is a plain
+   count (aggregate_counts_only). */
+static int aggregate_row_times(exec *x, stage *st, const value *row, uint64_t n)
+{
+    group_state *gs = st->state;
+    const projection *p = gs->p;
+    gs->width = x->width;
+    size_t gi;
+    if (find_group(x, gs, row, &gi) != 0)
+        return -1;
+    evalctx c = {x, &p->in, row, NULL, NULL};
+    for (size_t a = 0; a < p->ncalls; a++) {
+        acc *ac = &gs->accs[gi * p->ncalls + a];
+        int64_t before = ac->count;
+        if (acc_add(x, p->calls[a], gs->kinds[a], ac, &c) != 0)
+            return -1;
+        if (ac->count != before &&
+            __builtin_add_overflow(before, (int64_t)n, &ac->count))
+            return exec_fail(x, p->calls[a], "ArithmeticError", NULL,
+                             "count() does not fit in an integer");
+    }
+    return 0;
+}
+
+bool aggregate_counts_only(const projection *p)
+{
+    for (size_t a = 0; a < p->ncalls; a++) {
+        const cypher_ast_node *call = p->calls[a];
+        if (aggregate_kind(call) != AGG_COUNT ||
+            (call->kind == CYPHER_AST_FUNCTION && call->u.function.distinct))
+            return false;
+    }
+    return p->ncalls > 0;
+}
+
 /* The projected row of group gi, pushed on; its cells are released
    after. */
 static int emit_group(exec *x, stage *st, group_state *gs, size_t gi, value *out)
@@ -225,6 +260,8 @@ int aggregate_step_open(exec *x, const projection *p, stage *st)
     for (size_t a = 0; a < p->ncalls; a++)
         gs->kinds[a] = (agg_kind)aggregate_kind(p->calls[a]);
     st->row = aggregate_row;
+    if (aggregate_counts_only(p))
+        st->row_times = aggregate_row_times;
     st->finish = aggregate_finish;
     st->close = aggregate_close;
     return 0;

@@ -298,6 +298,12 @@ static int project_row(exec *x, stage *s, const value *row)
     return ps->steps[0].row(x, &ps->steps[0], row);
 }
 
+static int project_row_times(exec *x, stage *s, const value *row, uint64_t n)
+{
+    project_state *ps = s->state;
+    return ps->steps[0].row_times(x, &ps->steps[0], row, n);
+}
+
 /* Each step in order produces what it holds, into the steps after it, a
    batch a call. */
 static int project_finish(exec *x, stage *s)
@@ -391,6 +397,8 @@ int project_open(exec *x, const cypher_ast_node *clause, scope *sc, stage *s,
         rc = scope_push(x, &p->both, &p->out.b[i]);
     if (rc == 0)
         rc = open_steps(x, ps, s);
+    if (rc == 0 && ps->steps[0].row_times)
+        s->row_times = project_row_times;
     if (rc == 0 && result_cols)
         rc = scope_copy(x, &p->out, result_cols);
     /* the clause's scope becomes the projection's */

@@ -1,6 +1,7 @@
 /* pipeline — running a run of streaming clauses as one pass, at once or in
    steps (pipeline.h). */
 #include "query/pipeline.h"
+#include "query/join.h"
 #include "query/profile.h"
 
 struct pipeline {
@@ -35,6 +36,22 @@ int stage_emit(exec *x, stage *s, const value *row)
     return rowset_push(x, s->out, copy);
 }
 
+int stage_emit_times(exec *x, stage *s, const value *row, uint64_t n)
+{
+    if (s->next && s->next->row_times) {
+        s->rows++;          /* one row passed on, standing for n */
+        return s->next->row_times(x, s->next, row, n);
+    }
+    for (uint64_t i = 0; i < n; i++) {
+        int rc = stage_emit(x, s, row);
+        if (rc == 0 && i % EXEC_TICK_EVERY == EXEC_TICK_EVERY - 1)
+            rc = exec_check_interrupt(x);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
 bool stage_streams(const cypher_ast_node *clause)
 {
     switch (clause->kind) {
@@ -44,11 +61,33 @@ bool stage_streams(const cypher_ast_node *clause)
     }
 }
 
+/* A MATCH: the run of MATCH clauses from it as one join where the join
+   takes it (join.h; *absorbed the clauses taken, the stages after the
+   first marked), else the walker for this one. */
+static int open_match(exec *x, const cypher_ast_node *const *clauses, size_t n, scope *sc,
+                      stage *s, const cypher_ast_node *after, size_t *absorbed)
+{
+    size_t run = 1;
+    while (run < n && clauses[run]->kind == CYPHER_AST_MATCH)
+        run++;
+    join_plan *plan = NULL;
+    *absorbed = 1;
+    size_t took = 0;
+    if (!x->nested && join_plan_build(x, clauses, run, run < n ? clauses[run] : after, sc, &plan,
+                                      &took) != 0)
+        return -1;
+    if (!took)
+        return match_open(x, clauses[0], sc, s);
+    *absorbed = took;
+    for (size_t i = 1; i < took; i++)
+        s[i] = (stage){.clause = clauses[i], .absorbed = true};
+    return join_open(x, plan, sc, s);
+}
+
 static int stage_open(exec *x, const cypher_ast_node *cl, scope *sc, stage *s, scope *cols)
 {
     s->clause = cl;
     switch (cl->kind) {
-    case CYPHER_AST_MATCH: return match_open(x, cl, sc, s);
     case CYPHER_AST_UNWIND: return unwind_open(x, cl, sc, s);
     default: return project_open(x, cl, sc, s, cols);
     }
@@ -87,21 +126,35 @@ pipeline *pipeline_open(exec *x, const cypher_ast_node *const *clauses, size_t n
        stage, or what follows the run), so a MATCH can tell when only
        distinct rows matter (op_reach.c). */
     const cypher_ast_node *run_last = x->run_last, *run_next = x->run_next;
-    for (; p->opened < n && rc == 0; p->opened++) {
-        bool last = p->opened + 1 == n;
-        x->run_last = clauses[p->opened];
-        x->run_next = last ? run_next : clauses[p->opened + 1];
+    while (p->opened < n && rc == 0) {
+        size_t i = p->opened, took = 1;
+        bool last = i + 1 == n;
+        x->run_last = clauses[i];
+        x->run_next = last ? run_next : clauses[i + 1];
         if (x->prof)
             profile_clause_begin(x);
-        rc = stage_open(x, clauses[p->opened], sc, &p->st[p->opened],
-                        last ? result_cols : NULL);
+        if (clauses[i]->kind == CYPHER_AST_MATCH) {
+            p->st[i].clause = clauses[i];
+            rc = open_match(x, clauses + i, n - i, sc, &p->st[i], run_next, &took);
+        } else {
+            rc = stage_open(x, clauses[i], sc, &p->st[i], last ? result_cols : NULL);
+        }
         if (x->prof && rc == 0)
-            rc = profile_clause_end(x, clauses[p->opened], 0);   /* rows once run */
+            rc = profile_clause_end(x, clauses[i], 0);   /* rows once run */
+        for (size_t k = 1; k < took && x->prof && rc == 0; k++) {
+            profile_clause_begin(x);
+            profile_note(x, "joined into the MATCH before");
+            rc = profile_clause_end(x, clauses[i + k], 0);
+        }
+        p->opened += took;
     }
     x->run_last = run_last;
     x->run_next = run_next;
     for (size_t i = 0; i < n; i++) {
-        p->st[i].next = i + 1 < n ? &p->st[i + 1] : NULL;
+        size_t k = i + 1;
+        while (k < n && p->st[k].absorbed)
+            k++;
+        p->st[i].next = k < n ? &p->st[k] : NULL;
         p->finished |= p->st[i].wants_none;   /* LIMIT 0 */
     }
     p->width = x->width;

@@ -44,6 +44,9 @@ typedef struct stage stage;
 struct stage {
     const cypher_ast_node *clause;
     int (*row)(exec *x, stage *s, const value *row);  /* 0, EXEC_STOP or -1 */
+    /* The row n times at once, for a stage that only counts its rows (a
+       projection whose aggregates are all plain counts); else NULL. */
+    int (*row_times)(exec *x, stage *s, const value *row, uint64_t n);
     /* Stepping, for a first stage that offers it: begin takes an input row
        (borrowed until the row is done), each step pushes what one unit
        yields; *done once the row has no more. */
@@ -63,11 +66,15 @@ struct stage {
     rowset *out;
     uint64_t rows;          /* rows this stage produced (PROFILE) */
     bool wants_none;        /* LIMIT 0: the pipeline need not run */
+    bool absorbed;          /* a MATCH the join of the stage before runs */
 };
 
 /* Pushes row (borrowed) to the stage after s, or out through s's parent,
    or into s->out. */
 int stage_emit(exec *x, stage *s, const value *row);
+
+/* stage_emit n times: at once where the next stage takes a count. */
+int stage_emit_times(exec *x, stage *s, const value *row, uint64_t n);
 
 /* Whether clause can run as a stage. */
 bool stage_streams(const cypher_ast_node *clause);

@@ -326,6 +326,17 @@ void plan_start(exec *x, const cypher_ast_node *part, const cypher_ast_node *whe
     }
 }
 
+void plan_node_start(exec *x, const cypher_ast_node *node, const cypher_ast_node *where,
+                     is_bound_fn bound, void *ctx, start_plan *out)
+{
+    plan_node(x, node, where, (operand_ctx){bound, ctx}, out);
+}
+
+uint64_t plan_label_count(exec *x, strata_token label)
+{
+    return label_count(x, label);
+}
+
 /* ---- running ---- */
 
 static bool seekable(const value *v)

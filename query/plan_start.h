@@ -61,6 +61,13 @@ typedef bool (*is_bound_fn)(const cypher_ast_str *name, void *ctx);
 void plan_start(exec *x, const cypher_ast_node *part, const cypher_ast_node *where,
                 is_bound_fn bound, void *ctx, start_plan *out);
 
+/* The cheapest access to one node pattern's candidates (the same choice
+   as for a part's end), for the join's scans (op_join.c). */
+void plan_node_start(exec *x, const cypher_ast_node *node, const cypher_ast_node *where,
+                     is_bound_fn bound, void *ctx, start_plan *out);
+/* How many nodes carry label in the version read. */
+uint64_t plan_label_count(exec *x, strata_token label);
+
 /* An iterator over the start's node ids for one row (the seek's values
    are evaluated in it), or *it NULL when no node can match.  It holds a
    reference to the version read: free it before the statement writes. */

@@ -53,6 +53,10 @@ typedef struct projection {
     int64_t skip, limit;            /* limit INT64_MAX without LIMIT */
 } projection;
 
+/* Whether every aggregate call of p is a plain count (count(*) or
+   count(e), no DISTINCT): then a row may stand for n equal rows. */
+bool aggregate_counts_only(const projection *p);
+
 /* Each opens its step into st (zeroed); 0 or -1 with the error in x. */
 int aggregate_step_open(exec *x, const projection *p, stage *st);
 int distinct_step_open(exec *x, const projection *p, stage *st);

@@ -1,0 +1,128 @@
+/*
+ * join — a run of MATCH clauses as one join over its query graph
+ * (join_plan.c plans it, op_join.c runs it).
+ *
+ * The walker (op_match.c) follows each pattern part as written, from one
+ * of its two ends, part after part.  That is exact but blind: a cycle
+ * (`(a)-->(b)-->(c)-->(a)`, a triangle spread over several MATCH
+ * clauses) is closed only after every open path has been enumerated, and
+ * a pattern whose rows are only counted is enumerated match by match.
+ * The join sees the whole pattern instead:
+ *
+ *   - The query graph: one vertex per node variable (every occurrence,
+ *     in every clause of the run, is the same vertex) and per anonymous
+ *     node; one edge per relationship pattern, remembering its clause
+ *     (relationship uniqueness holds per clause, so a run of k MATCH
+ *     clauses has k uniqueness groups).
+ *   - The order: vertices are bound one at a time.  Each vertex after the
+ *     first is reached along one edge from a bound vertex (its driver)
+ *     and every other edge to a bound vertex is checked at once (a cycle
+ *     is closed by probing adjacency, not by walking on).  The start and
+ *     the order minimise the estimated rows summed over the steps, from
+ *     label counts and index estimates (plan_start) and fan-outs sampled
+ *     from the version read.  A vertex no edge reaches from the bound
+ *     ones is scanned (a cartesian product, as written).
+ *   - WHERE is split into its conjuncts, each checked as soon as the
+ *     variables it names are bound.
+ *   - Counting: when the rows go straight into an aggregation that only
+ *     counts (count(*), count(e)), vertices that nothing downstream names
+ *     and that hang off the rest by one relationship (trees of them) are
+ *     not enumerated: each row of the rest is passed on once with the
+ *     number of ways to complete it, and those numbers are memoised per
+ *     node.  `MATCH (a)-->(b)-->(c) RETURN count(*)` costs the
+ *     relationships, not the paths.
+ *
+ * The join runs a clause run only where it can give exactly the walker's
+ * rows (as a multiset): plain parts without path variables,
+ * fixed-length relationships, no relationship variable bound before, no
+ * property map naming the pattern's own variables, and not OPTIONAL; and
+ * only where it pays: a cycle, several clauses that share variables, or
+ * rows that are only counted.  Everything else is the walker's.
+ */
+#ifndef STRATA_QUERY_JOIN_H
+#define STRATA_QUERY_JOIN_H
+
+#include "query/pipeline.h"
+#include "query/plan_start.h"
+
+#define JOIN_MAX_VERTICES 64
+#define JOIN_MAX_EDGES 64
+#define JOIN_MAX_TYPES 8
+#define JOIN_NONE UINT32_MAX
+
+typedef struct jvertex {
+    const cypher_ast_node *var;     /* VARIABLE, or NULL (anonymous) */
+    long slot;                      /* -1: anonymous */
+    bool in_bound;                  /* bound by the input row */
+    bool referenced;                /* named by WHERE or downstream */
+    const cypher_ast_node *node;    /* the occurrence with the most said */
+    strata_token labels[JOIN_MAX_TYPES];
+    size_t nlabels;
+    const cypher_ast_node *props[JOIN_MAX_TYPES];   /* occurrences with maps */
+    size_t nprops;
+    uint64_t card;                  /* nodes that may be it (label count) */
+} jvertex;
+
+typedef struct jedge {
+    const cypher_ast_node *rel;
+    uint32_t a, b;                  /* left and right vertex as written */
+    cypher_ast_dir dir;
+    strata_token types[JOIN_MAX_TYPES];
+    size_t ntypes;                  /* 0: any type */
+    long slot;                      /* -1: no variable */
+    uint32_t group;                 /* the clause: uniqueness holds within */
+    bool referenced;
+    double fan[2];                  /* rows per bound a (0) or b (1) end */
+} jedge;
+
+typedef enum jstep_kind { JSTEP_BOUND, JSTEP_SCAN, JSTEP_EXPAND } jstep_kind;
+
+typedef struct jstep {
+    uint32_t vertex;
+    jstep_kind kind;
+    start_plan plan;                /* SCAN */
+    uint32_t driver;                /* EXPAND: the edge, from `from` */
+    uint32_t from;
+    uint32_t checks[JOIN_MAX_EDGES];   /* edges closed by this vertex */
+    size_t nchecks;
+    const cypher_ast_node **conj;   /* WHERE conjuncts checked after it */
+    size_t nconj;
+} jstep;
+
+typedef struct join_plan {
+    jvertex v[JOIN_MAX_VERTICES];
+    jedge e[JOIN_MAX_EDGES];
+    size_t nv, ne;
+    jstep steps[JOIN_MAX_VERTICES];
+    size_t nsteps;                  /* [0, ncore) enumerated, the rest counted */
+    size_t ncore;
+    const cypher_ast_node **conj;   /* all conjuncts (one block) */
+    size_t nconj;
+    bool impossible;                /* a label or type nobody has: no rows */
+    bool counting;                  /* the consumer counts (weighted rows) */
+    const cypher_ast_node *const *clauses;
+    size_t nclauses;
+    size_t in_width;
+} join_plan;
+
+/* Plans clauses[0..n) (a run of MATCH clauses) as one join if it can and
+   should run so; next is the clause that consumes the rows (or NULL).
+   *absorbed: how many clauses it took (0: the walker runs them; then
+   nothing was declared).  Declares the clauses' variables into sc as the
+   walker would.  0 or -1. */
+int join_plan_build(exec *x, const cypher_ast_node *const *clauses, size_t n,
+                    const cypher_ast_node *next, scope *sc, join_plan **out,
+                    size_t *absorbed);
+void join_plan_free(exec *x, join_plan **p);
+
+/* Opens the join's stage over plan p (taken over). */
+int join_open(exec *x, join_plan *p, const scope *sc, stage *s);
+
+/* The direction to read e's relationships from its end `from`. */
+strata_direction join_edge_dir(const jedge *e, uint32_t from);
+
+/* For tests: the walker runs every MATCH (the reference the join is
+   checked against). */
+void join_set_enabled(bool on);
+
+#endif

@@ -1,0 +1,493 @@
+/* op_join — running a join plan (join.h) as a pipeline stage.
+ *
+ * Vertices are bound in the plan's order, depth first: a step binds its
+ * vertex from a scan, the input row, or the adjacency of the vertex its
+ * driver edge comes from, then checks each edge the vertex closes by
+ * reading one end's adjacency for the other end, then the WHERE
+ * conjuncts placed at the step.  Relationships bound so far are kept with
+ * their clause, so uniqueness holds per clause.  Past the enumerated
+ * core, the counted steps are never walked row by row: a row of the core
+ * leaves once, weighted by the product over its counted children of the
+ * number of ways to complete them, each memoised per (step, node) for
+ * the life of the stage (the version read does not change inside a
+ * pipeline). */
+#include <string.h>
+
+#include "query/join.h"
+#include "query/walk_stack.h"
+
+typedef struct memo {
+    id_index at;                /* node -> index into vals */
+    uint64_t *vals;
+    size_t n, cap;
+} memo;
+
+typedef struct join_state {
+    join_plan *p;
+    scope sc;
+    stage *s;
+    size_t in_width, width;
+    value *row;
+    uint64_t vid[JOIN_MAX_VERTICES];
+    uint64_t used[JOIN_MAX_EDGES];
+    uint32_t used_group[JOIN_MAX_EDGES];
+    size_t nused;
+    u64_stack pool;             /* drained (relationship, node) pairs */
+    memo memos[JOIN_MAX_VERTICES];   /* per counted step */
+    /* the input row in progress: the first step's candidates */
+    bool row_open;
+    strata_node_iter *it;
+    bool single;
+    uint64_t single_id;
+} join_state;
+
+static int run_step(exec *x, join_state *js, size_t k);
+
+/* ---- checks ---- */
+
+static int vertex_ok(exec *x, join_state *js, const jvertex *jv, uint64_t id, bool *ok)
+{
+    strata_view *v = exec_view(x);
+    *ok = false;
+    for (size_t i = 0; i < jv->nlabels; i++) {
+        bool has = false;
+        if (strata_node_has_label(v, id, jv->labels[i], &has) != STRATA_OK || !has)
+            return 0;
+    }
+    for (size_t i = 0; i < jv->nprops; i++) {
+        if (pattern_entity_ok(x, jv->props[i], &js->sc, js->row, true, id, ok) != 0)
+            return -1;
+        if (!*ok)
+            return 0;
+    }
+    *ok = true;
+    return 0;
+}
+
+static bool rel_used(const join_state *js, uint64_t rid, uint32_t group)
+{
+    for (size_t i = 0; i < js->nused; i++)
+        if (js->used[i] == rid && js->used_group[i] == group)
+            return true;
+    return false;
+}
+
+/* Appends e's (relationship, node) pairs at node `from` to the pool;
+   *n of them. */
+static int drain(exec *x, join_state *js, const jedge *e, uint32_t from_vertex, uint64_t from,
+                 size_t *n)
+{
+    strata_view *v = exec_view(x);
+    size_t before = js->pool.n;
+    strata_direction dir = join_edge_dir(e, from_vertex);
+    for (size_t t = 0; t < (e->ntypes ? e->ntypes : 1); t++) {
+        strata_edge_iter *it;
+        strata_status st = strata_neighbours(v, from, dir, e->ntypes ? e->types[t]
+                                                                    : STRATA_ANY_TYPE, &it);
+        if (st == STRATA_ENOTFOUND)
+            continue;
+        if (st != STRATA_OK) {
+            js->pool.n = before;
+            return exec_status(x, e->rel, st);
+        }
+        strata_id rid, other;
+        int rc = 0;
+        while (rc == 0 && strata_edge_iter_next(it, &rid, &other))
+            if (u64_stack_push2(x->m, &js->pool, rid, other) != 0)
+                rc = exec_oom(x);
+        strata_edge_iter_free(&it);
+        if (rc != 0) {
+            js->pool.n = before;
+            return -1;
+        }
+    }
+    *n = (js->pool.n - before) / 2;
+    return 0;
+}
+
+static void bind_slot(join_state *js, long slot, value v)
+{
+    if (slot >= 0)
+        js->row[slot] = v;
+}
+
+static int push_rel(exec *x, join_state *js, const jedge *e, uint64_t rid, bool *ok)
+{
+    *ok = false;
+    if (rel_used(js, rid, e->group))
+        return 0;
+    if (e->rel->u.rel.properties) {
+        if (pattern_entity_ok(x, e->rel, &js->sc, js->row, false, rid, ok) != 0)
+            return -1;
+        if (!*ok)
+            return 0;
+    }
+    js->used[js->nused] = rid;
+    js->used_group[js->nused++] = e->group;
+    bind_slot(js, e->slot, value_rel(rid));
+    *ok = true;
+    return 0;
+}
+
+static void pop_rel(join_state *js, const jedge *e)
+{
+    js->nused--;
+    bind_slot(js, e->slot, value_null());
+}
+
+/* ---- counting ---- */
+
+static int count_from(exec *x, join_state *js, size_t j, uint64_t node, uint64_t *out);
+
+/* The ways to complete the counted steps hanging off vertex w, bound to
+   node: the product over them. */
+static int children_product(exec *x, join_state *js, uint32_t w, uint64_t node, uint64_t *out)
+{
+    const join_plan *p = js->p;
+    *out = 1;
+    for (size_t j = p->ncore; j < p->nsteps && *out; j++) {
+        if (p->steps[j].from != w)
+            continue;
+        uint64_t c = 0;
+        if (count_from(x, js, j, node, &c) != 0)
+            return -1;
+        if (__builtin_mul_overflow(*out, c, out))
+            return exec_fail(x, NULL, "ArithmeticError", NULL,
+                             "the number of matches does not fit in an integer");
+    }
+    return 0;
+}
+
+/* Counted step j from node (its driver's bound end): memoised. */
+static int count_from(exec *x, join_state *js, size_t j, uint64_t node, uint64_t *out)
+{
+    memo *m = &js->memos[j];
+    uint32_t at;
+    if (id_index_get(&m->at, node, &at)) {
+        *out = m->vals[at];
+        return 0;
+    }
+    const jstep *st = &js->p->steps[j];
+    const jedge *e = &js->p->e[st->driver];
+    const jvertex *jv = &js->p->v[st->vertex];
+    size_t off = js->pool.n, n;
+    if (drain(x, js, e, st->from, node, &n) != 0)
+        return -1;
+    uint64_t total = 0;
+    int rc = 0;
+    for (size_t k = 0; k < n && rc == 0; k++) {
+        uint64_t other = js->pool.v[off + 2 * k + 1], c = 0;
+        bool ok;
+        if ((rc = exec_tick(x)) != 0 || (rc = vertex_ok(x, js, jv, other, &ok)) != 0 || !ok)
+            continue;
+        if ((rc = children_product(x, js, st->vertex, other, &c)) == 0 &&
+            __builtin_add_overflow(total, c, &total))
+            rc = exec_fail(x, e->rel, "ArithmeticError", NULL,
+                           "the number of matches does not fit in an integer");
+    }
+    js->pool.n = off;
+    if (rc != 0)
+        return -1;
+    if (m->n == m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 64;
+        uint64_t *v = mem_realloc(x->m, m->vals, m->cap * sizeof *v, cap * sizeof *v);
+        if (!v)
+            return exec_oom(x);
+        m->vals = v;
+        m->cap = cap;
+    }
+    if (id_index_put(x->m, &m->at, node, (uint32_t)m->n) != 0)
+        return exec_oom(x);
+    m->vals[m->n++] = total;
+    *out = total;
+    return 0;
+}
+
+/* ---- the walk over the core ---- */
+
+static int emit(exec *x, join_state *js)
+{
+    const join_plan *p = js->p;
+    if (p->ncore == p->nsteps)
+        return stage_emit(x, js->s, js->row);
+    uint64_t weight = 1;
+    for (size_t k = 0; k < p->ncore && weight; k++) {
+        uint32_t w = p->steps[k].vertex;
+        uint64_t c = 0;
+        if (children_product(x, js, w, js->vid[w], &c) != 0)
+            return -1;
+        if (__builtin_mul_overflow(weight, c, &weight))
+            return exec_fail(x, NULL, "ArithmeticError", NULL,
+                             "the number of matches does not fit in an integer");
+    }
+    return weight ? stage_emit_times(x, js->s, js->row, weight) : 0;
+}
+
+static int conjuncts_hold(exec *x, join_state *js, const jstep *st, bool *ok)
+{
+    *ok = true;
+    for (size_t i = 0; i < st->nconj && *ok; i++) {
+        evalctx c = {x, &js->sc, js->row, NULL, NULL};
+        tri t;
+        if (eval_predicate(&c, st->conj[i], &t) != 0)
+            return -1;
+        *ok = t == TRI_TRUE;
+    }
+    return 0;
+}
+
+/* The end of edge e to read adjacency from when both are bound: the one
+   with fewer of e's relationships. */
+static uint32_t probe_side(exec *x, join_state *js, const jedge *e)
+{
+    if (e->a == e->b || e->ntypes != 1)
+        return e->a;
+    uint64_t da = 0, db = 0;
+    strata_view *v = exec_view(x);
+    if (strata_node_degree(v, js->vid[e->a], join_edge_dir(e, e->a), e->types[0], &da) !=
+            STRATA_OK ||
+        strata_node_degree(v, js->vid[e->b], join_edge_dir(e, e->b), e->types[0], &db) !=
+            STRATA_OK)
+        return e->a;
+    return db < da ? e->b : e->a;
+}
+
+/* Check c of step k onwards: each relationship closing edge checks[c]
+   between two bound vertices. */
+static int close_edges(exec *x, join_state *js, size_t k, size_t c)
+{
+    const jstep *st = &js->p->steps[k];
+    if (c == st->nchecks) {
+        bool ok;
+        if (conjuncts_hold(x, js, st, &ok) != 0)
+            return -1;
+        return ok ? run_step(x, js, k + 1) : 0;
+    }
+    const jedge *e = &js->p->e[st->checks[c]];
+    uint32_t side = probe_side(x, js, e);
+    uint64_t want = js->vid[side == e->a ? e->b : e->a];
+    size_t off = js->pool.n, n;
+    if (drain(x, js, e, side, js->vid[side], &n) != 0)
+        return -1;
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        if (js->pool.v[off + 2 * i + 1] != want)
+            continue;
+        bool ok;
+        if ((rc = push_rel(x, js, e, js->pool.v[off + 2 * i], &ok)) != 0 || !ok)
+            continue;
+        rc = close_edges(x, js, k, c + 1);
+        pop_rel(js, e);
+    }
+    js->pool.n = off;
+    return rc;
+}
+
+/* Binds step k's vertex to id (checked) and goes on. */
+static int try_vertex(exec *x, join_state *js, size_t k, uint64_t id)
+{
+    const jstep *st = &js->p->steps[k];
+    const jvertex *jv = &js->p->v[st->vertex];
+    bool ok;
+    if (vertex_ok(x, js, jv, id, &ok) != 0)
+        return -1;
+    if (!ok)
+        return 0;
+    js->vid[st->vertex] = id;
+    if (!jv->in_bound)
+        bind_slot(js, jv->slot, value_node(id));
+    int rc = close_edges(x, js, k, 0);
+    if (!jv->in_bound)
+        bind_slot(js, jv->slot, value_null());
+    return rc;
+}
+
+static int expand(exec *x, join_state *js, size_t k)
+{
+    const jstep *st = &js->p->steps[k];
+    const jedge *e = &js->p->e[st->driver];
+    size_t off = js->pool.n, n;
+    if (drain(x, js, e, st->from, js->vid[st->from], &n) != 0)
+        return -1;
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        bool ok;
+        if ((rc = exec_tick(x)) != 0)
+            break;
+        if ((rc = push_rel(x, js, e, js->pool.v[off + 2 * i], &ok)) != 0 || !ok)
+            continue;
+        rc = try_vertex(x, js, k, js->pool.v[off + 2 * i + 1]);
+        pop_rel(js, e);
+    }
+    js->pool.n = off;
+    return rc;
+}
+
+/* The single node a bound vertex holds in the row, or none. */
+static bool bound_node(exec *x, const join_state *js, const jvertex *jv, uint64_t *id)
+{
+    const value *v = &js->row[jv->slot];
+    if (value_kind(v) != VAL_NODE || !strata_node_exists(exec_view(x), v->u.id))
+        return false;
+    *id = v->u.id;
+    return true;
+}
+
+static int scan(exec *x, join_state *js, size_t k)
+{
+    const jstep *st = &js->p->steps[k];
+    if (st->plan.kind == START_NOTHING)
+        return 0;
+    if (st->plan.kind == START_ID_SEEK) {
+        bool none;
+        uint64_t id;
+        if (start_id(x, &st->plan, &js->sc, js->row, &none, &id) != 0)
+            return -1;
+        return none ? 0 : try_vertex(x, js, k, id);
+    }
+    strata_node_iter *it;
+    if (start_iter(x, &st->plan, &js->sc, js->row, &it) != 0)
+        return -1;
+    strata_id id;
+    int rc = 0;
+    while (rc == 0 && it && strata_node_iter_next(it, &id))
+        rc = exec_tick(x) != 0 ? -1 : try_vertex(x, js, k, id);
+    strata_node_iter_free(&it);
+    return rc;
+}
+
+static int run_step(exec *x, join_state *js, size_t k)
+{
+    const join_plan *p = js->p;
+    if (k == p->ncore)
+        return emit(x, js);
+    const jstep *st = &p->steps[k];
+    switch (st->kind) {
+    case JSTEP_BOUND: {
+        uint64_t id;
+        return bound_node(x, js, &p->v[st->vertex], &id) ? try_vertex(x, js, k, id) : 0;
+    }
+    case JSTEP_SCAN: return scan(x, js, k);
+    default: return expand(x, js, k);
+    }
+}
+
+/* ---- the stage ---- */
+
+static void row_end(exec *x, join_state *js)
+{
+    strata_node_iter_free(&js->it);
+    js->row_open = false;
+    js->single = false;
+    js->nused = 0;
+    js->pool.n = 0;
+    for (size_t i = js->in_width; i < js->width; i++)
+        js->row[i] = value_null();
+    (void)x;
+}
+
+/* Takes an input row; the first step's candidates are read one per
+   join_step. */
+static int join_begin(exec *x, stage *s, const value *in)
+{
+    join_state *js = s->state;
+    if (!js->row) {
+        js->width = x->width;
+        js->row = mem_calloc(x->m, (js->width ? js->width : 1) * sizeof(value));
+        if (!js->row)
+            return exec_oom(x);
+    }
+    for (size_t i = 0; i < js->width; i++)
+        js->row[i] = i < js->in_width ? in[i] : value_null();   /* borrowed */
+    js->row_open = true;
+    const join_plan *p = js->p;
+    if (p->impossible)
+        return 0;
+    const jstep *st = &p->steps[0];
+    if (st->kind == JSTEP_BOUND) {
+        js->single = bound_node(x, js, &p->v[st->vertex], &js->single_id);
+        return 0;
+    }
+    if (st->plan.kind == START_NOTHING)
+        return 0;
+    if (st->plan.kind == START_ID_SEEK) {
+        bool none;
+        if (start_id(x, &st->plan, &js->sc, js->row, &none, &js->single_id) != 0)
+            return -1;
+        js->single = !none;
+        return 0;
+    }
+    int rc = start_iter(x, &st->plan, &js->sc, js->row, &js->it);
+    if (rc != 0)
+        row_end(x, js);
+    return rc;
+}
+
+static int join_step(exec *x, stage *s, bool *done)
+{
+    join_state *js = s->state;
+    strata_id id;
+    int rc = 0;
+    *done = false;
+    if (js->single) {
+        js->single = false;
+        rc = try_vertex(x, js, 0, js->single_id);
+    } else if (js->it && strata_node_iter_next(js->it, &id)) {
+        rc = exec_tick(x) != 0 ? -1 : try_vertex(x, js, 0, id);
+    } else {
+        *done = true;
+        row_end(x, js);
+        return 0;
+    }
+    if (rc != 0)
+        row_end(x, js);
+    return rc;
+}
+
+static int join_row(exec *x, stage *s, const value *in)
+{
+    bool done = false;
+    int rc = join_begin(x, s, in);
+    while (rc == 0 && !done)
+        rc = join_step(x, s, &done);
+    return rc;
+}
+
+static void join_close(exec *x, stage *s)
+{
+    join_state *js = s->state;
+    if (!js)
+        return;
+    if (js->row_open)
+        row_end(x, js);
+    if (js->row)
+        mem_free(x->m, js->row, (js->width ? js->width : 1) * sizeof(value));
+    for (size_t j = 0; j < JOIN_MAX_VERTICES; j++) {
+        id_index_free(x->m, &js->memos[j].at);
+        if (js->memos[j].vals)
+            mem_free(x->m, js->memos[j].vals, js->memos[j].cap * sizeof(uint64_t));
+    }
+    u64_stack_free(x->m, &js->pool);
+    join_plan_free(x, &js->p);
+    scope_free(&js->sc);
+    mem_free(x->m, js, sizeof *js);
+    s->state = NULL;
+}
+
+int join_open(exec *x, join_plan *p, const scope *sc, stage *s)
+{
+    join_state *js = mem_calloc(x->m, sizeof *js);
+    if (!js) {
+        join_plan_free(x, &p);
+        return exec_oom(x);
+    }
+    js->p = p;
+    js->s = s;
+    js->in_width = p->in_width;
+    s->state = js;
+    s->row = join_row;
+    s->begin = join_begin;
+    s->step = join_step;
+    s->close = join_close;
+    return scope_copy(x, sc, &js->sc);
+}
