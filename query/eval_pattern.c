@@ -151,11 +151,94 @@ static cypher_ast_node part_of(const cypher_ast_node *path)
 
 /* ---- pattern predicates ---- */
 
+/* The node a bound end of a probed predicate holds: *node false when it
+   is not a live node carrying n's labels (the pattern then matches
+   nothing). */
+static int probe_end(const evalctx *c, const cypher_ast_node *n, uint64_t *id, bool *node)
+{
+    strata_view *v = exec_view(c->x);
+    const value *val = &c->row[scope_find(c->sc, n->u.node.variable->u.name.ptr,
+                                          n->u.node.variable->u.name.len)];
+    *node = value_kind(val) == VAL_NODE && strata_node_exists(v, val->u.id);
+    for (size_t i = 0; *node && i < n->u.node.labels.count; i++) {
+        strata_token t;
+        bool has = false;
+        *node = strata_token_lookup(v, STRATA_LABEL, n->u.node.labels.items[i]->u.name.ptr,
+                                    &t) == STRATA_OK &&
+                strata_node_has_label(v, val->u.id, t, &has) == STRATA_OK && has;
+    }
+    *id = *node ? val->u.id : 0;
+    return 0;
+}
+
+static bool probe_applies(const evalctx *c, const cypher_ast_node *path)
+{
+    const cypher_ast_list *el = &path->u.list;
+    if (el->count != 3 || c->locals || !c->sc)
+        return false;
+    const cypher_ast_node *r = el->items[1];
+    if (r->u.rel.var_length || r->u.rel.variable || r->u.rel.properties)
+        return false;
+    for (size_t i = 0; i < 3; i += 2) {
+        const cypher_ast_node *n = el->items[i], *var = n->u.node.variable;
+        if (!var || n->u.node.properties || scope_find(c->sc, var->u.name.ptr,
+                                                       var->u.name.len) < 0)
+            return false;
+    }
+    return true;
+}
+
+/* `(a)-[:T|U]->(b)` with both ends bound and nothing else said: whether a
+   relationship joins them, read from the adjacency of one end, with no
+   frame and no walk (*handled false for any other shape). */
+static int probe_predicate(const evalctx *c, const cypher_ast_node *path, bool *handled,
+                           bool *found)
+{
+    *handled = *found = false;
+    if (!probe_applies(c, path))
+        return 0;
+    *handled = true;
+    const cypher_ast_list *el = &path->u.list;
+    const cypher_ast_node *r = el->items[1];
+    uint64_t a, b;
+    bool ok_a, ok_b;
+    probe_end(c, el->items[0], &a, &ok_a);
+    probe_end(c, el->items[2], &b, &ok_b);
+    if (!ok_a || !ok_b)
+        return 0;
+    strata_view *v = exec_view(c->x);
+    strata_direction dir = r->u.rel.dir == CYPHER_DIR_RIGHT  ? STRATA_OUT
+                           : r->u.rel.dir == CYPHER_DIR_LEFT ? STRATA_IN
+                                                             : STRATA_BOTH;
+    size_t ntypes = r->u.rel.types.count;
+    for (size_t t = 0; t < (ntypes ? ntypes : 1) && !*found; t++) {
+        strata_token type = STRATA_ANY_TYPE;
+        if (ntypes && strata_token_lookup(v, STRATA_RELTYPE, r->u.rel.types.items[t]->u.name.ptr,
+                                          &type) != STRATA_OK)
+            continue;
+        strata_edge_iter *it;
+        strata_status st = strata_neighbours(v, a, dir, type, &it);
+        if (st != STRATA_OK)
+            return exec_status(c->x, r, st);
+        strata_id rid, other;
+        while (!*found && strata_edge_iter_next(it, &rid, &other))
+            *found = other == b;
+        strata_edge_iter_free(&it);
+    }
+    return 0;
+}
+
 int eval_pattern_predicate(const evalctx *c, const cypher_ast_node *path, value *out)
 {
+    bool handled, found = false;
+    if (probe_predicate(c, path, &handled, &found) != 0)
+        return -1;
+    if (handled) {
+        *out = value_bool(found);
+        return 0;
+    }
     cypher_ast_node part = part_of(path);
     frame f;
-    bool found = false;
     int rc = frame_open(c, &f);
     if (rc == 0)
         rc = frame_declare(&f, &part);

@@ -122,7 +122,9 @@ int join_open(exec *x, join_plan *p, const scope *sc, stage *s);
 strata_direction join_edge_dir(const jedge *e, uint32_t from);
 
 /* For tests: the walker runs every MATCH (the reference the join is
-   checked against). */
+   checked against); the scan size from which an acyclic pattern is
+   joined (1000). */
 void join_set_enabled(bool on);
+void join_set_scan_min(uint64_t n);
 
 #endif

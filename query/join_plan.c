@@ -9,8 +9,14 @@
 #include "query/profile.h"
 
 static atomic_bool join_off;
+/* Below this many candidates for its cheapest start a pattern is a point
+   query, where sampling fan-outs would cost more than a better order
+   saves. */
+static _Atomic uint64_t scan_min = 1000;
 
 void join_set_enabled(bool on) { atomic_store(&join_off, !on); }
+
+void join_set_scan_min(uint64_t n) { atomic_store(&scan_min, n); }
 
 /* ---- names ---- */
 
@@ -711,11 +717,30 @@ void join_plan_free(exec *x, join_plan **pp)
     *pp = NULL;
 }
 
-/* Whether the join pays for this graph: a cycle, clauses to join, or a
-   count it can take without enumerating. */
-static bool worth_it(const join_plan *p, size_t npeeled)
+/* Whether every start of the pattern is a scan of at least scan_min
+   nodes (no seek, nothing bound before): an analytic pattern, where the
+   order and WHERE placed early matter. */
+static bool scans_only(builder *b)
 {
-    return p->nclauses > 1 || npeeled > 0 || edge_has_cycle(p);
+    const join_plan *p = b->p;
+    for (uint32_t w = 0; w < p->nv; w++) {
+        if (p->v[w].in_bound)
+            return false;
+        start_plan sp;
+        plan_node_start(b->x, p->v[w].node, where_of(p, p->v[w].node), bound_in_input, b, &sp);
+        if (sp.estimate < atomic_load(&scan_min))
+            return false;
+    }
+    return true;
+}
+
+/* Whether the join pays for this graph: a cycle, clauses to join, a count
+   it can take without enumerating, or a longer analytic pattern. */
+static bool worth_it(builder *b, size_t npeeled)
+{
+    const join_plan *p = b->p;
+    return p->nclauses > 1 || npeeled > 0 || edge_has_cycle(p) ||
+           (p->ne >= 2 && scans_only(b));
 }
 
 static int build(builder *b, const cypher_ast_node *next, scope *sc)
@@ -743,7 +768,7 @@ static int build(builder *b, const cypher_ast_node *next, scope *sc)
     size_t npeeled = 0;
     cardinalities(x, p);
     uint64_t core = peel(p, parent_edge, peeled, &npeeled);
-    if (!worth_it(p, npeeled)) {
+    if (!worth_it(b, npeeled)) {
         b->reject = true;
         return 0;
     }

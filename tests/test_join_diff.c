@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,7 +197,8 @@ static int plan_kind(strata_graph *g, const char *q)
 
 static void test_join_agrees_with_walker(void **state)
 {
-    (void)state;
+    /* state: the scan size from which acyclic patterns are joined */
+    join_set_scan_min((uint64_t)(uintptr_t)*state);
     const char *env = getenv("STRATA_JOIN_DIFF_SEEDS");
     int seeds = env ? atoi(env) : 12;
     size_t total = 0, joined = 0, counted = 0, queries = 0;
@@ -234,6 +236,7 @@ static void test_join_agrees_with_walker(void **state)
     assert_true(total > queries);
     assert_true(joined > queries / 2);
     assert_true(counted > queries / 12);
+    join_set_scan_min(1000);
 }
 
 /* A count over many matches is taken without producing them: the rows
@@ -345,7 +348,9 @@ static void test_allocation_failures(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_join_agrees_with_walker),
+        cmocka_unit_test_prestate(test_join_agrees_with_walker, (void *)(uintptr_t)1000),
+        /* every pattern of two or more relationships joined */
+        cmocka_unit_test_prestate(test_join_agrees_with_walker, (void *)(uintptr_t)0),
         cmocka_unit_test(test_count_is_not_enumerated),
         cmocka_unit_test(test_allocation_failures),
     };
