@@ -100,6 +100,8 @@ typedef struct join_plan {
     size_t nconj;
     bool impossible;                /* a label or type nobody has: no rows */
     bool counting;                  /* the consumer counts (weighted rows) */
+    bool sum_only;                  /* ... and names none of the join's
+                                       variables: one row per input row */
     const cypher_ast_node *const *clauses;
     size_t nclauses;
     size_t in_width;

@@ -760,10 +760,17 @@ static int build(builder *b, const cypher_ast_node *next, scope *sc)
     names down = {0};
     if (p->counting)
         collect_names(next, &down);
-    for (uint32_t w = 0; w < p->nv; w++)
-        p->v[w].referenced |= !p->counting || names_has(&down, p->v[w].var);
-    for (uint32_t i = 0; i < p->ne; i++)
-        p->e[i].referenced |= !p->counting || names_has(&down, p->e[i].rel->u.rel.variable);
+    p->sum_only = p->counting;
+    for (uint32_t w = 0; w < p->nv; w++) {
+        bool named = !p->counting || names_has(&down, p->v[w].var);
+        p->v[w].referenced |= named;
+        p->sum_only &= !named;
+    }
+    for (uint32_t i = 0; i < p->ne; i++) {
+        bool named = !p->counting || names_has(&down, p->e[i].rel->u.rel.variable);
+        p->e[i].referenced |= named;
+        p->sum_only &= !named;
+    }
     uint32_t parent_edge[JOIN_MAX_VERTICES], peeled[JOIN_MAX_VERTICES];
     size_t npeeled = 0;
     cardinalities(x, p);

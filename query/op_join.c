@@ -39,6 +39,7 @@ typedef struct join_state {
     strata_node_iter *it;
     bool single;
     uint64_t single_id;
+    uint64_t pending;           /* sum_only: the matches of the input row so far */
 } join_state;
 
 static int run_step(exec *x, join_state *js, size_t k);
@@ -208,7 +209,7 @@ static int count_from(exec *x, join_state *js, size_t j, uint64_t node, uint64_t
 static int emit(exec *x, join_state *js)
 {
     const join_plan *p = js->p;
-    if (p->ncore == p->nsteps)
+    if (p->ncore == p->nsteps && !p->sum_only)
         return stage_emit(x, js->s, js->row);
     uint64_t weight = 1;
     for (size_t k = 0; k < p->ncore && weight; k++) {
@@ -220,7 +221,21 @@ static int emit(exec *x, join_state *js)
             return exec_fail(x, NULL, "ArithmeticError", NULL,
                              "the number of matches does not fit in an integer");
     }
-    return weight ? stage_emit_times(x, js->s, js->row, weight) : 0;
+    if (!p->sum_only)
+        return weight ? stage_emit_times(x, js->s, js->row, weight) : 0;
+    if (__builtin_add_overflow(js->pending, weight, &js->pending))
+        return exec_fail(x, NULL, "ArithmeticError", NULL,
+                         "the number of matches does not fit in an integer");
+    return 0;
+}
+
+/* sum_only: the input row's matches, passed on as one row (the join's own
+   slots null: nothing after names them). */
+static int flush(exec *x, join_state *js)
+{
+    uint64_t n = js->pending;
+    js->pending = 0;
+    return n ? stage_emit_times(x, js->s, js->row, n) : 0;
 }
 
 static int conjuncts_hold(exec *x, join_state *js, const jstep *st, bool *ok)
@@ -400,6 +415,7 @@ static int join_begin(exec *x, stage *s, const value *in)
     for (size_t i = 0; i < js->width; i++)
         js->row[i] = i < js->in_width ? in[i] : value_null();   /* borrowed */
     js->row_open = true;
+    js->pending = 0;
     const join_plan *p = js->p;
     if (p->impossible)
         return 0;
@@ -437,7 +453,7 @@ static int join_step(exec *x, stage *s, bool *done)
     } else {
         *done = true;
         row_end(x, js);
-        return 0;
+        return flush(x, js);
     }
     if (rc != 0)
         row_end(x, js);
