@@ -2,16 +2,12 @@
    view, so nothing locks. */
 #include <string.h>
 
+#include "core/adj_cursor.h"
 #include "core/graph_impl.h"
 
 struct strata_edge_iter {
-    version *ver;
-    const adj_block *adj;
-    uint64_t node;
-    uint32_t seg;     /* current segment */
-    uint32_t pos;     /* next entry within it */
-    int dirs;         /* strata_direction mask */
-    uint32_t type;
+    version *ver;     /* held: the iterator outlives any view */
+    adj_cursor c;
 };
 
 #define VIEW_CHECK(v)                                                                   \
@@ -188,13 +184,6 @@ static bool valid_direction(strata_direction d)
     return d == STRATA_OUT || d == STRATA_IN || d == STRATA_BOTH;
 }
 
-/* Whether segment (dir, type) is wanted by a filter. */
-static bool seg_wanted(int dir, uint32_t type, int dirs, uint32_t want)
-{
-    int bit = dir == ADJ_OUT ? STRATA_OUT : STRATA_IN;
-    return (dirs & bit) && (want == STRATA_ANY_TYPE || want == type);
-}
-
 strata_status strata_node_degree(strata_view *v, strata_id node, strata_direction dir,
                                  strata_token type, uint64_t *out)
 {
@@ -210,7 +199,7 @@ strata_status strata_node_degree(strata_view *v, strata_id node, strata_directio
         int d;
         uint32_t t, cnt;
         const adj_entry *e = adj_segment_at(b, i, &d, &t, &cnt);
-        if (!seg_wanted(d, t, (int)dir, type))
+        if (!adj_segment_wanted(d, t, (int)dir, type))
             continue;
         n += cnt;
         if (dir == STRATA_BOTH && d == ADJ_IN)
@@ -376,38 +365,14 @@ strata_status strata_neighbours(strata_view *v, strata_id node, strata_direction
         return view_fail(v, STRATA_ENOMEM, "out of memory starting an iteration");
     it->ver = v->ver;
     version_retain(it->ver);
-    it->adj = store_node_adj(&v->ver->st, node);
-    it->node = node;
-    it->seg = 0;
-    it->pos = 0;
-    it->dirs = (int)dir;
-    it->type = type;
+    adj_cursor_open(it->ver, node, dir, type, &it->c);
     *out = it;
     return STRATA_OK;
 }
 
 bool strata_edge_iter_next(strata_edge_iter *it, strata_id *rel, strata_id *other)
 {
-    if (!it)
-        return false;
-    for (; it->seg < adj_nsegments(it->adj); it->seg++, it->pos = 0) {
-        int d;
-        uint32_t t, cnt;
-        const adj_entry *e = adj_segment_at(it->adj, it->seg, &d, &t, &cnt);
-        if (!seg_wanted(d, t, it->dirs, it->type))
-            continue;
-        while (it->pos < cnt) {
-            const adj_entry *x = &e[it->pos++];
-            if (it->dirs == STRATA_BOTH && d == ADJ_IN && x->other == it->node)
-                continue;   /* a self-loop, already reported going out */
-            if (rel)
-                *rel = x->rel;
-            if (other)
-                *other = x->other;
-            return true;
-        }
-    }
-    return false;
+    return it && adj_cursor_next(&it->c, rel, other);
 }
 
 void strata_edge_iter_free(strata_edge_iter **it)

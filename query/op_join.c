@@ -13,6 +13,7 @@
  * pipeline). */
 #include <string.h>
 
+#include "core/adj_cursor.h"
 #include "query/join.h"
 #include "query/walk_stack.h"
 
@@ -74,33 +75,23 @@ static bool rel_used(const join_state *js, uint64_t rid, uint32_t group)
 }
 
 /* Appends e's (relationship, node) pairs at node `from` to the pool;
-   *n of them. */
+   *n of them.  Read through a cursor: nothing writes while a pipeline
+   runs, so the version read stays as it is. */
 static int drain(exec *x, join_state *js, const jedge *e, uint32_t from_vertex, uint64_t from,
                  size_t *n)
 {
-    strata_view *v = exec_view(x);
+    const version *ver = exec_view(x)->ver;
     size_t before = js->pool.n;
     strata_direction dir = join_edge_dir(e, from_vertex);
     for (size_t t = 0; t < (e->ntypes ? e->ntypes : 1); t++) {
-        strata_edge_iter *it;
-        strata_status st = strata_neighbours(v, from, dir, e->ntypes ? e->types[t]
-                                                                    : STRATA_ANY_TYPE, &it);
-        if (st == STRATA_ENOTFOUND)
-            continue;
-        if (st != STRATA_OK) {
-            js->pool.n = before;
-            return exec_status(x, e->rel, st);
-        }
-        strata_id rid, other;
-        int rc = 0;
-        while (rc == 0 && strata_edge_iter_next(it, &rid, &other))
-            if (u64_stack_push2(x->m, &js->pool, rid, other) != 0)
-                rc = exec_oom(x);
-        strata_edge_iter_free(&it);
-        if (rc != 0) {
-            js->pool.n = before;
-            return -1;
-        }
+        adj_cursor c;
+        adj_cursor_open(ver, from, dir, e->ntypes ? e->types[t] : STRATA_ANY_TYPE, &c);
+        uint64_t rid, other;
+        while (adj_cursor_next(&c, &rid, &other))
+            if (u64_stack_push2(x->m, &js->pool, rid, other) != 0) {
+                js->pool.n = before;
+                return exec_oom(x);
+            }
     }
     *n = (js->pool.n - before) / 2;
     return 0;
@@ -252,19 +243,11 @@ static int conjuncts_hold(exec *x, join_state *js, const jstep *st, bool *ok)
 }
 
 /* The end of edge e to read adjacency from when both are bound: the one
-   with fewer of e's relationships. */
-static uint32_t probe_side(exec *x, join_state *js, const jedge *e)
+   with fewer of e's relationships, as sampled when planning (reading
+   both degrees here would cost as much as the probe). */
+static uint32_t probe_side(const jedge *e)
 {
-    if (e->a == e->b || e->ntypes != 1)
-        return e->a;
-    uint64_t da = 0, db = 0;
-    strata_view *v = exec_view(x);
-    if (strata_node_degree(v, js->vid[e->a], join_edge_dir(e, e->a), e->types[0], &da) !=
-            STRATA_OK ||
-        strata_node_degree(v, js->vid[e->b], join_edge_dir(e, e->b), e->types[0], &db) !=
-            STRATA_OK)
-        return e->a;
-    return db < da ? e->b : e->a;
+    return e->fan[1] < e->fan[0] ? e->b : e->a;
 }
 
 /* Check c of step k onwards: each relationship closing edge checks[c]
@@ -279,7 +262,7 @@ static int close_edges(exec *x, join_state *js, size_t k, size_t c)
         return ok ? run_step(x, js, k + 1) : 0;
     }
     const jedge *e = &js->p->e[st->checks[c]];
-    uint32_t side = probe_side(x, js, e);
+    uint32_t side = probe_side(e);
     uint64_t want = js->vid[side == e->a ? e->b : e->a];
     size_t off = js->pool.n, n;
     if (drain(x, js, e, side, js->vid[side], &n) != 0)
