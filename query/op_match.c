@@ -37,6 +37,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "core/adj_cursor.h"
 #include "query/exec.h"
 #include "query/match_walk.h"
 #include "query/pipeline.h"
@@ -314,19 +315,15 @@ static int drain_type(walk *w, const cypher_ast_node *r, size_t t, strata_direct
         strata_token_lookup(v, STRATA_RELTYPE, r->u.rel.types.items[t]->u.name.ptr, &type) !=
             STRATA_OK)
         return 0;
-    strata_edge_iter *it;
-    strata_status st = strata_neighbours(v, from, dir, type, &it);
-    if (st == STRATA_ENOTFOUND)
-        return 0;   /* the node is gone (deleted earlier in the statement) */
-    if (st != STRATA_OK)
-        return exec_status(w->x, r, st);
-    strata_id rid, other;
-    int rc = 0;
-    while (rc == 0 && strata_edge_iter_next(it, &rid, &other))
+    /* read whole here, so no reference to the version is needed; a node
+       deleted earlier in the statement has nothing to read */
+    adj_cursor c;
+    adj_cursor_open(v->ver, from, dir, type, &c);
+    uint64_t rid, other;
+    while (adj_cursor_next(&c, &rid, &other))
         if (u64_stack_push2(w->x->m, &w->pool, rid, other) != 0)
-            rc = exec_oom(w->x);
-    strata_edge_iter_free(&it);
-    return rc;
+            return exec_oom(w->x);
+    return 0;
 }
 
 /* Draining before walking on matters: the rest of the walk may run writes
