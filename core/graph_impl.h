@@ -180,6 +180,7 @@ struct strata_value {
 typedef enum iter_mode {
     ITER_ALL_NODES,   /* every live node, by scanning slots */
     ITER_BITMAP,      /* members of one token of a label_index */
+    ITER_ANY_LABEL,   /* nodes with any of up to STRATA_ANY_LABEL_MAX labels */
     ITER_INDEX,       /* entries of a property index, within bounds */
 } iter_mode;
 
@@ -189,6 +190,9 @@ struct strata_node_iter {
     uint64_t next;                /* ITER_ALL_NODES, ITER_BITMAP */
     const label_index *bitmap;    /* ITER_BITMAP */
     uint32_t token;
+    uint32_t tokens[STRATA_ANY_LABEL_MAX];   /* ITER_ANY_LABEL */
+    uint64_t ahead[STRATA_ANY_LABEL_MAX];    /* each label's next member >= next */
+    size_t ntokens;
     struct lstack_cursor *cur;    /* ITER_INDEX */
     value lo, hi;                 /* bounds (owned); null when open */
     bool lo_incl, hi_incl;

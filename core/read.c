@@ -256,6 +256,45 @@ strata_status strata_nodes_by_label(strata_view *v, strata_token label, strata_n
     return bitmap_iter(v, STRATA_LABEL, label, out);
 }
 
+strata_status strata_nodes_by_any_label(strata_view *v, const strata_token *labels, size_t n,
+                                        strata_node_iter **out)
+{
+    VIEW_CHECK(v);
+    if (!out || !labels || n == 0 || n > STRATA_ANY_LABEL_MAX)
+        return view_fail(v, STRATA_EINVAL, "strata_nodes_by_any_label: %s",
+                         !out ? "out is NULL" : !labels ? "labels is NULL"
+                                                        : "between 1 and 16 labels");
+    for (size_t i = 0; i < n; i++)
+        if (!intern_name(v->ver->cat->tokens[STRATA_LABEL], labels[i], NULL))
+            return view_fail(v, STRATA_ENOTFOUND, "no label with token %u", labels[i]);
+    strata_status s = iter_new(v, ITER_ANY_LABEL, out);
+    if (s != STRATA_OK)
+        return s;
+    (*out)->bitmap = v->ver->labels;
+    for (size_t i = 0; i < n; i++) {
+        (*out)->tokens[i] = labels[i];
+        (*out)->ahead[i] = labelidx_next(v->ver->labels, labels[i], 0);
+    }
+    (*out)->ntokens = n;
+    return STRATA_OK;
+}
+
+/* ITER_ANY_LABEL: the least of the labels' next members, each label moved
+   past it (a node with several of the labels comes once). */
+static bool any_label_next(strata_node_iter *it, strata_id *node)
+{
+    uint64_t least = UINT64_MAX;
+    for (size_t i = 0; i < it->ntokens; i++)
+        least = it->ahead[i] < least ? it->ahead[i] : least;
+    if (least == UINT64_MAX)
+        return false;
+    for (size_t i = 0; i < it->ntokens; i++)
+        if (it->ahead[i] == least)
+            it->ahead[i] = labelidx_next(it->bitmap, it->tokens[i], least + 1);
+    *node = least;
+    return true;
+}
+
 strata_status strata_rels_by_type(strata_view *v, strata_token type, strata_node_iter **out)
 {
     return bitmap_iter(v, STRATA_RELTYPE, type, out);
@@ -301,6 +340,8 @@ bool strata_node_iter_next(strata_node_iter *it, strata_id *node)
         return false;
     const store *s = &it->ver->st;
     switch (it->mode) {
+    case ITER_ANY_LABEL:
+        return any_label_next(it, node);
     case ITER_BITMAP: {
         uint64_t n = it->next == UINT64_MAX ? UINT64_MAX
                                             : labelidx_next(it->bitmap, it->token, it->next);

@@ -374,6 +374,12 @@ STRATA_API strata_status strata_nodes(strata_view *v, strata_node_iter **out);
 /* The nodes carrying a label, in id order. */
 STRATA_API strata_status strata_nodes_by_label(strata_view *v, strata_token label,
                                                strata_node_iter **out);
+/* The nodes carrying at least one of labels[0..n) (1 <= n <=
+   STRATA_ANY_LABEL_MAX), each once, in id order: a label disjunction's
+   union.  Labels may repeat; an unknown token is STRATA_ENOTFOUND. */
+#define STRATA_ANY_LABEL_MAX 16
+STRATA_API strata_status strata_nodes_by_any_label(strata_view *v, const strata_token *labels,
+                                                   size_t n, strata_node_iter **out);
 STRATA_API bool strata_node_iter_next(strata_node_iter *it, strata_id *node);
 STRATA_API void strata_node_iter_free(strata_node_iter **it);
 

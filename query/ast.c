@@ -838,6 +838,8 @@ static void print_node(out_buf *o, const cypher_ast_node *n)
 {
     open_kind(o, n);
     print_child(o, n->u.node.variable);
+    if (n->u.node.labels_any)
+        out_str(o, " any");
     print_items(o, &n->u.node.labels);
     print_child(o, n->u.node.properties);
     out_str(o, ")");

@@ -294,6 +294,8 @@ struct cypher_ast_node {
         struct {
             cypher_ast_node *variable;    /* or NULL */
             cypher_ast_list labels;       /* LABEL */
+            bool labels_any;              /* (n:A|B): any of them, not all
+                                             (two or more; MATCH only) */
             cypher_ast_node *properties;  /* MAP, PARAMETER or NULL */
         } node;
         struct {

@@ -181,7 +181,8 @@ static bool probe_applies(const evalctx *c, const cypher_ast_node *path)
         return false;
     for (size_t i = 0; i < 3; i += 2) {
         const cypher_ast_node *n = el->items[i], *var = n->u.node.variable;
-        if (!var || n->u.node.properties || scope_find(c->sc, var->u.name.ptr,
+        if (!var || n->u.node.properties || n->u.node.labels_any ||
+            scope_find(c->sc, var->u.name.ptr,
                                                        var->u.name.len) < 0)
             return false;
     }

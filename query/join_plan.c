@@ -165,6 +165,8 @@ static uint32_t add_vertex(builder *b, const cypher_ast_node *node)
     }
     jvertex *jv = &p->v[i];
     bool none = false;
+    if (node->u.node.labels_any)
+        b->reject = true;   /* a disjunction: the walker's label check */
     if (node->u.node.labels.count > jv->node->u.node.labels.count ||
         (node->u.node.properties && !jv->node->u.node.properties))
         jv->node = node;

@@ -70,15 +70,21 @@ int pattern_entity_ok(exec *x, const cypher_ast_node *el, const scope *sc, const
     *ok = false;
     strata_view *v = exec_view(x);
     if (is_node) {
+        /* every label, or for (n:A|B) any of them */
+        bool any = el->u.node.labels_any, found = false;
         for (size_t i = 0; i < el->u.node.labels.count; i++) {
             strata_token tok;
             bool has = false;
             if (strata_token_lookup(v, STRATA_LABEL, el->u.node.labels.items[i]->u.name.ptr,
-                                    &tok) != STRATA_OK)
+                                    &tok) == STRATA_OK &&
+                strata_node_has_label(v, id, tok, &has) != STRATA_OK)
                 return 0;
-            if (strata_node_has_label(v, id, tok, &has) != STRATA_OK || !has)
+            if (!any && !has)
                 return 0;
+            found |= has;
         }
+        if (any && !found)
+            return 0;
     }
     const cypher_ast_node *props = is_node ? el->u.node.properties : el->u.rel.properties;
     if (props && props->kind == CYPHER_AST_MAP) {

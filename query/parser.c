@@ -443,6 +443,12 @@ static size_t node_pattern_end(const parser *p, size_t i)
         i++;
     while (kind_at(p, i) == CYPHER_TOK_COLON && kind_at(p, i + 1) == CYPHER_TOK_IDENT)
         i += 2;
+    for (;;) {   /* a disjunction: |B or |:B */
+        size_t k = i + 1 + (kind_at(p, i + 1) == CYPHER_TOK_COLON);
+        if (kind_at(p, i) != CYPHER_TOK_PIPE || kind_at(p, k) != CYPHER_TOK_IDENT)
+            break;
+        i = k + 1;
+    }
     if (kind_at(p, i) == CYPHER_TOK_LBRACE) {
         i = skip_balanced(p, i);
         if (!i)
@@ -507,7 +513,40 @@ static node *parse_properties(parser *p, enum pattern_use use)
     return make_named(p, CYPHER_AST_PARAMETER, t);
 }
 
-/* node_pattern: '(' variable? labels? properties? ')' */
+/* node_labels: labels | ':' label_name ('|' ':'? label_name)+
+   The second form (n:A|B) matches a node with any of the labels; it can
+   only be matched, not created, and not mixed with ':' conjunctions. */
+static bool parse_node_labels(parser *p, enum pattern_use use, vec *labels, bool *any)
+{
+    const cypher_token *start = cur(p);
+    if (!push(p, labels, parse_label(p, "a label name")))
+        return false;
+    if (!at(p, CYPHER_TOK_PIPE))
+        return !at(p, CYPHER_TOK_COLON) || parse_labels(p, labels);
+    while (accept(p, CYPHER_TOK_PIPE)) {
+        accept(p, CYPHER_TOK_COLON);   /* :A|:B and :A|B alike */
+        if (!at(p, CYPHER_TOK_IDENT)) {
+            fail_expected(p, "a label name");
+            return false;
+        }
+        if (!push(p, labels, make_named(p, CYPHER_AST_LABEL, take(p))))
+            return false;
+    }
+    *any = true;
+    if (at(p, CYPHER_TOK_COLON)) {
+        fail_at(p, cur(p), "InvalidLabelExpression",
+                "a label disjunction (:A|B) cannot be combined with more labels");
+        return false;
+    }
+    if (use == PAT_CREATE || use == PAT_MERGE) {
+        fail_at(p, start, "InvalidLabelExpression",
+                "a node cannot be created with a label disjunction (:A|B): name its labels");
+        return false;
+    }
+    return true;
+}
+
+/* node_pattern: '(' variable? node_labels? properties? ')' */
 static node *parse_node_pattern(parser *p, enum pattern_use use)
 {
     if (p->failed)
@@ -522,7 +561,7 @@ static node *parse_node_pattern(parser *p, enum pattern_use use)
     if (variable_token(cur(p)))
         n->u.node.variable = parse_variable(p);
     vec labels = {0};
-    if (at(p, CYPHER_TOK_COLON) && !parse_labels(p, &labels))
+    if (at(p, CYPHER_TOK_COLON) && !parse_node_labels(p, use, &labels, &n->u.node.labels_any))
         return NULL;
     n->u.node.labels = labels.list;
     if (at(p, CYPHER_TOK_LBRACE) || at(p, CYPHER_TOK_PARAM))

@@ -262,6 +262,85 @@ static void best_index(exec *x, facts *f, strata_token label, const cypher_ast_n
     exec_index_list_free(x, &buf, n);
 }
 
+/* Adds label (by name) to a union plan, unless no node has it (that
+   alternative adds nothing) or it is there already. */
+static void union_add(exec *x, start_plan *p, const cypher_ast_node *label)
+{
+    strata_token tok;
+    if (strata_token_lookup(exec_view(x), STRATA_LABEL, label->u.name.ptr, &tok) != STRATA_OK)
+        return;
+    for (size_t i = 0; i < p->nany; i++)
+        if (p->any[i] == tok)
+            return;
+    p->any[p->nany++] = tok;
+    p->estimate += label_count(x, tok);
+}
+
+/* The union plan of a list of alternative labels (NOTHING when none is
+   carried); false when there are too many to union. */
+static bool plan_union(exec *x, const cypher_ast_node *n, const cypher_ast_node *const *labels,
+                       size_t count, start_plan *out)
+{
+    if (count > STRATA_ANY_LABEL_MAX)
+        return false;
+    *out = (start_plan){.kind = START_LABEL_UNION, .node = n};
+    for (size_t i = 0; i < count; i++)
+        union_add(x, out, labels[i]);
+    uint64_t all = exec_view(x)->ver->st.node_live;
+    out->estimate = out->estimate < all ? out->estimate : all;
+    if (!out->nany)
+        *out = (start_plan){.kind = START_NOTHING, .node = n};
+    return true;
+}
+
+/* Whether e is `var:L` (one label) of n's variable. */
+static bool has_one_label_of(const cypher_ast_node *e, const cypher_ast_node *n)
+{
+    const cypher_ast_node *var = n->u.node.variable, *sub;
+    if (!var || e->kind != CYPHER_AST_HAS_LABELS || e->u.labels.labels.count != 1)
+        return false;
+    sub = e->u.labels.subject;
+    return sub->kind == CYPHER_AST_VARIABLE && sub->u.name.len == var->u.name.len &&
+           memcmp(sub->u.name.ptr, var->u.name.ptr, var->u.name.len) == 0;
+}
+
+/* A top-level WHERE conjunct `v:A OR v:B ...` on n's variable: its union
+   plan into *out (false when there is none). */
+static bool where_union(exec *x, const cypher_ast_node *n, const cypher_ast_node *w,
+                        start_plan *out)
+{
+    if (!w)
+        return false;
+    if (w->kind == CYPHER_AST_BINARY && w->u.binary.op == CYPHER_OP_AND)
+        return where_union(x, n, w->u.binary.lhs, out) ||
+               where_union(x, n, w->u.binary.rhs, out);
+    if (w->kind == CYPHER_AST_BINARY_CHAIN && w->u.fold.ops[0] == CYPHER_OP_AND) {
+        for (size_t i = 0; i < w->u.fold.operands.count; i++)
+            if (where_union(x, n, w->u.fold.operands.items[i], out))
+                return true;
+        return false;
+    }
+    const cypher_ast_node *ops[STRATA_ANY_LABEL_MAX];
+    size_t k = 0;
+    if (w->kind == CYPHER_AST_BINARY && w->u.binary.op == CYPHER_OP_OR) {
+        ops[k++] = w->u.binary.lhs;
+        ops[k++] = w->u.binary.rhs;
+    } else if (w->kind == CYPHER_AST_BINARY_CHAIN && w->u.fold.ops[0] == CYPHER_OP_OR &&
+               w->u.fold.operands.count <= STRATA_ANY_LABEL_MAX) {
+        for (size_t i = 0; i < w->u.fold.operands.count; i++)
+            ops[k++] = w->u.fold.operands.items[i];
+    } else {
+        return false;
+    }
+    const cypher_ast_node *labels[STRATA_ANY_LABEL_MAX];
+    for (size_t i = 0; i < k; i++) {
+        if (!has_one_label_of(ops[i], n))
+            return false;
+        labels[i] = ops[i]->u.labels.labels.items[0];
+    }
+    return plan_union(x, n, labels, k, out);
+}
+
 /* The cheapest way to find node n's candidates. */
 static void plan_node(exec *x, const cypher_ast_node *n, const cypher_ast_node *where,
                       operand_ctx oc, start_plan *best)
@@ -279,6 +358,17 @@ static void plan_node(exec *x, const cypher_ast_node *n, const cypher_ast_node *
         *best = (start_plan){.kind = START_ID_SEEK, .node = n, .id = id, .estimate = 1};
         return;
     }
+    start_plan u;
+    if (n->u.node.labels_any) {
+        if (plan_union(x, n, (const cypher_ast_node *const *)n->u.node.labels.items,
+                       n->u.node.labels.count, &u))
+            *best = u;
+        return;
+    }
+    /* the union's estimate counts a node once per label it has: never
+       above every node, and on a tie the union (it also filters) */
+    if (n->u.node.variable && where_union(x, n, where, &u) && u.estimate <= best->estimate)
+        *best = u;
     for (size_t i = 0; i < n->u.node.labels.count; i++) {
         strata_token label;
         if (strata_token_lookup(v, STRATA_LABEL, n->u.node.labels.items[i]->u.name.ptr,
@@ -491,6 +581,8 @@ int start_iter(exec *x, const start_plan *p, const scope *sc, const value *row,
             s = strata_nodes_by_label(v, p->label, it);
     } else if (p->kind == START_LABEL_SCAN) {
         s = strata_nodes_by_label(v, p->label, it);
+    } else if (p->kind == START_LABEL_UNION) {
+        s = strata_nodes_by_any_label(v, p->any, p->nany, it);
     } else {
         s = strata_nodes(v, it);
     }
@@ -509,7 +601,8 @@ static const char *var_name(const start_plan *p)
 void start_describe(exec *x, const start_plan *p, char *buf, size_t size)
 {
     const char *label = "";
-    if (p->kind != START_ALL_NODES && p->kind != START_NOTHING && p->kind != START_BOUND)
+    if (p->kind != START_ALL_NODES && p->kind != START_NOTHING && p->kind != START_BOUND &&
+        p->kind != START_LABEL_UNION)
         strata_token_name(exec_view(x), STRATA_LABEL, p->label, &label);
     const char *from = p->reversed ? ", from the last node" : "";
     switch (p->kind) {
@@ -546,6 +639,19 @@ void start_describe(exec *x, const start_plan *p, char *buf, size_t size)
     case START_ID_SEEK:
         snprintf(buf, size, "NodeByIdSeek (%s) ~1 row%s", var_name(p), from);
         break;
+    case START_LABEL_UNION: {
+        char names[160] = "";
+        size_t used = 0;
+        for (size_t k = 0; k < p->nany && used < sizeof names; k++) {
+            const char *name = "";
+            strata_token_name(exec_view(x), STRATA_LABEL, p->any[k], &name);
+            used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", k ? "|" : "",
+                                     name);
+        }
+        snprintf(buf, size, "NodeByLabelUnionScan (%s:%s) ~%llu rows%s", var_name(p), names,
+                 (unsigned long long)p->estimate, from);
+        break;
+    }
     case START_NOTHING:
         snprintf(buf, size, "Empty (%s): a label no node carries", var_name(p));
         break;

@@ -14,6 +14,8 @@
  *     (both ends combine) or `v.k STARTS WITH e`, estimated a third of the
  *     index;
  *   - a label scan of the node's least populated label;
+ *   - for a label disjunction, (v:A|B) or a WHERE conjunct v:A OR v:B
+ *     (one label each), the union of those labels' nodes, each once;
  *   - a scan of every node;
  * where e is a literal, a parameter, or built from variables bound before
  * the MATCH.  The cheaper end wins (the first on a tie).  The seek only
@@ -32,6 +34,7 @@ typedef enum start_kind {
     START_INDEX_SEEK,
     START_RANGE_SEEK,
     START_ID_SEEK,      /* WHERE id(v) = e */
+    START_LABEL_UNION,  /* (v:A|B) or WHERE v:A OR v:B: each label's nodes, once */
     START_NOTHING,      /* a label nobody carries: no row can match */
 } start_kind;
 
@@ -52,6 +55,8 @@ typedef struct start_plan {
     bool lo_inclusive, hi_inclusive;
     bool prefix;                    /* lo is a STARTS WITH operand */
     const cypher_ast_node *id;      /* id seek: e of id(v) = e */
+    strata_token any[STRATA_ANY_LABEL_MAX];   /* label union */
+    size_t nany;
     uint64_t estimate;              /* rows expected from the start */
 } start_plan;
 
