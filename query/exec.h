@@ -264,6 +264,11 @@ bool function_known(const char *name, size_t len);
 
 /* ---- clauses (op_*.c) ---- */
 int op_load_csv(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in, rowset *out);
+/* The same a batch of rows at a time: each takes every batch rows (and
+   the rest at the end), owning them; 0 or -1 stops the load. */
+typedef int (*load_batch_fn)(exec *x, rowset *rows, void *ctx);
+int op_load_csv_stream(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in,
+                       size_t batch, load_batch_fn each, void *ctx);
 /* linenumber() and file(): the line and file of the LOAD CSV row in scope
    (op_load_csv.c), null outside one. */
 int load_csv_linenumber(const evalctx *c, const cypher_ast_node *at, value *a, size_t n,

@@ -32,10 +32,13 @@
  * Errors: an unreadable file is IOError naming the path and the reason; a
  * malformed file IOError naming file, line and what (csv.h); a header
  * naming a column twice IOError naming the column; a path refused by the
- * access settings SecurityError.  Rows are
- * materialised like every clause's (exec.h), so a bad record anywhere
- * fails the statement before a later clause writes anything; and a write
- * already made by an earlier clause is undone with the statement.
+ * access settings SecurityError.  Rows are materialised like every
+ * clause's (exec.h), except where the clauses after LOAD CSV give the same
+ * result however the rows are cut into batches (query.c,
+ * load_csv_streams): then each batch of records runs through them before
+ * the next is read, so memory holds a batch, not the file.  Either way a
+ * bad record fails the statement and every write it made is undone with
+ * it.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -452,24 +455,45 @@ typedef struct load_slots {
     size_t row, line, file;
 } load_slots;
 
-/* Reads every record of one source, appending a row per record to out. */
+/* Where rows go: into out, handed to each (when set) every batch rows. */
+typedef struct load_sink {
+    rowset *out;
+    size_t batch;
+    load_batch_fn each;
+    void *ctx;
+} load_sink;
+
+static int sink_flush(exec *x, load_sink *k)
+{
+    if (!k->each || k->out->nrows == 0)
+        return 0;
+    size_t width = k->out->width;
+    int rc = k->each(x, k->out, k->ctx);   /* takes the rows */
+    rowset_init(k->out, width);
+    return rc;
+}
+
+/* Reads every record of one source, appending a row per record to the
+   sink. */
 static int load_rows(exec *x, const cypher_ast_node *clause, csv_source *src, const value *in,
-                     size_t in_width, const load_slots *sl, value *row, rowset *out)
+                     size_t in_width, const load_slots *sl, value *row, load_sink *k)
 {
     csv_status st = CSV_END;
     int rc = 0;
     while (rc == 0 && (st = csv_next(src->r)) == CSV_RECORD) {
-        for (size_t k = 0; k < in_width; k++)
-            row[k] = value_retain(in[k]);
+        for (size_t i = 0; i < in_width; i++)
+            row[i] = value_retain(in[i]);
         if ((rc = record_value(x, clause, src, &row[sl->row])) != 0) {
-            for (size_t k = 0; k < in_width; k++)
-                value_release(&row[k]);
+            for (size_t i = 0; i < in_width; i++)
+                value_release(&row[i]);
             break;
         }
         uint64_t line = csv_record_line(src->r);
         row[sl->line] = value_int(line > INT64_MAX ? INT64_MAX : (int64_t)line);
         row[sl->file] = value_retain(src->path);
-        rc = rowset_push(x, out, row);
+        rc = rowset_push(x, k->out, row);
+        if (rc == 0 && k->out->nrows >= k->batch)
+            rc = sink_flush(x, k);
     }
     if (rc == 0 && st != CSV_END)
         rc = csv_failure(x, clause, src, st);
@@ -496,7 +520,8 @@ static int bind_slots(exec *x, const cypher_ast_node *clause, scope *sc, size_t 
     return 0;
 }
 
-int op_load_csv(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in, rowset *out)
+static int load(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in, rowset *out,
+                size_t batch, load_batch_fn each, void *ctx)
 {
     size_t in_width = in->width;
     char delim;
@@ -512,6 +537,7 @@ int op_load_csv(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in, r
         return -1;
     }
     rowset_init(out, x->width);
+    load_sink k = {out, batch, each, ctx};
     size_t rowsz = (x->width ? x->width : 1) * sizeof(value);
     value *row = mem_calloc(x->m, rowsz);
     int rc = row ? 0 : exec_oom(x);
@@ -524,13 +550,29 @@ int op_load_csv(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in, r
         csv_source src = {0};
         rc = source_open(x, clause, &url, delim, &src);
         if (rc == 0 && src.r)
-            rc = load_rows(x, clause, &src, src_row, in_width, &sl, row, out);
+            rc = load_rows(x, clause, &src, src_row, in_width, &sl, row, &k);
         source_close(x, &src);
         value_release(&url);
     }
+    if (rc == 0)
+        rc = sink_flush(x, &k);
     if (row)
         mem_free(x->m, row, rowsz);
     scope_free(&before);
+    return rc;
+}
+
+int op_load_csv(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in, rowset *out)
+{
+    return load(x, clause, sc, in, out, SIZE_MAX, NULL, NULL);
+}
+
+int op_load_csv_stream(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in,
+                       size_t batch, load_batch_fn each, void *ctx)
+{
+    rowset rows;
+    int rc = load(x, clause, sc, in, &rows, batch, each, ctx);
+    rowset_free(&rows);
     return rc;
 }
 

@@ -68,6 +68,116 @@ typedef struct query_out {
     bool open_final;    /* a UNION's part: its rows are pulled in batches */
 } query_out;
 
+/* ---- streaming LOAD CSV ---- */
+
+/* Rows a streaming LOAD CSV hands on at a time. */
+#define LOAD_BATCH 8192
+
+static int any_kind(const cypher_ast_node *n, void *ctx)
+{
+    const cypher_ast_kind *kind = ctx;
+    return n->kind == *kind ? 1 : cypher_ast_each_child(n, any_kind, ctx);
+}
+
+/* Whether the tree n holds a node of kind k. */
+static bool holds(const cypher_ast_node *n, cypher_ast_kind k)
+{
+    return n && any_kind(n, &k) != 0;
+}
+
+static int aggregates_in(const cypher_ast_node *n, void *ctx)
+{
+    (void)ctx;
+    return is_aggregate_call(n) ? 1 : cypher_ast_each_child(n, aggregates_in, NULL);
+}
+
+/* A CREATE that only joins nodes bound before it: every node element a
+   bare variable. */
+static bool creates_relationships_only(const cypher_ast_node *cl)
+{
+    for (size_t i = 0; i < cl->u.list.count; i++) {
+        const cypher_ast_list *el = &cl->u.list.items[i]->u.part.path->u.list;
+        if (el->count == 1)
+            return false;
+        for (size_t k = 0; k < el->count; k += 2) {
+            const cypher_ast_node *n = el->items[k];
+            if (!n->u.node.variable || n->u.node.labels.count || n->u.node.properties)
+                return false;
+        }
+    }
+    return true;
+}
+
+/* Whether the clauses after the LOAD CSV at i give the same result when
+   its rows are run through them a batch at a time as when they are all
+   read first: nothing returns or aggregates, every write is a CREATE,
+   and what a batch creates cannot change what a later batch reads — so
+   reads are MATCHes of single nodes (no relationship, no pattern in an
+   expression), and where there are any, CREATE only adds relationships
+   between bound nodes (which no node match sees). */
+static bool load_csv_streams(const exec *x, const cypher_ast_node *q, size_t i)
+{
+    if (x->prof || x->no_input)
+        return false;
+    bool matches = false, creates_nodes = false;
+    for (size_t k = i + 1; k < q->u.list.count; k++) {
+        const cypher_ast_node *cl = q->u.list.items[k];
+        switch (cl->kind) {
+        case CYPHER_AST_CREATE:
+            creates_nodes |= !creates_relationships_only(cl);
+            break;
+        case CYPHER_AST_MATCH:
+            for (size_t p = 0; p < cl->u.match.parts.count; p++)
+                if (cl->u.match.parts.items[p]->u.part.path->u.list.count != 1)
+                    return false;
+            if (holds(cl->u.match.where, CYPHER_AST_REL))
+                return false;
+            matches = true;
+            break;
+        case CYPHER_AST_WITH:
+            if (cl->u.projection.distinct || cl->u.projection.order.count ||
+                cl->u.projection.skip || cl->u.projection.limit ||
+                cypher_ast_each_child(cl, aggregates_in, NULL) || holds(cl, CYPHER_AST_REL))
+                return false;
+            break;
+        case CYPHER_AST_UNWIND:
+            if (holds(cl, CYPHER_AST_REL))
+                return false;
+            break;
+        default:
+            return false;
+        }
+    }
+    return !(matches && creates_nodes);
+}
+
+static int run_clauses(exec *x, const cypher_ast_node *q, size_t from, scope *sc, rowset cur,
+                       query_out *out);
+
+typedef struct load_tail {
+    const cypher_ast_node *q;
+    size_t from;
+    const scope *sc;
+    query_out *out;
+} load_tail;
+
+/* One batch of a streaming LOAD CSV through the clauses after it, planned
+   afresh from the scope after the LOAD CSV. */
+static int run_load_batch(exec *x, rowset *rows, void *ctx)
+{
+    load_tail *t = ctx;
+    size_t width = x->width;
+    scope sc = {0};
+    int rc = scope_copy(x, t->sc, &sc);
+    if (rc == 0)
+        rc = run_clauses(x, t->q, t->from, &sc, *rows, t->out);
+    else
+        rowset_free(rows);
+    scope_free(&sc);
+    x->width = width;
+    return rc;
+}
+
 static int run_query(exec *x, const cypher_ast_node *q, query_out *out)
 {
     scope sc = {0};
@@ -75,9 +185,29 @@ static int run_query(exec *x, const cypher_ast_node *q, query_out *out)
     rowset_init(&cur, 0);
     value none = value_null();
     int rc = x->no_input ? 0 : rowset_push(x, &cur, &none);   /* one empty row */
-    for (size_t i = 0; i < q->u.list.count && rc == 0; i++) {
+    if (rc == 0)
+        rc = run_clauses(x, q, 0, &sc, cur, out);
+    else
+        rowset_free(&cur);
+    scope_free(&sc);
+    return rc;
+}
+
+/* Runs q's clauses from `from` over cur (taken). */
+static int run_clauses(exec *x, const cypher_ast_node *q, size_t from, scope *sc, rowset cur,
+                       query_out *out)
+{
+    int rc = 0;
+    for (size_t i = from; i < q->u.list.count && rc == 0; i++) {
         const cypher_ast_node *cl = q->u.list.items[i];
         rowset next;
+        if (cl->kind == CYPHER_AST_LOAD_CSV && load_csv_streams(x, q, i)) {
+            load_tail t = {q, i + 1, sc, out};
+            rc = op_load_csv_stream(x, cl, sc, &cur, LOAD_BATCH, run_load_batch, &t);
+            rowset_free(&cur);
+            rowset_init(&cur, 0);
+            break;   /* the clauses after it ran with each batch */
+        }
         if (stage_streams(cl)) {
             /* the longest run of streaming clauses, as one pipeline */
             size_t j = i + 1;
@@ -90,14 +220,14 @@ static int run_query(exec *x, const cypher_ast_node *q, query_out *out)
             x->run_next = j < q->u.list.count ? q->u.list.items[j] : NULL;
             if (ends && (x->lazy || out->open_final)) {
                 /* the rows are produced as the result is read */
-                out->pipe = pipeline_open(x, run, j - i, &sc, &cur, &out->cols);
+                out->pipe = pipeline_open(x, run, j - i, sc, &cur, &out->cols);
                 x->run_last = last;
                 x->run_next = after;
                 out->has_return = true;
                 rc = out->pipe ? 0 : -1;
                 break;
             }
-            rc = pipeline_run(x, run, j - i, &sc, &cur, &next, ends ? &out->cols : NULL);
+            rc = pipeline_run(x, run, j - i, sc, &cur, &next, ends ? &out->cols : NULL);
             x->run_last = last;
             x->run_next = after;
             out->has_return |= ends;
@@ -111,20 +241,20 @@ static int run_query(exec *x, const cypher_ast_node *q, query_out *out)
         rowset_init(&next, cur.width);
         bool replaced = true;
         switch (cl->kind) {
-        case CYPHER_AST_LOAD_CSV: rc = op_load_csv(x, cl, &sc, &cur, &next); break;
-        case CYPHER_AST_WITH: rc = op_project(x, cl, &sc, &cur, &next, NULL); break;
+        case CYPHER_AST_LOAD_CSV: rc = op_load_csv(x, cl, sc, &cur, &next); break;
+        case CYPHER_AST_WITH: rc = op_project(x, cl, sc, &cur, &next, NULL); break;
         case CYPHER_AST_RETURN:
-            rc = op_project(x, cl, &sc, &cur, &next, &out->cols);
+            rc = op_project(x, cl, sc, &cur, &next, &out->cols);
             out->has_return = true;
             break;
-        case CYPHER_AST_CREATE: rc = op_create(x, cl, &sc, &cur, &next); break;
-        case CYPHER_AST_MERGE: rc = op_merge(x, cl, &sc, &cur, &next); break;
-        case CYPHER_AST_SET: rc = op_set(x, cl, &sc, &cur); replaced = false; break;
-        case CYPHER_AST_REMOVE: rc = op_remove(x, cl, &sc, &cur); replaced = false; break;
-        case CYPHER_AST_DELETE: rc = op_delete(x, cl, &sc, &cur); replaced = false; break;
+        case CYPHER_AST_CREATE: rc = op_create(x, cl, sc, &cur, &next); break;
+        case CYPHER_AST_MERGE: rc = op_merge(x, cl, sc, &cur, &next); break;
+        case CYPHER_AST_SET: rc = op_set(x, cl, sc, &cur); replaced = false; break;
+        case CYPHER_AST_REMOVE: rc = op_remove(x, cl, sc, &cur); replaced = false; break;
+        case CYPHER_AST_DELETE: rc = op_delete(x, cl, sc, &cur); replaced = false; break;
         case CYPHER_AST_CALL: {
             bool last = i + 1 == q->u.list.count;
-            rc = op_call(x, cl, &sc, &cur, &next, last ? &out->cols : NULL);
+            rc = op_call(x, cl, sc, &cur, &next, last ? &out->cols : NULL);
             out->has_return |= last;
             break;
         }
@@ -143,7 +273,6 @@ static int run_query(exec *x, const cypher_ast_node *q, query_out *out)
         if (rc == 0 && x->prof)
             rc = profile_clause_end(x, cl, cur.nrows);
     }
-    scope_free(&sc);
     if (rc == 0 && out->has_return)
         out->rows = cur;
     else
