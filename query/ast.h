@@ -362,6 +362,10 @@ struct cypher_ast_node {
             cypher_ast_str name;          /* qualified: "db.labels" */
             bool distinct;
             cypher_ast_list args;
+            /* The function's table entry once a call has looked it up
+               (query/functions.c; 0: not yet): the tables are static, so
+               the first lookup serves every later row and thread. */
+            _Atomic uintptr_t resolved;
         } function;
         struct {
             cypher_ast_node *subject;     /* simple CASE, else NULL */

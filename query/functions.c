@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
@@ -590,16 +591,36 @@ bool function_known(const char *name, size_t len)
     return find(name, len) != NULL || temporal_function_find(name, len) != NULL;
 }
 
-int function_call(const evalctx *c, const cypher_ast_node *call, value *args, size_t nargs,
-                  value *out)
+/* call's entry: a fn_entry, or a temporal_fn with the low bit set; 0 for
+   an unknown name.  Cached in the call's node (ast.h). */
+static uintptr_t resolve(const cypher_ast_node *call)
 {
-    *out = value_null();
+    _Atomic uintptr_t *cache = (_Atomic uintptr_t *)&call->u.function.resolved;
+    uintptr_t r = atomic_load_explicit(cache, memory_order_relaxed);
+    if (r)
+        return r;
     const fn_entry *f = find(call->u.function.name.ptr, call->u.function.name.len);
-    if (!f) {
+    if (f) {
+        r = (uintptr_t)f;
+    } else {
         /* The temporal functions live in their own table
            (functions_temporal.c); they handle null arguments themselves. */
         const temporal_fn *tf =
             temporal_function_find(call->u.function.name.ptr, call->u.function.name.len);
+        r = tf ? (uintptr_t)tf | 1 : 0;
+    }
+    atomic_store_explicit(cache, r, memory_order_relaxed);
+    return r;
+}
+
+int function_call(const evalctx *c, const cypher_ast_node *call, value *args, size_t nargs,
+                  value *out)
+{
+    *out = value_null();
+    uintptr_t r = resolve(call);
+    const fn_entry *f = r & 1 ? NULL : (const fn_entry *)r;
+    if (!f) {
+        const temporal_fn *tf = (const temporal_fn *)(r & ~(uintptr_t)1);
         if (!tf)
             return exec_fail(c->x, call, "SyntaxError", "UnknownFunction",
                              "function %s() is not supported yet", call->u.function.name.ptr);
