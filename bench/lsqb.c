@@ -153,7 +153,7 @@ static outcome run_query(strata_graph *g, const query *q, int repeat, int timeou
 int main(int argc, char **argv)
 {
     const char *db = NULL, *queries = NULL, *only = NULL;
-    int repeat = 1, timeout_s = 600;
+    int repeat = 1, timeout_s = 600, threads = 1;
     bool json = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--only") && i + 1 < argc)
@@ -162,6 +162,8 @@ int main(int argc, char **argv)
             repeat = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--timeout") && i + 1 < argc)
             timeout_s = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
+            threads = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--json"))
             json = true;
         else if (!db)
@@ -171,8 +173,9 @@ int main(int argc, char **argv)
         else
             fail("unexpected argument %s", argv[i]);
     }
-    if (!db || !queries || repeat < 1 || timeout_s < 1)
-        fail("usage: lsqb DB QUERIES [--only qN] [--repeat R] [--timeout S] [--json]");
+    if (!db || !queries || repeat < 1 || timeout_s < 1 || threads < 1)
+        fail("usage: lsqb DB QUERIES [--only qN] [--repeat R] [--timeout S] [--threads T] "
+             "[--json]");
 
     query q[MAX_QUERIES];
     int nq = parse_queries(read_file(queries), q, MAX_QUERIES);
@@ -186,6 +189,7 @@ int main(int argc, char **argv)
     if (strata_load_ex(db, &g, err, sizeof err) != STRATA_OK)
         fail("%s", err);
     double load_ms = now_ms() - t0;
+    strata_set_query_threads(g, (unsigned)threads);
     long graph_kib = rss_kib() - rss0;
     strata_memstats ms;
     STRATA_OK_G(g, strata_memory_stats(g, &ms));

@@ -144,6 +144,7 @@ static catalog *catalog_new(lineage *l, const catalog *from)
     c->labelsets = l->labelsets;
     c->csv_disabled = from ? from->csv_disabled : false;
     c->csv_field_max = from ? from->csv_field_max : STRATA_CSV_FIELD_MAX;
+    atomic_init(&c->query_threads, from ? atomic_load(&from->query_threads) : 0);
     return c;
 }
 
@@ -449,6 +450,12 @@ void strata_interrupt(strata_graph *g)
 {
     if (g)
         atomic_store(&g->cat->interrupt, true);
+}
+
+void strata_set_query_threads(strata_graph *g, unsigned threads)
+{
+    if (g)
+        atomic_store(&g->cat->query_threads, threads);
 }
 
 strata_status strata_cancel_new(strata_cancel **out)

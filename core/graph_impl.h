@@ -94,6 +94,8 @@ typedef struct catalog {
     /* strata_interrupt: the running query stops.  Here rather than in the
        graph because a result read lazily may outlive the graph. */
     atomic_bool interrupt;
+    /* strata_set_query_threads: 0 one per processor. */
+    atomic_uint query_threads;
     /* strata_set_csv_options (core/csv_options.c): read by LOAD CSV on any
        view, set while no query runs.  import_dir is canonical, or NULL. */
     bool csv_disabled;

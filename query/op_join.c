@@ -11,10 +11,15 @@
  * number of ways to complete them, each memoised per (step, node) for
  * the life of the stage (the version read does not change inside a
  * pipeline). */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "core/adj_cursor.h"
 #include "query/join.h"
+#include "query/regex.h"
 #include "query/walk_stack.h"
 
 typedef struct memo {
@@ -44,6 +49,8 @@ typedef struct join_state {
 } join_state;
 
 static int run_step(exec *x, join_state *js, size_t k);
+static int try_vertex(exec *x, join_state *js, size_t k, uint64_t id);
+static int try_parallel(exec *x, join_state *js, bool *done);
 
 /* ---- checks ---- */
 
@@ -417,6 +424,9 @@ static int join_begin(exec *x, stage *s, const value *in)
         return 0;
     }
     int rc = start_iter(x, &st->plan, &js->sc, js->row, &js->it);
+    bool counted = false;
+    if (rc == 0)
+        rc = try_parallel(x, js, &counted);
     if (rc != 0)
         row_end(x, js);
     return rc;
@@ -471,6 +481,172 @@ static void join_close(exec *x, stage *s)
     scope_free(&js->sc);
     mem_free(x->m, js, sizeof *js);
     s->state = NULL;
+}
+
+/* ---- counting on several threads ---- */
+
+/* Below this many first-step candidates a count runs on one thread. */
+#define PARALLEL_MIN 4096
+/* Candidates a worker takes at a time. */
+#define MORSEL 256
+
+typedef struct parallel_count {
+    join_state *js;             /* the stage's: plan, scope, widths */
+    exec *x;                    /* the stage's executor */
+    const uint64_t *cands;
+    size_t ncands;
+    atomic_size_t next;         /* the next morsel's first candidate */
+    atomic_bool stop;           /* a worker failed: the others stop */
+} parallel_count;
+
+typedef struct worker {
+    parallel_count *pc;
+    exec x;
+    join_state js;
+    int rc;
+    pthread_t thread;
+} worker;
+
+/* A worker's executor: the stage's settings and the version it reads,
+   its own errors, scratch lists and caches. */
+static void worker_init(worker *w, parallel_count *pc)
+{
+    exec *x = pc->x;
+    join_state *js = pc->js;
+    w->pc = pc;
+    w->x = *x;
+    w->x.g = NULL;                          /* reads the fixed version below */
+    w->x.view.ver = exec_view(x)->ver;
+    memset(&w->x.err, 0, sizeof w->x.err);
+    w->x.used_rels = NULL;
+    w->x.nused = w->x.capused = w->x.used_base = 0;
+    w->x.prof = NULL;
+    w->x.regexes = NULL;
+    w->x.ticks = 0;
+    memset(&w->js, 0, sizeof w->js);
+    w->js.p = js->p;
+    w->js.sc = js->sc;
+    w->js.in_width = js->in_width;
+    w->js.width = js->width;
+}
+
+static void worker_fini(worker *w)
+{
+    exec *x = &w->x;
+    regex_cache_free(x);
+    if (x->used_rels)
+        mem_free(x->m, x->used_rels, x->capused * sizeof *x->used_rels);
+    for (size_t j = 0; j < JOIN_MAX_VERTICES; j++) {
+        id_index_free(x->m, &w->js.memos[j].at);
+        if (w->js.memos[j].vals)
+            mem_free(x->m, w->js.memos[j].vals, w->js.memos[j].cap * sizeof(uint64_t));
+    }
+    u64_stack_free(x->m, &w->js.pool);
+    if (w->js.row)
+        mem_free(x->m, w->js.row, (w->js.width ? w->js.width : 1) * sizeof(value));
+}
+
+static void *worker_run(void *arg)
+{
+    worker *w = arg;
+    parallel_count *pc = w->pc;
+    w->js.row = mem_calloc(w->x.m, (w->js.width ? w->js.width : 1) * sizeof(value));
+    w->rc = w->js.row ? 0 : exec_oom(&w->x);
+    while (w->rc == 0 && !atomic_load_explicit(&pc->stop, memory_order_relaxed)) {
+        size_t at = atomic_fetch_add(&pc->next, MORSEL);
+        if (at >= pc->ncands)
+            break;
+        size_t end = at + MORSEL < pc->ncands ? at + MORSEL : pc->ncands;
+        for (size_t i = at; i < end && w->rc == 0; i++)
+            w->rc = try_vertex(&w->x, &w->js, 0, pc->cands[i]);
+    }
+    if (w->rc != 0)
+        atomic_store(&pc->stop, true);
+    return NULL;
+}
+
+/* The threads a count may use: the graph's setting, 0 one per processor. */
+static unsigned query_threads(exec *x)
+{
+    unsigned n = atomic_load(&exec_view(x)->ver->cat->query_threads);
+    if (n == 0) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        n = cpus > 0 ? (unsigned)cpus : 1;
+    }
+    return n > 64 ? 64 : n;
+}
+
+/* Counts the matches from cands[0..n) on `threads` threads (this one
+   among them) into js->pending.  Every match is counted by one worker,
+   so the sum is exactly the one-thread count. */
+static int count_parallel(exec *x, join_state *js, const uint64_t *cands, size_t n,
+                          unsigned threads)
+{
+    /* the statement's clock, read once for every worker */
+    if (!x->clock_read) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        x->clock_sec = (int64_t)ts.tv_sec;
+        x->clock_nsec = (int64_t)ts.tv_nsec;
+        x->clock_read = true;
+    }
+    parallel_count pc = {.js = js, .x = x, .cands = cands, .ncands = n};
+    atomic_init(&pc.next, 0);
+    atomic_init(&pc.stop, false);
+    worker *ws = mem_calloc(x->m, threads * sizeof *ws);
+    if (!ws)
+        return exec_oom(x);
+    unsigned started = 1;
+    for (unsigned t = 0; t < threads; t++)
+        worker_init(&ws[t], &pc);
+    for (; started < threads; started++)
+        if (pthread_create(&ws[started].thread, NULL, worker_run, &ws[started]) != 0)
+            break;   /* fewer threads: the rest is shared by those running */
+    worker_run(&ws[0]);
+    for (unsigned t = 1; t < started; t++)
+        pthread_join(ws[t].thread, NULL);
+    int rc = 0;
+    for (unsigned t = 0; t < started; t++) {
+        if (ws[t].rc != 0 && rc == 0) {
+            rc = -1;
+            if (!x->err.category)
+                x->err = ws[t].x.err;
+        }
+        if (rc == 0 && __builtin_add_overflow(js->pending, ws[t].js.pending, &js->pending))
+            rc = exec_fail(x, NULL, "ArithmeticError", NULL,
+                           "the number of matches does not fit in an integer");
+        worker_fini(&ws[t]);
+    }
+    mem_free(x->m, ws, threads * sizeof *ws);
+    return rc;
+}
+
+/* A count whose first step scans: when the candidates are many and the
+   graph allows threads, they are read into a list and counted in
+   parallel; *done then (the iterator is used up either way, so with few
+   candidates they are counted here on this thread). */
+static int try_parallel(exec *x, join_state *js, bool *done)
+{
+    *done = false;
+    unsigned threads = query_threads(x);
+    if (!js->p->sum_only || js->in_width != 0 || threads < 2 || !js->it ||
+        js->p->steps[0].plan.estimate < PARALLEL_MIN)
+        return 0;
+    *done = true;
+    u64_stack cands = {0};
+    strata_id id;
+    int rc = 0;
+    while (rc == 0 && strata_node_iter_next(js->it, &id))
+        if (u64_stack_push2(x->m, &cands, id, 0) != 0)
+            rc = exec_oom(x);
+    strata_node_iter_free(&js->it);
+    size_t n = cands.n / 2;
+    for (size_t i = 0; i < n && rc == 0; i++)
+        cands.v[i] = cands.v[2 * i];   /* ids only */
+    if (rc == 0)
+        rc = count_parallel(x, js, cands.v, n, threads);
+    u64_stack_free(x->m, &cands);
+    return rc;
 }
 
 int join_open(exec *x, join_plan *p, const scope *sc, stage *s)

@@ -35,7 +35,7 @@ start=$(date +%s.%N)
 "$build/strata" import "$@" "$work/lsqb.db" >/dev/null
 end=$(date +%s.%N)
 awk "BEGIN { printf \"strata import: %.2f s\\n\", $end - $start }"
-"$build/bench/lsqb" "$work/lsqb.db" "$here/queries.cypher" || status=$?
+"$build/bench/lsqb" "$work/lsqb.db" "$here/queries.cypher" --threads "$threads" || status=$?
 if [ -d "$here/node_modules/kuzu" ]; then
     echo "Kuzu 0.11.3, $threads thread(s):"
     node "$here/kuzu.mjs" "$data" "$here/queries.cypher" "$threads"
