@@ -94,8 +94,10 @@ PyObject *py_open(PyObject *self, PyObject *args, PyObject *kw)
             goto fail;
         }
     }
-    run_without_gil(NULL, NULL, do_open, &c);
+    int ran = run_without_gil(NULL, NULL, do_open, &c);
     Py_CLEAR(bytes);
+    if (ran < 0)
+        return NULL;
     if (c.st != STRATA_OK)
         return raise_open_error(&c);
     GraphObject *graph = (GraphObject *)graph_adopt(c.g);
@@ -147,7 +149,8 @@ PyObject *graph_checkpoint(PyObject *o, PyObject *unused)
     if (!self->g)
         return raise_status(STRATA_EINVAL, "the graph is closed");
     checkpoint_call c = { .self = self };
-    run_without_gil(NULL, NULL, do_checkpoint, &c);
+    if (run_without_gil(NULL, NULL, do_checkpoint, &c) < 0)
+        return NULL;
     if (c.st != STRATA_OK)
         return raise_status(c.st, c.err);
     Py_RETURN_NONE;

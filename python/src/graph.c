@@ -66,8 +66,12 @@ static PyObject *run_query(query_call *c, PyObject *graph, PyObject *args, PyObj
     if (collect_params(params, kw, &c->params) < 0)
         return NULL;
     strata_graph *g = graph ? ((GraphObject *)graph)->g : NULL;
-    run_without_gil(g, c->cancel, do_query, c);
+    int ran = run_without_gil(g, c->cancel, do_query, c);
     strata_value_free(&c->params);
+    if (ran < 0) {
+        strata_cancel_free(&c->cancel);
+        return NULL;
+    }
     if (c->st != STRATA_OK || (c->r && strata_result_error(c->r))) {
         raise_query_error(c->r, c->text, c->st == STRATA_OK ? STRATA_EINVAL : c->st, c->err);
         strata_result_free(&c->r);
@@ -199,7 +203,8 @@ static PyObject *graph_txn(PyObject *o, strata_status (*fn)(strata_graph *))
     if (!self->g)
         return closed_error();
     txn_call c = { .self = self, .fn = fn };
-    run_without_gil(self->g, NULL, do_txn, &c);
+    if (run_without_gil(self->g, NULL, do_txn, &c) < 0)
+        return NULL;
     if (c.st != STRATA_OK)
         return raise_status(c.st, c.err);
     Py_RETURN_NONE;
@@ -263,8 +268,10 @@ static PyObject *save_to(strata_graph *g, strata_view *v, PyObject *path)
     if (!PyUnicode_FSConverter(path, &bytes))
         return NULL;
     save_call c = { .g = g, .v = v, .path = PyBytes_AsString(bytes) };
-    run_without_gil(NULL, NULL, do_save, &c);
+    int ran = run_without_gil(NULL, NULL, do_save, &c);
     Py_DECREF(bytes);
+    if (ran < 0)
+        return NULL;
     if (c.st != STRATA_OK)
         return raise_status(c.st, c.err);
     Py_RETURN_NONE;

@@ -215,8 +215,8 @@ PyObject *graph_import_csv(PyObject *graph, PyObject *args)
         .array_delimiter = (char)array_delim, .quote = (char)quote, .skip_bad_rows = skip_bad,
         .on_bad_row = keep_skipped, .ctx = c, .field_max = (size_t)field_max,
     };
-    run_without_gil(self->g, NULL, do_import, c);
-    out = c->st == STRATA_OK ? report_dict(c) : fault_raise(c);
+    if (run_without_gil(self->g, NULL, do_import, c) == 0)
+        out = c->st == STRATA_OK ? report_dict(c) : fault_raise(c);
 done:
     free_strings(ss, n);
     PyMem_Free(src);

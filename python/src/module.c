@@ -124,20 +124,30 @@ static void install_sigint_bridge(void)
     sigaction(SIGINT, &ours, NULL);
 }
 
-void run_without_gil(strata_graph *g, strata_cancel *cancel, engine_call fn, void *arg)
+int run_without_gil(strata_graph *g, strata_cancel *cancel, engine_call fn, void *arg)
 {
     bool on_main = PyThread_get_thread_ident() == main_thread;
-    Py_BEGIN_ALLOW_THREADS
     if (on_main) {
         running_graph = g;
         running_cancel = cancel;
+        /* A SIGINT before the bridge was armed (between two calls, say
+           two rows of a result) only tripped Python's flag, and nothing
+           would stop the call: raise it now instead.  One after arming
+           reaches the engine too. */
+        if (PyErr_CheckSignals() < 0) {
+            running_graph = NULL;
+            running_cancel = NULL;
+            return -1;
+        }
     }
+    Py_BEGIN_ALLOW_THREADS
     fn(arg);
+    Py_END_ALLOW_THREADS
     if (on_main) {
         running_graph = NULL;
         running_cancel = NULL;
     }
-    Py_END_ALLOW_THREADS
+    return 0;
 }
 
 /* ---- module functions ------------------------------------------------ */
@@ -181,8 +191,10 @@ static PyObject *py_load(PyObject *self, PyObject *arg)
     if (!PyUnicode_FSConverter(arg, &bytes))
         return NULL;
     load_call c = { .path = PyBytes_AsString(bytes) };
-    run_without_gil(NULL, NULL, do_load, &c);
+    int ran = run_without_gil(NULL, NULL, do_load, &c);
     Py_DECREF(bytes);
+    if (ran < 0)
+        return NULL;
     if (c.st != STRATA_OK)
         return raise_status(c.st, c.err);
     return graph_adopt(c.g);

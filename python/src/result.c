@@ -88,7 +88,8 @@ static const strata_value *const *fetch(ResultObject *self)
     if (self->done || !self->r)
         return NULL;
     next_call c = { .r = self->r };
-    run_without_gil(graph_of(self), self->cancel, do_next, &c);
+    if (run_without_gil(graph_of(self), self->cancel, do_next, &c) < 0)
+        return NULL;   /* the result stays as it was */
     if (c.got)
         return c.row;
     self->done = true;
@@ -332,7 +333,8 @@ static PyObject *result_columns_raw(PyObject *o, PyObject *unused)
     PyObject *out = NULL;
     while (!self->done && self->r && all_typed(cols, self->ncols)) {
         typed_run t = { .self = self, .cols = cols };
-        run_without_gil(graph_of(self), self->cancel, do_typed_run, &t);
+        if (run_without_gil(graph_of(self), self->cancel, do_typed_run, &t) < 0)
+            goto done;
         if (t.no_memory) {
             PyErr_NoMemory();
             goto done;

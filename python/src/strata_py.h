@@ -94,9 +94,11 @@ PyObject *raise_query_error(strata_result *r, const char *query, strata_status s
                             const char *fallback);
 /* Runs fn(arg) without the GIL; on the main thread a SIGINT meanwhile
    calls strata_interrupt(g) and strata_cancel_request(cancel) (either may
-   be NULL), and Python raises KeyboardInterrupt once the GIL is back. */
+   be NULL), and Python raises KeyboardInterrupt once the GIL is back.
+   -1 without running fn, the exception set, when a signal handler raised
+   before it (a SIGINT that came between two calls). */
 typedef void (*engine_call)(void *arg);
-void run_without_gil(strata_graph *g, strata_cancel *cancel, engine_call fn, void *arg);
+int run_without_gil(strata_graph *g, strata_cancel *cancel, engine_call fn, void *arg);
 
 /* values.c */
 /* A new Python object for v; nodes and relationships read through view
