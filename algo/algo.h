@@ -173,9 +173,12 @@ enum {
                                    whatever the configured direction (an
                                    algorithm that ignores direction and
                                    needs no row of incoming ones: wcc) */
-    CSR_SIMPLE = 1u << 3,       /* undirected, each row sorted, without
-                                   self-loops or repeated neighbours, no
-                                   weights (triangles, k-core) */
+    CSR_SIMPLE = 1u << 3,       /* undirected, without self-loops or
+                                   repeated neighbours, no weights; rows
+                                   not sorted (triangles, k-core) */
+    CSR_COUNTS = 1u << 5,       /* the rows counted, not filled: off only,
+                                   adj and w NULL (degree; not with
+                                   CSR_WEIGHTS, CSR_SIMPLE or CSR_REVERSE) */
 };
 algo_status algo_graph_build(algo_ctx *c, unsigned flags, algo_graph *gr);
 void algo_graph_free(algo_ctx *c, algo_graph *gr);
