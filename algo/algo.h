@@ -10,7 +10,10 @@
  *                and dense neighbour indices, optional weights) over the
  *                selected labels and relationship types; the algorithm
  *                never touches the view again, so its worker threads share
- *                nothing mutable with the engine;
+ *                nothing mutable with the engine.  (Outgoing bfs instead
+ *                reads the view's immutable adjacency blocks in place, on
+ *                the calling thread: it visits each reached node once,
+ *                which a build would do twice for every node);
  *   3. the algorithm (centrality.c, components.c, paths.c, triangles.c,
  *                community.c) runs over the CSR on a worker pool (pool.c)
  *                and fills an algo_table: one row per node it reports.
