@@ -10,7 +10,10 @@
  *                and dense neighbour indices, optional weights) over the
  *                selected labels and relationship types; the algorithm
  *                never touches the view again, so its worker threads share
- *                nothing mutable with the engine;
+ *                nothing mutable with the engine.  (Outgoing bfs instead
+ *                reads the view's immutable adjacency blocks in place, on
+ *                the calling thread: it visits each reached node once,
+ *                which a build would do twice for every node);
  *   3. the algorithm (centrality.c, components.c, paths.c, triangles.c,
  *                community.c) runs over the CSR on a worker pool (pool.c)
  *                and fills an algo_table: one row per node it reports.
@@ -173,9 +176,12 @@ enum {
                                    whatever the configured direction (an
                                    algorithm that ignores direction and
                                    needs no row of incoming ones: wcc) */
-    CSR_SIMPLE = 1u << 3,       /* undirected, each row sorted, without
-                                   self-loops or repeated neighbours, no
-                                   weights (triangles, k-core) */
+    CSR_SIMPLE = 1u << 3,       /* undirected, without self-loops or
+                                   repeated neighbours, no weights; rows
+                                   not sorted (triangles, k-core) */
+    CSR_COUNTS = 1u << 5,       /* the rows counted, not filled: off only,
+                                   adj and w NULL (degree; not with
+                                   CSR_WEIGHTS, CSR_SIMPLE or CSR_REVERSE) */
 };
 algo_status algo_graph_build(algo_ctx *c, unsigned flags, algo_graph *gr);
 void algo_graph_free(algo_ctx *c, algo_graph *gr);

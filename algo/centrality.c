@@ -3,7 +3,9 @@
  *
  * degree       the number of relationships at a node in the configured
  *              direction (BOTH counts a self-loop twice), or the sum of
- *              their weights.  O(n + m), parallel over nodes.
+ *              their weights.  Unweighted, the rows are counted and never
+ *              filled: O(n + segments) when every node is selected, else
+ *              O(n + m).  Parallel over nodes.
  * PageRank     power iteration, pulling over the transpose:
  *                x'(v) = d (sum over u->v of x(u) w(u,v) / W(u)
  *                           + D p(v)) + (1 - d) p(v)
@@ -53,8 +55,12 @@ static void degree_chunk(void *arg, size_t chunk, int worker)
 
 algo_status algo_degree(algo_ctx *c, algo_table *t)
 {
+    /* Without weights (none configured, or a key no relationship has: every
+       weight 1) a degree is a row's length, which the build counts from
+       the adjacency blocks' segment directories without filling a row. */
+    bool weighted = c->cfg->has_weight && c->cfg->weight_known;
     algo_graph gr;
-    if (algo_graph_build(c, CSR_WEIGHTS, &gr) != ALGO_OK)
+    if (algo_graph_build(c, weighted ? CSR_WEIGHTS : CSR_COUNTS, &gr) != ALGO_OK)
         return c->status;
     double *deg = algo_alloc(c, gr.n, sizeof *deg);
     degree_job j = {&gr, deg};

@@ -13,7 +13,11 @@
  *      other end is selected.  Both passes run on the pool by chunks of
  *      nodes, each writing only its own rows, so the result does not depend
  *      on the thread count.  The transpose, when asked, is the same passes
- *      over the other direction's segments;
+ *      over the other direction's segments.  CSR_COUNTS stops after the
+ *      count pass, which reads only the blocks' segment directories when
+ *      every end is selected (all degree needs).  Simple rows drop
+ *      self-loops and repeats as they are filled, with a stamp array per
+ *      worker (n entries each);
  *   4. weights, when asked: read once per relationship in id order, then
  *      gathered into the rows' order.
  * A relationship sits in its start node's out segment and its end node's
@@ -129,9 +133,12 @@ typedef struct row_job {
     const strata_token *types;  /* wanted types; NULL: every type */
     size_t ntypes;
     bool out, in;               /* the directions a row lists */
-    bool simple;                /* rows sorted, without self-loops or repeats */
+    bool simple;                /* rows without self-loops or repeats */
+    bool counts_only;           /* offsets only, no fill */
     uint64_t *off;
     uint32_t *len;              /* simple: each row's length once filled */
+    uint32_t *seen;             /* simple: n per worker; seen[x] == i + 1
+                                   once row i holds x */
     uint32_t *adj;              /* fill */
     uint32_t *rel;              /* fill, weighted: each entry's relationship */
 } row_job;
@@ -164,14 +171,47 @@ static void chunk_range(const row_job *j, size_t chunk, size_t *lo, size_t *hi)
 
 /* Blocks sit wherever the allocator put them, so the first touch of each
    missed the cache (and the TLB): half the time of a build over 1M nodes.
-   Asking for the block PREFETCH_AHEAD nodes on overlaps those misses. */
-#define PREFETCH_AHEAD 8
+   A pass over a chunk first looks up its nodes' blocks (the slot vector's
+   leaves are read in order), then asks for the block PREFETCH_AHEAD nodes
+   on while it reads one, which overlaps those misses.  16: with the
+   lookups done first a prefetch is one load, so it can run further ahead
+   than the 8 it had when each one walked the slot vector (not tuned
+   further). */
+#define PREFETCH_AHEAD 16
 
-static inline const adj_block *block_at(const row_job *j, size_t i, size_t hi)
+static void chunk_blocks(const row_job *j, size_t lo, size_t hi, const adj_block **blocks)
 {
-    if (i + PREFETCH_AHEAD < hi)
-        __builtin_prefetch(view_node_adj(j->view, j->ids[i + PREFETCH_AHEAD]));
-    return view_node_adj(j->view, j->ids[i]);
+    for (size_t i = lo; i < hi; i++)
+        blocks[i - lo] = view_node_adj(j->view, j->ids[i]);
+}
+
+static inline const adj_block *block_at(const adj_block *const *blocks, size_t k, size_t n)
+{
+    if (k + PREFETCH_AHEAD < n && blocks[k + PREFETCH_AHEAD])
+        __builtin_prefetch(blocks[k + PREFETCH_AHEAD]);
+    return blocks[k];
+}
+
+/* The entries of b that row i lists: only block headers are read when
+   every end is selected. */
+static uint64_t row_length(const row_job *j, const adj_block *b)
+{
+    if (j->every_end && j->out && j->in && !j->types)
+        return adj_len(b);   /* every segment */
+    uint64_t len = 0;
+    for (uint32_t s = 0; s < adj_nsegments(b); s++) {
+        int dir;
+        uint32_t type, cnt;
+        const adj_entry *e = adj_segment_at(b, s, &dir, &type, &cnt);
+        if (!segment_wanted(j, dir, type))
+            continue;
+        if (j->every_end)
+            len += cnt;   /* no entry to read */
+        else
+            for (uint32_t k = 0; k < cnt; k++)
+                len += dense_index(j, e[k].other) != UINT32_MAX;
+    }
+    return len;
 }
 
 static void count_chunk(void *arg, size_t chunk, int worker)
@@ -180,23 +220,10 @@ static void count_chunk(void *arg, size_t chunk, int worker)
     const row_job *j = arg;
     size_t lo, hi;
     chunk_range(j, chunk, &lo, &hi);
-    for (size_t i = lo; i < hi; i++) {
-        const adj_block *b = block_at(j, i, hi);
-        uint64_t len = 0;
-        for (uint32_t s = 0; s < adj_nsegments(b); s++) {
-            int dir;
-            uint32_t type, cnt;
-            const adj_entry *e = adj_segment_at(b, s, &dir, &type, &cnt);
-            if (!segment_wanted(j, dir, type))
-                continue;
-            if (j->every_end)
-                len += cnt;   /* no entry to read */
-            else
-                for (uint32_t k = 0; k < cnt; k++)
-                    len += dense_index(j, e[k].other) != UINT32_MAX;
-        }
-        j->off[i + 1] = len;
-    }
+    const adj_block *blocks[ALGO_CHUNK];
+    chunk_blocks(j, lo, hi, blocks);
+    for (size_t i = lo; i < hi; i++)
+        j->off[i + 1] = row_length(j, block_at(blocks, i - lo, hi - lo));
 }
 
 /* Copies node i's entries of the wanted segments of direction dir to the
@@ -291,6 +318,32 @@ static void reverse_entries(uint32_t *adj, uint32_t *rel, uint64_t lo, uint64_t 
         entry_swap(adj, rel, lo++, --hi);
 }
 
+/* Simple row i: its distinct neighbours other than i, in the order the
+   block lists them (in segments first, then out), each kept where first
+   met.  A neighbour is a repeat when seen[] already holds row i's stamp:
+   no sort, and seen[] never needs clearing between rows.  (Sorting each
+   row to find its repeats was most of k-core's build.) */
+static void fill_simple_row(const row_job *j, const adj_block *b, uint32_t i, uint32_t *seen)
+{
+    uint64_t start = j->off[i], at = start;
+    for (int dir = ADJ_IN; dir >= ADJ_OUT; dir--)
+        for (uint32_t s = 0; s < adj_nsegments(b); s++) {
+            int d;
+            uint32_t type, cnt;
+            const adj_entry *e = adj_segment_at(b, s, &d, &type, &cnt);
+            if (d != dir || !segment_wanted(j, d, type))
+                continue;
+            for (uint32_t k = 0; k < cnt; k++) {
+                uint32_t x = dense_index(j, e[k].other);
+                if (x == UINT32_MAX || x == i || seen[x] == i + 1)
+                    continue;
+                seen[x] = i + 1;
+                j->adj[at++] = x;
+            }
+        }
+    j->len[i] = (uint32_t)(at - start);
+}
+
 /* Row i in the order a counting sort of the relationships by start node
    gave (the order every earlier build had, which seeded runs depend on):
    the out entries as stored; the in entries by their start node (then by
@@ -299,16 +352,6 @@ static void reverse_entries(uint32_t *adj, uint32_t *rel, uint64_t lo, uint64_t 
 static void fill_row(const row_job *j, const adj_block *b, uint32_t i)
 {
     uint64_t start = j->off[i];
-    if (j->simple) {
-        uint64_t end = copy_direction(j, b, i, ADJ_OUT, copy_direction(j, b, i, ADJ_IN, start));
-        sort_entries(j->adj + start, NULL, end - start);
-        uint64_t kept = start;
-        for (uint64_t k = start; k < end; k++)
-            if (j->adj[k] != i && (kept == start || j->adj[kept - 1] != j->adj[k]))
-                j->adj[kept++] = j->adj[k];
-        j->len[i] = (uint32_t)(kept - start);
-        return;
-    }
     if (!j->in) {
         copy_direction(j, b, i, ADJ_OUT, start);
         return;
@@ -333,12 +376,19 @@ static void fill_row(const row_job *j, const adj_block *b, uint32_t i)
 
 static void fill_chunk(void *arg, size_t chunk, int worker)
 {
-    (void)worker;
     const row_job *j = arg;
     size_t lo, hi;
     chunk_range(j, chunk, &lo, &hi);
-    for (size_t i = lo; i < hi; i++)
-        fill_row(j, block_at(j, i, hi), (uint32_t)i);
+    const adj_block *blocks[ALGO_CHUNK];
+    chunk_blocks(j, lo, hi, blocks);
+    uint32_t *seen = j->seen ? j->seen + (size_t)worker * j->n : NULL;
+    for (size_t i = lo; i < hi; i++) {
+        const adj_block *b = block_at(blocks, i - lo, hi - lo);
+        if (seen)
+            fill_simple_row(j, b, (uint32_t)i, seen);
+        else
+            fill_row(j, b, (uint32_t)i);
+    }
 }
 
 /* Simple rows: each moved down to follow the one before, in one
@@ -378,11 +428,19 @@ static algo_status build_rows(algo_ctx *c, row_job *j, uint64_t **off_out, uint3
     for (size_t i = 0; i < j->n; i++)
         j->off[i + 1] += j->off[i];
     *m = j->off[j->n];
+    if (j->counts_only) {
+        *off_out = j->off;
+        return ALGO_OK;
+    }
     j->adj = algo_alloc(c, *m, sizeof *j->adj);
     j->rel = j->adj && rel_out ? algo_alloc(c, *m, sizeof *j->rel) : NULL;
     j->len = j->adj && j->simple ? algo_alloc(c, j->n, sizeof *j->len) : NULL;
+    size_t nseen = j->simple ? (size_t)algo_pool_threads(c->pool) * j->n : 0;
+    j->seen = j->len && nseen ? algo_calloc(c, nseen, sizeof *j->seen) : NULL;
     bool ok = j->adj && (!rel_out || j->rel) && (!j->simple || j->len) &&
-              algo_parallel(c, algo_nchunks(j->n), fill_chunk, j) == ALGO_OK;
+              (!nseen || j->seen) && algo_parallel(c, algo_nchunks(j->n), fill_chunk, j) == ALGO_OK;
+    algo_free(c, j->seen, nseen, sizeof *j->seen);
+    j->seen = NULL;
     if (!ok) {
         algo_free(c, j->off, j->n + 1, sizeof *j->off);
         algo_free(c, j->adj, *m, sizeof *j->adj);
@@ -509,6 +567,7 @@ algo_status algo_graph_build(algo_ctx *c, unsigned flags, algo_graph *gr)
         /* types named but none interned: no type is wanted */
         .types = cfg->types_given ? cfg->types : NULL, .ntypes = cfg->ntypes,
         .out = both || !in, .in = both || in, .simple = simple,
+        .counts_only = (flags & CSR_COUNTS) != 0,
     };
     uint32_t *rel = NULL, *rev_rel = NULL;
     uint64_t rev_m = 0;

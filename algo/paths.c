@@ -3,7 +3,13 @@
  *
  * bfs       hops from the source to every node it reaches in the
  *           configured direction, one row per reached node in the order
- *           reached.  O(n + m).
+ *           reached.  O(n + m).  Outgoing (the default) it reads each
+ *           reached node's adjacency block in place instead of building
+ *           rows: one pass over the reached part of the graph instead of
+ *           two over all of it and a third over the rows, in the same
+ *           order (a row lists a block's out segments as they are
+ *           stored).  IN and BOTH build rows, whose order (in entries by
+ *           start node) the blocks do not have.
  * dijkstra  weighted distances from the source (weights from the
  *           `weight` property, 1 where a relationship has none; a
  *           negative weight is an ArgumentError), one row per reached node
@@ -13,8 +19,10 @@
  *           reachable).  A binary heap with lazy deletion: O((n + m) log m).
  */
 #include <math.h>
+#include <string.h>
 
 #include "algo/algo.h"
+#include "core/view_bulk.h"   /* adjacency blocks, read in place */
 
 static algo_status source_index(algo_ctx *c, const algo_graph *gr, strata_id id, const char *key,
                                 uint32_t *out)
@@ -27,8 +35,134 @@ static algo_status source_index(algo_ctx *c, const algo_graph *gr, strata_id id,
     return ALGO_OK;
 }
 
+/* ---- bfs over the view's blocks (OUT) ---- */
+
+/* selected[id] for ids below bound when labels are configured; NULL (every
+   live node) otherwise. */
+static algo_status select_ids(algo_ctx *c, uint64_t bound, uint8_t **selected)
+{
+    *selected = NULL;
+    if (!c->cfg->labels_given)
+        return ALGO_OK;
+    if (!(*selected = algo_calloc(c, bound, 1)))
+        return c->status;
+    for (size_t l = 0; l < c->cfg->nlabels; l++) {
+        strata_node_iter *it;
+        strata_status st = strata_nodes_by_label(c->view, c->cfg->labels[l], &it);
+        if (st == STRATA_ENOTFOUND)
+            continue;
+        if (st != STRATA_OK)
+            return algo_oom(c);
+        strata_id id;
+        while (strata_node_iter_next(it, &id))
+            (*selected)[id] = 1;
+        strata_node_iter_free(&it);
+    }
+    return ALGO_OK;
+}
+
+static bool type_wanted(const algo_config *cfg, uint32_t type)
+{
+    if (!cfg->types_given)
+        return true;
+    for (size_t t = 0; t < cfg->ntypes; t++)
+        if (cfg->types[t] == type)
+            return true;
+    return false;   /* types named but none interned: none wanted */
+}
+
+/* Blocks of the queued nodes are looked up and prefetched BFS_AHEAD
+   places before they are read (a power of two: the ring's size). */
+#define BFS_AHEAD 16
+
+typedef struct bfs_state {
+    strata_view *view;
+    const algo_config *cfg;
+    const uint8_t *selected;  /* or NULL */
+    uint32_t *dist;           /* by id; UINT32_MAX: not reached (hops are
+                                 below the node count, below ids' bound) */
+    uint32_t *queue;          /* ids, in the order reached */
+    size_t head, tail, looked;
+    const adj_block *ring[BFS_AHEAD];
+} bfs_state;
+
+/* The block of queue[head], after looking up (and prefetching) the blocks
+   of the queued nodes up to BFS_AHEAD places on. */
+static const adj_block *bfs_next_block(bfs_state *b)
+{
+    for (; b->looked < b->tail && b->looked < b->head + BFS_AHEAD; b->looked++) {
+        const adj_block *blk = view_node_adj(b->view, b->queue[b->looked]);
+        if (blk)
+            __builtin_prefetch(blk);
+        b->ring[b->looked % BFS_AHEAD] = blk;
+    }
+    return b->ring[b->head % BFS_AHEAD];
+}
+
+static void bfs_expand(bfs_state *b, const adj_block *blk, uint32_t next)
+{
+    for (uint32_t s = 0; s < adj_nsegments(blk); s++) {
+        int dir;
+        uint32_t type, cnt;
+        const adj_entry *e = adj_segment_at(blk, s, &dir, &type, &cnt);
+        if (dir != ADJ_OUT || !type_wanted(b->cfg, type))
+            continue;
+        for (uint32_t k = 0; k < cnt; k++) {
+            uint32_t x = e[k].other;
+            if (b->dist[x] == UINT32_MAX && (!b->selected || b->selected[x])) {
+                b->dist[x] = next;
+                b->queue[b->tail++] = x;
+            }
+        }
+    }
+}
+
+static algo_status bfs_blocks(algo_ctx *c, algo_table *t)
+{
+    uint64_t bound = view_node_bound(c->view);
+    strata_id source = c->cfg->sources[0];
+    bfs_state b = {.view = c->view, .cfg = c->cfg};
+    uint8_t *selected = NULL;
+    size_t rows = 0;
+    if (select_ids(c, bound, &selected) == ALGO_OK) {
+        b.selected = selected;
+        if (selected && !selected[source])
+            algo_fail(c, ALGO_ARGUMENT, "source: node %llu is not among the selected labels",
+                      (unsigned long long)source);
+        else if ((b.dist = algo_alloc(c, bound, sizeof *b.dist)) &&
+                 (b.queue = algo_alloc(c, bound, sizeof *b.queue))) {
+            memset(b.dist, 0xff, bound * sizeof *b.dist);   /* UINT32_MAX */
+            b.dist[source] = 0;
+            b.queue[b.tail++] = (uint32_t)source;
+            while (b.head < b.tail && c->status == ALGO_OK) {
+                const adj_block *blk = bfs_next_block(&b);
+                uint32_t v = b.queue[b.head++];
+                if (blk)
+                    bfs_expand(&b, blk, b.dist[v] + 1);
+                if (b.head % ALGO_INTERRUPT_STRIDE == 0)
+                    algo_check_interrupt(c);
+            }
+            rows = b.tail;
+        }
+    }
+    /* rows in the order reached, sized to them */
+    if (c->status == ALGO_OK && algo_table_init(c, t, 1, rows) == ALGO_OK)
+        for (size_t i = 0; i < rows; i++) {
+            double d = b.dist[b.queue[i]];
+            algo_table_push(c, t, b.queue[i], &d);
+        }
+    algo_free(c, b.queue, bound, sizeof *b.queue);
+    algo_free(c, b.dist, bound, sizeof *b.dist);
+    algo_free(c, selected, bound, 1);
+    return c->status;
+}
+
+/* ---- bfs over built rows (IN, BOTH) ---- */
+
 algo_status algo_bfs(algo_ctx *c, algo_table *t)
 {
+    if (c->cfg->direction == STRATA_OUT)
+        return bfs_blocks(c, t);
     algo_graph gr;
     if (algo_graph_build(c, 0, &gr) != ALGO_OK)
         return c->status;

@@ -20,7 +20,7 @@
 
 typedef struct triangle_job {
     const uint64_t *off;     /* each node's neighbours of higher rank, */
-    const uint32_t *adj;     /* sorted by index */
+    const uint32_t *adj;     /* in any order */
     size_t n;
     uint64_t *count;         /* per node, incremented atomically */
     uint8_t *marks;          /* n per worker, all clear between nodes */

@@ -3,6 +3,7 @@
  * forked child so its peak resident size is its own.
  *
  *   algo [--nodes N] [--rels M] [--threads T,...] [--edges FILE] [--only NAME,...]
+ *        [--repeat K]
  *
  * The graph: N nodes, M relationships of one type with an integer weight
  * `w` in 1..9; starts uniform, ends skewed (end = N * u^2), so a few nodes
@@ -10,7 +11,10 @@
  * (binary: uint32 start, uint32 end, float weight) for bench/algo_igraph.py,
  * which runs igraph on them in the same session (bench/algo.sh).
  *
- * Output, one line per algorithm and thread count:
+ * --repeat runs each algorithm K times (each in its own child), for
+ * comparing changes on one generated graph.
+ *
+ * Output, one line per algorithm, thread count and repetition:
  *   strata ALGO THREADS MS PEAK_MIB CPU_MS
  * PEAK_MIB: the child's peak resident size above its size at the start of
  * the run (the graph itself excluded).  CPU_MS: the processor time of all
@@ -177,6 +181,7 @@ int main(int argc, char **argv)
 {
     uint64_t n = 100000, m = 1000000;
     const char *threads_list = "1,2", *edges = NULL, *only = NULL;
+    int repeat = 1;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "--nodes") == 0)
             n = strtoull(argv[i + 1], NULL, 10);
@@ -188,9 +193,11 @@ int main(int argc, char **argv)
             edges = argv[i + 1];
         else if (strcmp(argv[i], "--only") == 0)
             only = argv[i + 1];
+        else if (strcmp(argv[i], "--repeat") == 0)
+            repeat = atoi(argv[i + 1]);
         else {
             fprintf(stderr, "usage: algo [--nodes N] [--rels M] [--threads T,...] "
-                            "[--edges FILE] [--only NAME,...]\n");
+                            "[--edges FILE] [--only NAME,...] [--repeat K]\n");
             return 2;
         }
     }
@@ -208,13 +215,15 @@ int main(int argc, char **argv)
             continue;   /* closeness is O(n m): only when asked */
         for (const char *t = threads_list; *t;) {
             int threads = atoi(t);
-            pid_t pid = fork();
-            if (pid == 0)
-                run_child(v, name, threads);
-            int status;
-            waitpid(pid, &status, 0);
-            if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-                fprintf(stderr, "algo: %s on %d threads failed\n", name, threads);
+            for (int r = 0; r < repeat; r++) {
+                pid_t pid = fork();
+                if (pid == 0)
+                    run_child(v, name, threads);
+                int status;
+                waitpid(pid, &status, 0);
+                if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+                    fprintf(stderr, "algo: %s on %d threads failed\n", name, threads);
+            }
             const char *comma = strchr(t, ',');
             t = comma ? comma + 1 : t + strlen(t);
         }

@@ -6,6 +6,45 @@
 #ifdef STRATA_JEMALLOC
 #include <jemalloc/jemalloc.h>
 #include <pthread.h>
+#include <sys/mman.h>
+
+/* Huge pages, when the environment has STRATA_HUGE_PAGES=1 at the first
+   context's creation: every context's arena then advises the kernel to back
+   its memory with transparent huge pages (MADV_HUGEPAGE on each extent the
+   arena maps; nothing else of jemalloc's changes).  A graph's adjacency
+   blocks and slots are spread over hundreds of megabytes, so a pass over
+   every node (an algorithm's adjacency build, degree) walks the page
+   tables once per node with 4 KiB pages: with 2 MiB pages degree over 1M
+   nodes took half the time (docs/BENCHMARKS.md, "Algorithms").  Off by
+   default: a page fault then clears 2 MiB, and resident memory grows by
+   huge pages, which a write under a held view would pay (W1). */
+static pthread_once_t huge_once = PTHREAD_ONCE_INIT;
+static extent_hooks_t *default_hooks;   /* jemalloc's own, read once */
+static extent_hooks_t huge_hooks;       /* the same, but alloc advises */
+static int huge_pages;
+
+static void *huge_alloc(extent_hooks_t *hooks, void *new_addr, size_t size, size_t alignment,
+                        bool *zero, bool *commit, unsigned arena_ind)
+{
+    (void)hooks;
+    void *p = default_hooks->alloc(default_hooks, new_addr, size, alignment, zero, commit,
+                                   arena_ind);
+    if (p)
+        (void)madvise(p, size, MADV_HUGEPAGE);   /* advice: refused, nothing changes */
+    return p;
+}
+
+static void huge_init(void)
+{
+    const char *on = getenv("STRATA_HUGE_PAGES");
+    size_t sz = sizeof default_hooks;
+    if (!on || strcmp(on, "1") != 0 ||
+        mallctl("arena.0.extent_hooks", &default_hooks, &sz, NULL, 0) != 0)
+        return;
+    huge_hooks = *default_hooks;
+    huge_hooks.alloc = huge_alloc;
+    huge_pages = 1;
+}
 
 /* Arenas are recycled, not destroyed: a thread cache may still hold blocks
    of an arena whose context is gone (a reader thread freed them), and
@@ -25,7 +64,10 @@ static int arena_get(unsigned *arena)
         *arena = recycled[--nrecycled];
     } else {
         size_t sz = sizeof *arena;
-        rc = mallctl("arenas.create", arena, &sz, NULL, 0);
+        extent_hooks_t *hooks = &huge_hooks;
+        pthread_once(&huge_once, huge_init);
+        rc = huge_pages ? mallctl("arenas.create", arena, &sz, &hooks, sizeof hooks)
+                        : mallctl("arenas.create", arena, &sz, NULL, 0);
     }
     pthread_mutex_unlock(&arena_lock);
     return rc;
@@ -146,6 +188,16 @@ static void raw_free(mem_ctx *m, void *p, size_t size)
 }
 
 mem_ctx *mem_scratch(void) { return &scratch_ctx; }
+
+int mem_huge_pages(void)
+{
+#ifdef STRATA_JEMALLOC
+    pthread_once(&huge_once, huge_init);
+    return huge_pages;
+#else
+    return 0;
+#endif
+}
 
 mem_ctx *mem_ctx_new(void)
 {

@@ -41,6 +41,12 @@ mem_ctx *mem_scratch(void);
 /* Bytes currently allocated from m. */
 size_t mem_ctx_bytes(const mem_ctx *m);
 
+/* Whether contexts' arenas advise the kernel to use transparent huge pages:
+   set by STRATA_HUGE_PAGES=1 in the environment, read once at the first
+   context (or this call); jemalloc builds only, off by default
+   (storage/mem.c says why). */
+int mem_huge_pages(void);
+
 /* NULL on failure (or injected failure).  size 0 is treated as 1. */
 void *mem_alloc(mem_ctx *m, size_t size);
 void *mem_calloc(mem_ctx *m, size_t size);
