@@ -900,9 +900,11 @@ static strata_status scan_segment(opener *o, strata_graph *g, uint64_t first, ui
         sc->last_seq = seq++;
     }
     sc->bad_off = sc->valid_end;
-    sc->data_end = len;
-    while (sc->data_end > sc->valid_end && buf[sc->data_end - 1] == 0)
-        sc->data_end--;
+    if (sc->corrupt) {   /* what truncate_corrupt would cut */
+        sc->data_end = len;
+        while (sc->data_end > sc->valid_end && buf[sc->data_end - 1] == 0)
+            sc->data_end--;
+    }
 done:
     if (buf)
         mem_free(mem_scratch(), buf, len ? len : 1);

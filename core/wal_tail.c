@@ -98,10 +98,21 @@ static size_t synced_record_after(const unsigned char *buf, size_t len, size_t o
     return 0;
 }
 
-/* One past the last non-zero byte of buf[off, len), or off. */
+/* One past the last non-zero byte of buf[off, len), or off.  By words:
+   the zero tail is most of a preallocated segment (a byte loop over it
+   was 9% of the time opening a log of a million records, by perf). */
 static size_t nonzero_end(const unsigned char *buf, size_t len, size_t off)
 {
     size_t end = len;
+    while (end > off && end % sizeof(uint64_t) && buf[end - 1] == 0)
+        end--;
+    while (end >= off + sizeof(uint64_t)) {
+        uint64_t word;
+        memcpy(&word, buf + end - sizeof word, sizeof word);
+        if (word)
+            break;
+        end -= sizeof word;
+    }
     while (end > off && buf[end - 1] == 0)
         end--;
     return end;

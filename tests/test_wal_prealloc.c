@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -205,6 +206,32 @@ static void test_commits_keep_size(void **state)
     wal_rmtree(dir);
 }
 
+/* The rule on bytes alone: any one non-zero byte after the records, at
+   any offset and alignment, is not the end; zeros to the end are, and a
+   lone byte there is a torn tail ending just past it (a header that never
+   arrived whole). */
+static void test_classify_single_bytes(void **state)
+{
+    (void)state;
+    unsigned char buf[200];
+    for (size_t len = 150; len < 160; len++) {
+        for (size_t off = 24; off < 40; off++) {
+            memset(buf, 0, sizeof buf);
+            wal_end e;
+            waltail_classify(buf, len, off, 7, &e);
+            assert_int_equal(e.kind, WAL_END_CLEAN);
+            for (size_t at = off; at < len; at++) {
+                memset(buf, 0, sizeof buf);
+                buf[at] = 0x5a;
+                waltail_classify(buf, len, off, 7, &e);
+                assert_int_not_equal(e.kind, WAL_END_CLEAN);
+                if (e.kind == WAL_END_TORN)
+                    assert_true(e.tail_end == at + 1 || e.tail_end == len);
+            }
+        }
+    }
+}
+
 /* ---- torn or damaged ---------------------------------------------------------------- */
 
 /* A record of several sectors (a 3000-byte string) whose later sectors
@@ -379,6 +406,52 @@ static void test_stray_bytes_after_zero_tail(void **state)
     assert_true(rep.torn_bytes > 0);
     assert_int_equal(strata_close(&g), STRATA_OK);
     free(f.p);
+    wal_rmtree(dir);
+}
+
+/* Each record's lag says how far behind the disk was: 1 under sync full
+   (every earlier record synced); under sync normal 1 again once the
+   background sync has run (a second later), more before it; under sync
+   off the records since opening. */
+static void test_lag_by_sync_mode(void **state)
+{
+    (void)state;
+    char dir[256];
+    assert_int_equal(wal_tmpdir(dir, sizeof dir), 0);
+    strata_sync modes[] = { STRATA_SYNC_FULL, STRATA_SYNC_NORMAL, STRATA_SYNC_OFF };
+    for (int m = 0; m < 3; m++) {
+        char db[300], seg[400];
+        snprintf(db, sizeof db, "%s/db%d", dir, m);
+        strata_graph *g = NULL;
+        strata_open_options o = { .sync = modes[m] };
+        wal_open_ok(db, &o, &g);
+        strata_id n;
+        for (int i = 0; i < 3; i++)
+            assert_int_equal(strata_node_create(g, NULL, 0, &n), STRATA_OK);
+        if (modes[m] == STRATA_SYNC_NORMAL) {
+            struct timespec second = { 1, 0 };
+            nanosleep(&second, NULL);
+        }
+        assert_int_equal(strata_node_create(g, NULL, 0, &n), STRATA_OK);
+        assert_int_equal(strata_close(&g), STRATA_OK);
+        wal_segment_path(db, seg, sizeof seg);
+        seg_file f = seg_read(seg);
+        size_t offs[8];
+        assert_int_equal(seg_records(&f, offs, 7), 4);
+        uint64_t lags[4];
+        for (int i = 0; i < 4; i++)
+            lags[i] = wal_le(f.p + offs[i] + 12, 4);
+        free(f.p);
+        assert_int_equal(lags[0], 1);   /* nothing before it */
+        if (modes[m] == STRATA_SYNC_FULL) {
+            assert_true(lags[1] == 1 && lags[2] == 1 && lags[3] == 1);
+        } else if (modes[m] == STRATA_SYNC_NORMAL) {
+            assert_true(lags[1] >= 1 && lags[1] <= 2 && lags[2] >= 1 && lags[2] <= 3);
+            assert_int_equal(lags[3], 1);
+        } else {
+            assert_true(lags[1] == 2 && lags[2] == 3 && lags[3] == 4);
+        }
+    }
     wal_rmtree(dir);
 }
 
@@ -569,9 +642,11 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_zero_one_many_records),
         cmocka_unit_test(test_commits_keep_size),
+        cmocka_unit_test(test_classify_single_bytes),
         cmocka_unit_test(test_torn_record_then_zeros),
         cmocka_unit_test(test_damage_then_records),
         cmocka_unit_test(test_stray_bytes_after_zero_tail),
+        cmocka_unit_test(test_lag_by_sync_mode),
         cmocka_unit_test(test_old_log),
         cmocka_unit_test(test_prealloc_faults),
     };
