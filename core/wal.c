@@ -965,6 +965,21 @@ static strata_status open_for_append(opener *o, uint64_t first, int *seg_fd)
     return s;
 }
 
+static strata_status sync_segment(opener *o, uint64_t first)
+{
+    char *p = seg_path(o->dir, first);
+    if (!p)
+        return open_fail(o, STRATA_ENOMEM, "out of memory");
+    int fd = open(p, O_WRONLY | O_CLOEXEC);
+    int rc = fd < 0 ? errno : io_sync(fd);
+    if (fd >= 0)
+        close(fd);
+    strata_status s = rc ? open_fail(o, STRATA_EIO, "%s: syncing: %s", p, strerror(rc))
+                         : STRATA_OK;
+    path_free(p);
+    return s;
+}
+
 /* Loads the snapshot and replays the segments; leaves the last segment
    for appending at *seg_size. */
 static strata_status recover(opener *o, strata_graph **gp, uint64_t *next_seq, int *seg_fd,
@@ -1077,7 +1092,12 @@ static strata_status recover(opener *o, strata_graph **gp, uint64_t *next_seq, i
     } else {
         /* No segment, or a version-1 one: new commits go to a new,
            preallocated segment (which replaces a version-1 segment left
-           without records, since it takes the same name). */
+           without records, since it takes the same name).  The old one is
+           synced first: the records recovered from it must be on the disk
+           before new records say they are. */
+        if (o->nsegs > from && kept_end > SEG_HEADER &&
+            (s = sync_segment(o, o->segs[o->nsegs - 1])) != STRATA_OK)
+            goto fail;
         int fd = seg_create(o->dir, last + 1, o->prealloc);
         if (fd < 0) {
             s = open_fail(o, STRATA_EIO, "%s: creating a log segment: %s", o->dir,
