@@ -697,6 +697,25 @@ static strata_status scan_dir(opener *o)
     return s;
 }
 
+/* Where the data of a file of size bytes ends: past it only holes, which
+   read as zeros.  A preallocated segment's space never written is one to
+   the file systems that track it (ext4, XFS, tmpfs), so opening reads the
+   records, not 64 MiB of zeros; where holes cannot be told, the size. */
+static size_t data_end_of(int fd, size_t size)
+{
+    off_t pos = 0, end = 0;
+    for (;;) {
+        off_t data = lseek(fd, pos, SEEK_DATA);
+        if (data < 0)
+            return errno == ENXIO ? (size_t)end : size;
+        off_t hole = lseek(fd, data, SEEK_HOLE);
+        if (hole < 0 || (size_t)hole >= size)
+            return size;
+        end = pos = hole;
+    }
+}
+
+/* Reads a file up to where its data ends (the rest is zeros): *len bytes. */
 static int read_file(const char *path, unsigned char **out, size_t *len)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -708,7 +727,7 @@ static int read_file(const char *path, unsigned char **out, size_t *len)
         close(fd);
         return e;
     }
-    size_t n = (size_t)st.st_size;
+    size_t n = data_end_of(fd, (size_t)st.st_size);
     unsigned char *p = mem_alloc(mem_scratch(), n ? n : 1);
     if (!p) {
         close(fd);
@@ -716,7 +735,7 @@ static int read_file(const char *path, unsigned char **out, size_t *len)
     }
     size_t got = 0;
     while (got < n) {
-        ssize_t k = read(fd, p + got, n - got);
+        ssize_t k = pread(fd, p + got, n - got, (off_t)got);
         if (k < 0 && errno == EINTR)
             continue;
         if (k <= 0) {
