@@ -455,6 +455,53 @@ static void test_lag_by_sync_mode(void **state)
     wal_rmtree(dir);
 }
 
+/* A segment that is not the last ends in zeros after its records (a
+   checkpoint synced it before starting the next): that opens; anything
+   else there, even what would be a torn tail in the last, is damage. */
+static void test_segment_before_the_last(void **state)
+{
+    (void)state;
+    char dir[256], db[300], copy[300], first[400];
+    assert_int_equal(wal_tmpdir(dir, sizeof dir), 0);
+    snprintf(db, sizeof db, "%s/db", dir);
+    snprintf(copy, sizeof copy, "%s/copy", dir);
+    commit_nodes(db, STRATA_SYNC_FULL, 3, NULL);
+    snprintf(first, sizeof first, "%s/wal-0000000000000001.log", db);
+    strata_graph *g = NULL;
+    wal_open_ok(db, NULL, &g);
+    wal_checkpoint_stop_after(1);   /* as a crash would: both segments stay */
+    assert_int_equal(strata_checkpoint(g), STRATA_OK);
+    wal_checkpoint_stop_after(0);
+    strata_id n;
+    assert_int_equal(strata_node_create(g, NULL, 0, &n), STRATA_OK);
+    assert_int_equal(strata_close(&g), STRATA_OK);
+    assert_int_equal(wal_count_files(db, "wal-"), 2);
+    strata_open_report rep;
+    char err[512];
+    assert_int_equal(open_report(db, &rep, err, sizeof err, false, &g), STRATA_OK);
+    assert_int_equal(node_count(g), 4);
+    assert_int_equal(rep.torn_bytes, 0);
+    assert_int_equal(strata_close(&g), STRATA_OK);
+    for (int how = 0; how < 2; how++) {
+        wal_copytree(db, copy);
+        char seg[400];
+        snprintf(seg, sizeof seg, "%s/wal-0000000000000001.log", copy);
+        seg_file f = seg_read(seg);
+        size_t offs[8];
+        assert_int_equal(seg_records(&f, offs, 7), 3);
+        if (how == 0)   /* its last record's header never arrived: torn in a last segment */
+            memset(f.p + offs[2], 0, WAL_REC_HEADER);
+        else   /* a stray byte in the zeros */
+            f.p[offs[3] + 700] = 1;
+        seg_write(seg, &f);
+        free(f.p);
+        assert_int_equal(open_report(copy, &rep, err, sizeof err, false, &g), STRATA_ECORRUPT);
+        assert_non_null(strstr(err, "wal-0000000000000001.log at byte"));
+        wal_rmtree(copy);
+    }
+    wal_rmtree(dir);
+}
+
 /* ---- an old log ------------------------------------------------------------------- */
 
 /* Writes a version-1 segment (20-byte record headers, no preallocation)
@@ -652,6 +699,7 @@ int main(void)
         cmocka_unit_test(test_damage_then_records),
         cmocka_unit_test(test_stray_bytes_after_zero_tail),
         cmocka_unit_test(test_lag_by_sync_mode),
+        cmocka_unit_test(test_segment_before_the_last),
         cmocka_unit_test(test_old_log),
         cmocka_unit_test(test_prealloc_faults),
     };
