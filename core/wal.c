@@ -9,10 +9,22 @@
  *   snapshot-<S>            the graph after record S (strata_save's file)
  *   wal-<F>.log             a segment: records F, F+1, ... (hex, 16 digits)
  *
+ * Segments are preallocated: created at their full size (zeros), so that
+ * an append overwrites zeros and its fdatasync journals no new file size
+ * (docs/BENCHMARKS.md, "Durable commits").  Invariants:
+ *   1. Past seg_size the segment holds zeros, except for a record being
+ *      written and, after a failed append, what it left (tail_dirty):
+ *      cut before anything else is written.
+ *   2. alloc_end is the file's size; seg_size <= alloc_end.
+ *   3. Every record up to synced_seq is on the disk; each record's header
+ *      says how far behind that was (its lag), which recovery needs to tell
+ *      damage from unsynced writes (core/wal_tail.c).
+ *
  * States and the function that moves between them:
  *   closed -> open          strata_open: lock, load the newest snapshot,
  *                           replay every later record, cut a torn tail,
- *                           open the last segment for appending.
+ *                           open the last segment for appending (a
+ *                           version-1 one: start a new segment instead).
  *   open -> open            wal_commit: one record appended (and fsynced
  *                           under sync full).
  *   open -> checkpointing   strata_checkpoint: (1) under the log's mutex,
@@ -43,12 +55,21 @@
 #include "core/persist_codec.h"
 
 #define SEG_MAGIC "STRATAWL"
-#define SEG_VERSION 1u
-#define SEG_HEADER 24      /* magic 8, first seq 8, version 4, crc 4 */
-#define REC_HEADER 20      /* length 4, seq 8, header crc 4, body crc 4 */
-#define REC_MAX_BODY (1u << 30)
+#define SEG_VERSION 2u     /* written: preallocated; version 1 is still read */
+#define SEG_HEADER WAL_SEG_HEADER
+#define REC_HEADER WAL_REC_HEADER
+#define REC_MAX_BODY WAL_REC_MAX_BODY
 #define DEFAULT_CHECKPOINT_BYTES (64ull << 20)
 #define NORMAL_SYNC_MS 100
+/* A segment's preallocation: the log's size at which a checkpoint starts,
+   at most PREALLOC_MAX (past it the segment grows by that much at a time),
+   in whole pages.  Test builds keep it tiny so the growth path runs. */
+#if defined(STRATA_TESTING) && !defined(STRATA_FULL_SIZES)
+#define PREALLOC_MAX (16u << 10)
+#else
+#define PREALLOC_MAX (64ull << 20)
+#endif
+#define PREALLOC_PAGE 4096u
 
 _Thread_local const strata_graph *wal_inside;
 
@@ -59,6 +80,11 @@ struct wal {
     int seg_fd;
     uint64_t seg_first;        /* first sequence number of the open segment */
     uint64_t seg_size;         /* bytes of whole records in it */
+    uint64_t alloc_end;        /* the file's size: zeros from seg_size on */
+    uint64_t prealloc;         /* bytes a segment is created with */
+    bool tail_dirty;           /* a failed append left bytes past seg_size */
+    _Atomic uint64_t synced_seq;   /* every record up to it is on the disk */
+    uint64_t written_seq;      /* sync normal: the last record written (fd_mu) */
     uint64_t next_seq;
     uint64_t snap_seq;
     uint64_t log_bytes;        /* since the snapshot */
@@ -139,6 +165,19 @@ static int io_writev(int fd, struct iovec *iov, int n, uint64_t off)
     return 0;
 }
 
+/* Reserves [off, off + len) of fd as zeros, the file's size set past it:
+   later writes there change no size, so their fdatasync journals nothing.
+   0 or an errno. */
+static int io_prealloc(int fd, uint64_t off, uint64_t len)
+{
+    if (FAULT(WAL_FAULT_PREALLOC))
+        return errno;
+    int rc;
+    while ((rc = posix_fallocate(fd, (off_t)off, (off_t)len)) == EINTR)
+        continue;
+    return rc;
+}
+
 static int io_sync(int fd)
 {
 #ifdef STRATA_TESTING
@@ -192,9 +231,23 @@ static char *snap_path(const char *dir, uint64_t seq)
     return path_join(dir, name);
 }
 
-/* Creates segment wal-<first>.log with its header, synced with its
-   directory entry.  The fd, or -1 with errno. */
-static int seg_create(const char *dir, uint64_t first)
+static uint64_t round_up_page(uint64_t x)
+{
+    return (x + PREALLOC_PAGE - 1) / PREALLOC_PAGE * PREALLOC_PAGE;
+}
+
+/* The bytes a new segment is preallocated with, for a checkpoint past
+   checkpoint_bytes. */
+static uint64_t prealloc_for(uint64_t checkpoint_bytes)
+{
+    uint64_t n = checkpoint_bytes < PREALLOC_MAX ? checkpoint_bytes : PREALLOC_MAX;
+    return round_up_page(n > SEG_HEADER ? n : SEG_HEADER);
+}
+
+/* Creates segment wal-<first>.log with its header, preallocated to size
+   bytes (zeros), synced with its directory entry.  The fd, or -1 with
+   errno. */
+static int seg_create(const char *dir, uint64_t first, uint64_t size)
 {
     char *p = seg_path(dir, first);
     if (!p) {
@@ -202,25 +255,35 @@ static int seg_create(const char *dir, uint64_t first)
         return -1;
     }
     int fd = open(p, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0644);
-    path_free(p);
-    if (fd < 0)
+    if (fd < 0) {
+        path_free(p);
         return -1;
+    }
     unsigned char h[SEG_HEADER];
     memcpy(h, SEG_MAGIC, 8);
     put_le(h + 8, first, 8);
     put_le(h + 16, SEG_VERSION, 4);
     put_le(h + 20, crc32c(0, h, 20), 4);
     struct iovec iov = { h, sizeof h };
+    /* The header first: a crash that keeps the size but not the header
+       leaves a segment whose header is zeros, which opening removes as
+       one cut while being created. */
     int rc = io_writev(fd, &iov, 1, 0);
+    if (!rc && size > SEG_HEADER)
+        rc = io_prealloc(fd, SEG_HEADER, size - SEG_HEADER);
     if (!rc)
         rc = io_sync(fd);
     if (!rc)
         rc = persist_sync_dir(dir);
     if (rc) {
+        /* A segment left behind would claim records that go elsewhere. */
         close(fd);
+        unlink(p);
+        path_free(p);
         errno = rc;
         return -1;
     }
+    path_free(p);
     return fd;
 }
 
@@ -244,6 +307,35 @@ static int collect_tokens(struct wal *w, const catalog *c, uint32_t now[3])
     return 0;
 }
 
+/* Cuts what a failed append left past the last record; 0 or an errno. */
+static int clean_tail(struct wal *w)
+{
+    if (!w->tail_dirty)
+        return 0;
+    if (ftruncate(w->seg_fd, (off_t)w->seg_size) != 0)
+        return errno;
+    w->tail_dirty = false;
+    w->alloc_end = w->seg_size;
+    return 0;
+}
+
+/* Makes room for n more bytes at seg_size: a segment that outgrew its
+   preallocation (a large transaction, a checkpoint that has not run, a
+   cut tail) grows by another preallocation, not by each record, so only
+   a commit that crosses its end changes the file's size. */
+static int reserve(struct wal *w, uint64_t n)
+{
+    if (w->seg_size + n <= w->alloc_end)
+        return 0;
+    uint64_t end = round_up_page(w->seg_size + n);
+    if (end < w->alloc_end + w->prealloc)
+        end = w->alloc_end + w->prealloc;
+    int rc = io_prealloc(w->seg_fd, w->alloc_end, end - w->alloc_end);
+    if (!rc)
+        w->alloc_end = end;
+    return rc;
+}
+
 strata_status wal_commit(strata_graph *g)
 {
     struct wal *w = g->wal;
@@ -257,28 +349,43 @@ strata_status wal_commit(strata_graph *g)
         return graph_fail(g, STRATA_EINVAL, "a log record holds at most %u bytes; this commit "
                           "needs %zu", REC_MAX_BODY, body);
     unsigned char h[REC_HEADER];
+    uint64_t seq = w->next_seq, synced = atomic_load(&w->synced_seq);
+    uint64_t lag = seq - synced;
     put_le(h, body, 4);
-    put_le(h + 4, w->next_seq, 8);
-    put_le(h + 12, crc32c(0, h, 12), 4);
+    put_le(h + 4, seq, 8);
+    put_le(h + 12, lag > UINT32_MAX ? UINT32_MAX : lag, 4);   /* capped: claims less */
+    put_le(h + 16, crc32c(0, h, 16), 4);
     uint32_t crc = crc32c(0, w->tok.p, w->tok.len);
-    put_le(h + 16, crc32c(crc, w->cap.p, w->cap.len), 4);
+    put_le(h + 20, crc32c(crc, w->cap.p, w->cap.len), 4);
     struct iovec iov[3] = { { h, sizeof h }, { w->tok.p, w->tok.len }, { w->cap.p, w->cap.len } };
-    int rc = io_writev(w->seg_fd, iov, 3, w->seg_size);
-    const char *what = "writing";
+    const char *what = "cleaning";
+    int rc = clean_tail(w);
+    if (!rc) {
+        what = "preallocating";
+        rc = reserve(w, sizeof h + body);
+    }
+    if (!rc) {
+        what = "writing";
+        rc = io_writev(w->seg_fd, iov, 3, w->seg_size);
+    }
     if (!rc && w->sync == STRATA_SYNC_FULL) {
         rc = io_sync(w->seg_fd);
         what = "syncing";
     }
     if (rc) {
-        /* Whatever reached the file goes; a later commit overwrites it
-           anyway, since appends go at seg_size. */
-        if (ftruncate(w->seg_fd, (off_t)w->seg_size) != 0) {
-            /* Nothing more to do: the bytes past seg_size are a torn tail
-               to recovery, and the next append overwrites them. */
-        }
+        /* Whatever reached the file goes: recovery reads the bytes past
+           the last record as a torn tail only if nothing but zeros and
+           remains of one write follow, so they are cut now or, failing
+           that, before the next append. */
+        if (ftruncate(w->seg_fd, (off_t)w->seg_size) == 0)
+            w->alloc_end = w->seg_size;
+        else
+            w->tail_dirty = true;
         return graph_fail(g, STRATA_EIO, "%s the log of %s failed (%s); the commit was rolled "
                           "back", what, w->dir, strerror(rc));
     }
+    if (w->sync == STRATA_SYNC_FULL)
+        atomic_store(&w->synced_seq, seq);
     w->seg_size += sizeof h + body;
     w->log_bytes += sizeof h + body;
     w->next_seq++;
@@ -288,6 +395,7 @@ strata_status wal_commit(strata_graph *g)
     if (w->sync == STRATA_SYNC_NORMAL) {
         pthread_mutex_lock(&w->fd_mu);
         w->dirty = true;
+        w->written_seq = seq;
         pthread_mutex_unlock(&w->fd_mu);
     }
     return STRATA_OK;
@@ -464,8 +572,11 @@ static void *sync_thread(void *arg)
         pthread_cond_timedwait(&w->cv, &w->fd_mu, &t);
         if (w->dirty) {
             w->dirty = false;
+            uint64_t upto = w->written_seq;
             if (io_sync(w->seg_fd) != 0)
                 w->dirty = true;   /* tried again next round */
+            else if (upto > atomic_load(&w->synced_seq))
+                atomic_store(&w->synced_seq, upto);
         }
     }
     pthread_mutex_unlock(&w->fd_mu);
@@ -484,6 +595,8 @@ typedef struct opener {
     size_t nsegs, capsegs;
     uint64_t snap_seq;
     bool have_snap;
+    uint64_t prealloc;    /* a new segment's size */
+    uint64_t alloc_end;   /* out: the appended segment's size */
 } opener;
 
 static strata_status open_fail(opener *o, strata_status s, const char *fmt, ...)
@@ -584,6 +697,25 @@ static strata_status scan_dir(opener *o)
     return s;
 }
 
+/* Where the data of a file of size bytes ends: past it only holes, which
+   read as zeros.  A preallocated segment's space never written is one to
+   the file systems that track it (ext4, XFS, tmpfs), so opening reads the
+   records, not 64 MiB of zeros; where holes cannot be told, the size. */
+static size_t data_end_of(int fd, size_t size)
+{
+    off_t pos = 0, end = 0;
+    for (;;) {
+        off_t data = lseek(fd, pos, SEEK_DATA);
+        if (data < 0)
+            return errno == ENXIO ? (size_t)end : size;
+        off_t hole = lseek(fd, data, SEEK_HOLE);
+        if (hole < 0 || (size_t)hole >= size)
+            return size;
+        end = pos = hole;
+    }
+}
+
+/* Reads a file up to where its data ends (the rest is zeros): *len bytes. */
 static int read_file(const char *path, unsigned char **out, size_t *len)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -595,7 +727,7 @@ static int read_file(const char *path, unsigned char **out, size_t *len)
         close(fd);
         return e;
     }
-    size_t n = (size_t)st.st_size;
+    size_t n = data_end_of(fd, (size_t)st.st_size);
     unsigned char *p = mem_alloc(mem_scratch(), n ? n : 1);
     if (!p) {
         close(fd);
@@ -603,7 +735,7 @@ static int read_file(const char *path, unsigned char **out, size_t *len)
     }
     size_t got = 0;
     while (got < n) {
-        ssize_t k = read(fd, p + got, n - got);
+        ssize_t k = pread(fd, p + got, n - got, (off_t)got);
         if (k < 0 && errno == EINTR)
             continue;
         if (k <= 0) {
@@ -655,12 +787,58 @@ static strata_status replay_body(strata_graph *g, const unsigned char *p, const 
 /* The outcome of reading one segment. */
 typedef struct seg_scan {
     uint64_t valid_end;   /* bytes of whole, good records (and the header) */
+    uint64_t tail_end;    /* torn: one past the cut tail's last byte */
+    uint64_t data_end;    /* one past the last non-zero byte */
+    uint32_t version;
     uint64_t last_seq;    /* of the last good record; first - 1 when none */
     bool torn;            /* stopped at a cut tail */
     bool corrupt;         /* stopped at damage */
     uint64_t bad_off;
-    char why[96];
+    char why[128];
 } seg_scan;
+
+/* Whether the version-1 record at h (left bytes to the end of the file)
+   is whole and the one due; if not, sc says why and whether it is torn
+   (cut short: a header or body running past the end, or only zeros left)
+   or damaged.  Version-1 segments grew with each append, so their end is
+   the file's. */
+static bool record_v1_whole(const unsigned char *h, size_t left, uint64_t seq, seg_scan *sc)
+{
+    if (all_zero(h, left)) {
+        sc->torn = true;
+        snprintf(sc->why, sizeof sc->why, "%zu zero bytes", left);
+        return false;
+    }
+    if (left < WAL_REC_HEADER_V1) {
+        sc->torn = true;
+        snprintf(sc->why, sizeof sc->why, "a record header is cut short");
+        return false;
+    }
+    uint64_t body = get_le(h, 4), rseq = get_le(h + 4, 8);
+    if (get_le(h + 12, 4) != crc32c(0, h, 12)) {
+        sc->corrupt = true;
+        snprintf(sc->why, sizeof sc->why, "a record header fails its checksum");
+        return false;
+    }
+    if (rseq != seq) {
+        sc->corrupt = true;
+        snprintf(sc->why, sizeof sc->why, "record %llu where %llu was due",
+                 (unsigned long long)rseq, (unsigned long long)seq);
+        return false;
+    }
+    if (body > left - WAL_REC_HEADER_V1) {
+        sc->torn = true;
+        snprintf(sc->why, sizeof sc->why, "record %llu is cut short", (unsigned long long)seq);
+        return false;
+    }
+    if (get_le(h + 16, 4) != crc32c(0, h + WAL_REC_HEADER_V1, (size_t)body)) {
+        sc->corrupt = true;
+        snprintf(sc->why, sizeof sc->why, "record %llu fails its checksum",
+                 (unsigned long long)seq);
+        return false;
+    }
+    return true;
+}
 
 /* Reads segment first, replaying the records after o->snap_seq.  Stops at
    the first torn or damaged record (sc says which and where). */
@@ -681,14 +859,18 @@ static strata_status scan_segment(opener *o, strata_graph *g, uint64_t first, ui
         goto done;
     }
     sc->last_seq = first - 1;
-    if (len < SEG_HEADER) {
+    sc->data_end = len;
+    if (len < SEG_HEADER || all_zero(buf, SEG_HEADER)) {
         sc->torn = true;   /* cut while being created */
         sc->bad_off = 0;
+        sc->tail_end = len;
         snprintf(sc->why, sizeof sc->why, "the segment header is cut short");
         goto done;
     }
+    sc->version = (uint32_t)get_le(buf + 16, 4);
     if (memcmp(buf, SEG_MAGIC, 8) != 0 || get_le(buf + 8, 8) != first ||
-        get_le(buf + 16, 4) != SEG_VERSION || get_le(buf + 20, 4) != crc32c(0, buf, 20)) {
+        (sc->version != 1 && sc->version != SEG_VERSION) ||
+        get_le(buf + 20, 4) != crc32c(0, buf, 20)) {
         sc->corrupt = true;
         sc->bad_off = 0;
         snprintf(sc->why, sizeof sc->why, "the segment header is damaged or of another version");
@@ -703,45 +885,25 @@ static strata_status scan_segment(opener *o, strata_graph *g, uint64_t first, ui
     }
     size_t off = SEG_HEADER;
     sc->valid_end = off;
+    sc->tail_end = len;
     uint64_t seq = first;
+    size_t hsize = sc->version == 1 ? WAL_REC_HEADER_V1 : WAL_REC_HEADER;
     while (off < len) {
         const unsigned char *h = buf + off;
-        size_t left = len - off;
-        if (all_zero(h, left)) {
-            sc->torn = true;
-            snprintf(sc->why, sizeof sc->why, "%zu zero bytes", left);
+        if (sc->version == 1) {
+            if (!record_v1_whole(h, len - off, seq, sc))
+                break;
+        } else if (walrec_check(buf, len, off, seq) != WAL_REC_WHOLE) {
+            wal_end e;
+            waltail_classify(buf, len, off, seq, &e);
+            sc->torn = e.kind == WAL_END_TORN;
+            sc->corrupt = e.kind == WAL_END_CORRUPT;
+            sc->tail_end = e.tail_end;
+            snprintf(sc->why, sizeof sc->why, "%s", e.why);
             break;
         }
-        if (left < REC_HEADER) {
-            sc->torn = true;
-            snprintf(sc->why, sizeof sc->why, "a record header is cut short");
-            break;
-        }
-        uint64_t body = get_le(h, 4), rseq = get_le(h + 4, 8);
-        if (get_le(h + 12, 4) != crc32c(0, h, 12)) {
-            sc->corrupt = true;
-            snprintf(sc->why, sizeof sc->why, "a record header fails its checksum");
-            break;
-        }
-        if (rseq != seq) {
-            sc->corrupt = true;
-            snprintf(sc->why, sizeof sc->why, "record %llu where %llu was due",
-                     (unsigned long long)rseq, (unsigned long long)seq);
-            break;
-        }
-        if (body > left - REC_HEADER) {
-            sc->torn = true;
-            snprintf(sc->why, sizeof sc->why, "record %llu is cut short",
-                     (unsigned long long)seq);
-            break;
-        }
-        const unsigned char *b = h + REC_HEADER;
-        if (get_le(h + 16, 4) != crc32c(0, b, (size_t)body)) {
-            sc->corrupt = true;
-            snprintf(sc->why, sizeof sc->why, "record %llu fails its checksum",
-                     (unsigned long long)seq);
-            break;
-        }
+        uint64_t body = get_le(h, 4);
+        const unsigned char *b = h + hsize;
         if (seq > o->snap_seq) {
             const char *why = NULL;
             strata_status r = replay_body(g, b, b + body, &why);
@@ -752,11 +914,16 @@ static strata_status scan_segment(opener *o, strata_graph *g, uint64_t first, ui
             }
             (*replayed)++;
         }
-        off += REC_HEADER + (size_t)body;
+        off += hsize + (size_t)body;
         sc->valid_end = off;
         sc->last_seq = seq++;
     }
     sc->bad_off = sc->valid_end;
+    if (sc->corrupt) {   /* what truncate_corrupt would cut */
+        sc->data_end = len;
+        while (sc->data_end > sc->valid_end && buf[sc->data_end - 1] == 0)
+            sc->data_end--;
+    }
 done:
     if (buf)
         mem_free(mem_scratch(), buf, len ? len : 1);
@@ -783,8 +950,57 @@ static strata_status cut_segment(opener *o, uint64_t first, uint64_t at)
     return s;
 }
 
+/* Opens the last segment (version 2, whole records through end) for
+   appending: preallocated again if a cut or a crash left it shorter, and
+   synced, so that every record recovered is on the disk (a record's
+   synced field counts on it). */
+static strata_status open_for_append(opener *o, uint64_t first, int *seg_fd)
+{
+    char *p = seg_path(o->dir, first);
+    if (!p)
+        return open_fail(o, STRATA_ENOMEM, "out of memory");
+    int fd = open(p, O_WRONLY | O_CLOEXEC);
+    int rc = fd < 0 ? errno : 0;
+    struct stat st;
+    if (!rc && fstat(fd, &st) != 0)
+        rc = errno;
+    uint64_t size = rc ? 0 : (uint64_t)st.st_size;
+    if (!rc && size < o->prealloc) {
+        rc = io_prealloc(fd, size, o->prealloc - size);
+        size = o->prealloc;
+    }
+    if (!rc)
+        rc = io_sync(fd);
+    strata_status s = STRATA_OK;
+    if (rc) {
+        s = open_fail(o, STRATA_EIO, "%s: opening the log for appending: %s", p, strerror(rc));
+        if (fd >= 0)
+            close(fd);
+    } else {
+        *seg_fd = fd;
+        o->alloc_end = size;
+    }
+    path_free(p);
+    return s;
+}
+
+static strata_status sync_segment(opener *o, uint64_t first)
+{
+    char *p = seg_path(o->dir, first);
+    if (!p)
+        return open_fail(o, STRATA_ENOMEM, "out of memory");
+    int fd = open(p, O_WRONLY | O_CLOEXEC);
+    int rc = fd < 0 ? errno : io_sync(fd);
+    if (fd >= 0)
+        close(fd);
+    strata_status s = rc ? open_fail(o, STRATA_EIO, "%s: syncing: %s", p, strerror(rc))
+                         : STRATA_OK;
+    path_free(p);
+    return s;
+}
+
 /* Loads the snapshot and replays the segments; leaves the last segment
-   (*last, valid through *end) for appending. */
+   for appending at *seg_size. */
 static strata_status recover(opener *o, strata_graph **gp, uint64_t *next_seq, int *seg_fd,
                              uint64_t *seg_first, uint64_t *seg_size, uint64_t *log_bytes)
 {
@@ -812,7 +1028,8 @@ static strata_status recover(opener *o, strata_graph **gp, uint64_t *next_seq, i
     }
     uint64_t expect = from < o->nsegs && o->segs[from] <= o->snap_seq + 1 ? o->segs[from]
                                                                           : o->snap_seq + 1;
-    uint64_t replayed = 0, last = o->snap_seq, bytes = 0;
+    uint64_t replayed = 0, last = o->snap_seq, bytes = 0, kept_end = 0;
+    uint32_t kept_version = 0;
     *seg_fd = -1;
     for (size_t i = from; i < o->nsegs; i++) {
         seg_scan sc;
@@ -823,10 +1040,7 @@ static strata_status recover(opener *o, strata_graph **gp, uint64_t *next_seq, i
             last = sc.last_seq;
         bytes += sc.valid_end;
         if (sc.torn && is_last) {
-            char *p = seg_path(o->dir, o->segs[i]);
-            struct stat st;
-            uint64_t size = p && stat(p, &st) == 0 ? (uint64_t)st.st_size : sc.valid_end;
-            path_free(p);
+            uint64_t size = sc.tail_end > sc.valid_end ? sc.tail_end : sc.valid_end;
             if (o->rep) {
                 o->rep->torn_bytes = size - sc.valid_end;
                 snprintf(o->rep->message, sizeof o->rep->message,
@@ -860,11 +1074,7 @@ static strata_status recover(opener *o, strata_graph **gp, uint64_t *next_seq, i
                     cut += (uint64_t)st.st_size;
                 remove_in(o->dir, p);
             }
-            char *p = seg_path(o->dir, o->segs[i]);
-            struct stat st;
-            if (p && stat(p, &st) == 0)
-                cut += (uint64_t)st.st_size - sc.valid_end;
-            path_free(p);
+            cut += sc.data_end - sc.valid_end;
             o->nsegs = i + 1;
             if (o->rep) {
                 o->rep->truncated_bytes = cut;
@@ -885,28 +1095,29 @@ static strata_status recover(opener *o, strata_graph **gp, uint64_t *next_seq, i
                 s = open_fail(o, STRATA_EIO, "%s: syncing: %s", o->dir, strerror(errno));
                 goto fail;
             }
+            kept_version = sc.version;
+            kept_end = sc.valid_end;
             break;
         }
+        kept_version = sc.version;
+        kept_end = sc.valid_end;
         expect = sc.last_seq + 1;
     }
-    if (o->nsegs > from) {
-        uint64_t first = o->segs[o->nsegs - 1];
-        char *p = seg_path(o->dir, first);
-        int fd = p ? open(p, O_WRONLY | O_CLOEXEC) : -1;
-        struct stat st;
-        if (fd < 0 || fstat(fd, &st) != 0) {
-            s = open_fail(o, STRATA_EIO, "%s: %s", p ? p : o->dir, strerror(errno));
-            if (fd >= 0)
-                close(fd);
-            path_free(p);
+    if (o->nsegs > from && kept_version == SEG_VERSION) {
+        if ((s = open_for_append(o, o->segs[o->nsegs - 1], seg_fd)) != STRATA_OK)
             goto fail;
-        }
-        path_free(p);
-        *seg_fd = fd;
-        *seg_first = first;
-        *seg_size = (uint64_t)st.st_size;
+        *seg_first = o->segs[o->nsegs - 1];
+        *seg_size = kept_end;
     } else {
-        int fd = seg_create(o->dir, last + 1);
+        /* No segment, or a version-1 one: new commits go to a new,
+           preallocated segment (which replaces a version-1 segment left
+           without records, since it takes the same name).  The old one is
+           synced first: the records recovered from it must be on the disk
+           before new records say they are. */
+        if (o->nsegs > from && kept_end > SEG_HEADER &&
+            (s = sync_segment(o, o->segs[o->nsegs - 1])) != STRATA_OK)
+            goto fail;
+        int fd = seg_create(o->dir, last + 1, o->prealloc);
         if (fd < 0) {
             s = open_fail(o, STRATA_EIO, "%s: creating a log segment: %s", o->dir,
                           strerror(errno));
@@ -915,6 +1126,7 @@ static strata_status recover(opener *o, strata_graph **gp, uint64_t *next_seq, i
         *seg_fd = fd;
         *seg_first = last + 1;
         *seg_size = SEG_HEADER;
+        o->alloc_end = o->prealloc > SEG_HEADER ? o->prealloc : SEG_HEADER;
     }
     *next_seq = last + 1;
     *log_bytes = bytes;
@@ -950,6 +1162,23 @@ static bool looks_like_database(const char *dir)
     }
     closedir(d);
     return empty || ours;
+}
+
+/* The log's size past which a checkpoint starts: the caller's, or 64 MiB
+   or the snapshot's size, whichever is larger. */
+static uint64_t checkpoint_threshold(const opener *o)
+{
+    if (o->opts->checkpoint_bytes)
+        return o->opts->checkpoint_bytes;
+    uint64_t snap_bytes = 0;
+    if (o->have_snap) {
+        char *sp = snap_path(o->dir, o->snap_seq);
+        struct stat st;
+        if (sp && stat(sp, &st) == 0)
+            snap_bytes = (uint64_t)st.st_size;
+        path_free(sp);
+    }
+    return snap_bytes > DEFAULT_CHECKPOINT_BYTES ? snap_bytes : DEFAULT_CHECKPOINT_BYTES;
 }
 
 strata_status strata_open(const char *path, const strata_open_options *opts, strata_graph **out)
@@ -997,6 +1226,8 @@ strata_status strata_open(const char *path, const strata_open_options *opts, str
     int seg_fd = -1;
     uint64_t next_seq = 1, seg_first = 1, seg_size = 0, log_bytes = 0;
     strata_status s = scan_dir(&o);
+    uint64_t checkpoint_bytes = s == STRATA_OK ? checkpoint_threshold(&o) : 0;
+    o.prealloc = prealloc_for(checkpoint_bytes);
     if (s == STRATA_OK)
         s = recover(&o, &g, &next_seq, &seg_fd, &seg_first, &seg_size, &log_bytes);
     if (s == STRATA_OK && !(w = mem_calloc(mem_scratch(), sizeof *w)))
@@ -1029,17 +1260,10 @@ strata_status strata_open(const char *path, const strata_open_options *opts, str
     w->snap_seq = o.snap_seq;
     w->log_bytes = log_bytes;
     w->sync = opts->sync;
-    uint64_t snap_bytes = 0;
-    if (o.have_snap) {
-        char *sp = snap_path(path, o.snap_seq);
-        if (sp && stat(sp, &st) == 0)
-            snap_bytes = (uint64_t)st.st_size;
-        path_free(sp);
-    }
-    w->checkpoint_bytes = opts->checkpoint_bytes
-                              ? opts->checkpoint_bytes
-                              : (snap_bytes > DEFAULT_CHECKPOINT_BYTES ? snap_bytes
-                                                                      : DEFAULT_CHECKPOINT_BYTES);
+    w->checkpoint_bytes = checkpoint_bytes;
+    w->prealloc = o.prealloc;
+    w->alloc_end = o.alloc_end;
+    atomic_store(&w->synced_seq, next_seq - 1);   /* open_for_append / seg_create synced */
     for (int k = 0; k < 3; k++)
         w->tokens_logged[k] = intern_count(g->cat->tokens[k]);
     if (w->sync == STRATA_SYNC_NORMAL)
@@ -1087,9 +1311,15 @@ strata_status strata_checkpoint(strata_graph *g)
        commits to a new segment; the view is exactly record S. */
     uint64_t S = w->next_seq - 1;
     strata_status s = STRATA_OK;
-    int rc = io_sync(w->seg_fd);
+    /* What a failed append left goes first: a segment that is not the
+       last must end in zeros. */
+    int rc = clean_tail(w);
+    if (!rc)
+        rc = io_sync(w->seg_fd);
+    if (!rc)
+        atomic_store(&w->synced_seq, S);
     if (!rc && w->seg_size > SEG_HEADER) {
-        int fd = seg_create(w->dir, S + 1);
+        int fd = seg_create(w->dir, S + 1, w->prealloc);
         if (fd < 0) {
             rc = errno;
         } else {
@@ -1098,6 +1328,8 @@ strata_status strata_checkpoint(strata_graph *g)
             w->seg_fd = fd;
             w->seg_first = S + 1;
             w->seg_size = SEG_HEADER;
+            w->alloc_end = w->prealloc;
+            w->tail_dirty = false;
             w->dirty = false;
             pthread_mutex_unlock(&w->fd_mu);
         }

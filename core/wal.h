@@ -131,10 +131,49 @@ int walrec_decode(const unsigned char **p, const unsigned char *end, wal_op *op,
 strata_status walrec_apply(strata_graph *g, const wal_op *op);
 void walbuf_free(wal_buf *b);
 
+/* ---- where the log ends (core/wal_tail.c) -------------------------------- */
+
+#define WAL_SEG_HEADER 24        /* magic 8, first seq 8, version 4, crc 4 */
+#define WAL_REC_HEADER_V1 20     /* length 4, seq 8, header crc 4, body crc 4 */
+#define WAL_REC_HEADER 24        /* length 4, seq 8, lag 4, header crc 4, body crc 4 */
+#define WAL_REC_MAX_BODY (1u << 30)
+#define WAL_SECTOR 512           /* what a disk writes whole or not at all */
+
+typedef enum wal_rec_check {
+    WAL_REC_WHOLE,        /* header and body check, the number is the one due */
+    WAL_REC_SHORT,        /* the header or the body runs past the end */
+    WAL_REC_BAD_HEADER,   /* fails its checksum, or names another number */
+    WAL_REC_BAD_BODY      /* the header checks, the body does not */
+} wal_rec_check;
+
+/* Checks the version-2 record at buf[off] (off <= len) against seq. */
+wal_rec_check walrec_check(const unsigned char *buf, size_t len, size_t off, uint64_t seq);
+/* Whether a version-2 record header's own checksum holds. */
+bool walrec_header_checks(const unsigned char *h);
+
+typedef enum wal_end_kind { WAL_END_CLEAN, WAL_END_TORN, WAL_END_CORRUPT } wal_end_kind;
+
+typedef struct wal_end {
+    wal_end_kind kind;
+    size_t tail_end;   /* torn: one past the interrupted write's last byte */
+    char why[128];
+} wal_end;
+
+/* What follows the whole records of a version-2 segment: buf[0, len) is
+   the file, off where its whole records end, seq the number due there
+   (wal_tail.c states the rule). */
+void waltail_classify(const unsigned char *buf, size_t len, size_t off, uint64_t seq,
+                      wal_end *out);
+
 #ifdef STRATA_TESTING
-/* I/O fault injection: the k-th log write / fsync / truncate from now
-   (k >= 1) fails with errno err, and every later one until cleared. */
-typedef enum wal_fault_point { WAL_FAULT_WRITE, WAL_FAULT_SYNC, WAL_FAULT_NPOINTS } wal_fault_point;
+/* I/O fault injection: the k-th log write / fsync / preallocation from
+   now (k >= 1) fails with errno err, and every later one until cleared. */
+typedef enum wal_fault_point {
+    WAL_FAULT_WRITE,
+    WAL_FAULT_SYNC,
+    WAL_FAULT_PREALLOC,
+    WAL_FAULT_NPOINTS
+} wal_fault_point;
 void wal_fault_at(wal_fault_point p, long k, int err);
 void wal_fault_clear(void);
 /* Log fsyncs done since the process started (every mode, every path). */

@@ -168,12 +168,14 @@ def write_records(path, n):
 
 
 def record_offsets(data):
-    """Byte offsets of the records of a segment (docs/FORMAT.md)."""
+    """Byte offsets of the records of a segment, and where the last ends
+    (docs/FORMAT.md: 24-byte record headers; the segment is preallocated,
+    zeros after its records)."""
     offsets, off = [], 24
-    while off + 20 <= len(data):
+    while off + 24 <= len(data) and any(data[off:off + 24]):
         offsets.append(off)
-        off += 20 + int.from_bytes(data[off:off + 4], "little")
-    return offsets
+        off += 24 + int.from_bytes(data[off:off + 4], "little")
+    return offsets, off
 
 
 def test_damaged_log_refuses_unless_truncated(tmp_path):
@@ -181,9 +183,9 @@ def test_damaged_log_refuses_unless_truncated(tmp_path):
     write_records(path, 10)
     (seg,) = segments(path)
     data = bytearray(open(seg, "rb").read())
-    offsets = record_offsets(data)
+    offsets, end = record_offsets(data)
     assert len(offsets) == 10
-    data[offsets[6] + 20] ^= 0x40          # the body of the 7th record
+    data[offsets[6] + 24] ^= 0x40          # the body of the 7th record
     with open(seg, "wb") as f:
         f.write(data)
 
@@ -196,7 +198,7 @@ def test_damaged_log_refuses_unless_truncated(tmp_path):
 
     with pytest.warns(RuntimeWarning):
         g = strata.open(path, truncate_corrupt=True)
-    assert g.recovery["truncated_bytes"] == len(data) - offsets[6]
+    assert g.recovery["truncated_bytes"] == end - offsets[6]
     assert g.recovery["last_seq"] == 6 and g.recovery["message"]
     assert count(g) == 6                   # the records before the damage
     g.query("CREATE (:N {i: 100})")        # and it takes writes again
@@ -211,9 +213,9 @@ def test_torn_tail_is_cut_and_reported(tmp_path):
     path = tmp_path / "db"
     write_records(path, 5)
     (seg,) = segments(path)
-    size = os.path.getsize(seg)
+    _, end = record_offsets(open(seg, "rb").read())
     with open(seg, "r+b") as f:
-        f.truncate(size - 3)               # the last record cut short
+        f.truncate(end - 3)                # the last record cut short
     with warnings.catch_warnings():
         warnings.simplefilter("error")     # a torn tail was never acknowledged: no warning
         g = strata.open(path)
