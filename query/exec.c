@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "query/exec.h"
 
@@ -15,6 +16,17 @@ strata_view *exec_view(exec *x)
     if (x->g)
         x->view.ver = graph_writer_version(x->g);
     return &x->view;
+}
+
+void exec_read_clock(exec *x)
+{
+    if (x->clock_read)
+        return;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    x->clock_sec = (int64_t)ts.tv_sec;
+    x->clock_nsec = (int64_t)ts.tv_nsec;
+    x->clock_read = true;
 }
 
 int exec_fail(exec *x, const cypher_ast_node *n, const char *category, const char *detail,

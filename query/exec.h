@@ -128,6 +128,9 @@ int exec_oom(exec *x);
    whose result code is rc: the nesting limit (VALUE_TOO_DEEP) or out of
    memory.  Returns -1. */
 int exec_value_fail(exec *x, const cypher_ast_node *at, int rc);
+/* Reads the statement's clock unless it has been read: date() and the
+   like agree within a statement. */
+void exec_read_clock(exec *x);
 int exec_check_interrupt(exec *x);   /* -1 with "Interrupted" once asked to stop */
 /* ArgumentError "<what> too large: n ..., the limit is max"; -1. */
 int exec_too_large(exec *x, const cypher_ast_node *at, const char *what, uint64_t n,

@@ -56,13 +56,7 @@ static const char *kind_fn(value_type k)
 static int statement_now(exec *x, value_type kind, const char *zone, size_t zlen, temporal *out,
                          temporal_err *e)
 {
-    if (!x->clock_read) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        x->clock_sec = (int64_t)ts.tv_sec;
-        x->clock_nsec = (int64_t)ts.tv_nsec;
-        x->clock_read = true;
-    }
+    exec_read_clock(x);
     return temporal_at(kind, x->clock_sec, x->clock_nsec, zone, zlen, out, e);
 }
 

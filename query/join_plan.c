@@ -224,6 +224,8 @@ static void add_clause(builder *b, const cypher_ast_node *cl, uint32_t group)
     }
 }
 
+/* Every variable the run names, in the order written (the order the
+   walker declares them in). */
 static void declare_names(builder *b)
 {
     join_plan *p = b->p;
@@ -781,20 +783,11 @@ static int build(builder *b, const cypher_ast_node *next, scope *sc)
         b->reject = true;
         return 0;
     }
-    /* from here the run is the join's: its names are declared */
-    for (size_t c = 0; c < p->nclauses; c++) {
-        const cypher_ast_node *cl = p->clauses[c];
-        for (size_t i = 0; i < cl->u.match.parts.count; i++) {
-            const cypher_ast_list *el = &cl->u.match.parts.items[i]->u.part.path->u.list;
-            for (size_t k = 0; k < el->count; k++) {
-                const cypher_ast_node *e = el->items[k];
-                const cypher_ast_node *v = e->kind == CYPHER_AST_NODE ? e->u.node.variable
-                                                                      : e->u.rel.variable;
-                if (v && scope_add(x, sc, v->u.name.ptr, v->u.name.len, NULL) != 0)
-                    return -1;
-            }
-        }
-    }
+    /* from here the run is the join's: its names are declared, in the
+       walker's order */
+    for (size_t i = 0; i < b->clause_vars.n; i++)
+        if (scope_add(x, sc, b->clause_vars.v[i]->ptr, b->clause_vars.v[i]->len, NULL) != 0)
+            return -1;
     for (uint32_t w = 0; w < p->nv; w++)
         if (p->v[w].var)
             p->v[w].slot = scope_find(sc, p->v[w].var->u.name.ptr, p->v[w].var->u.name.len);

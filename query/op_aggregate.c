@@ -106,23 +106,9 @@ static int find_group(exec *x, group_state *gs, const value *row, size_t *gi)
     return 0;
 }
 
-static int aggregate_row(exec *x, stage *st, const value *row)
-{
-    group_state *gs = st->state;
-    const projection *p = gs->p;
-    gs->width = x->width;
-    size_t gi;
-    if (find_group(x, gs, row, &gi) != 0)
-        return -1;
-    evalctx c = {x, &p->in, row, NULL, NULL};
-    for (size_t a = 0; a < p->ncalls; a++)
-        if (acc_add(x, p->calls[a], gs->kinds[a], &gs->accs[gi * p->ncalls + a], &c) != 0)
-            return -1;
-    return 0;
-}
-
-/* A row standing for n equal ones, where every aggregate is a plain
-   count (aggregate_counts_only). */
+/* A row standing for n equal ones: each aggregate adds it once, then a
+   count that took it counts it n times (so n > 1 only where every
+   aggregate is a plain count, aggregate_counts_only). */
 static int aggregate_row_times(exec *x, stage *st, const value *row, uint64_t n)
 {
     group_state *gs = st->state;
@@ -143,6 +129,11 @@ static int aggregate_row_times(exec *x, stage *st, const value *row, uint64_t n)
                              "count() does not fit in an integer");
     }
     return 0;
+}
+
+static int aggregate_row(exec *x, stage *st, const value *row)
+{
+    return aggregate_row_times(x, st, row, 1);
 }
 
 bool aggregate_counts_only(const projection *p)

@@ -14,7 +14,6 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "core/adj_cursor.h"
@@ -582,14 +581,7 @@ static unsigned query_threads(exec *x)
 static int count_parallel(exec *x, join_state *js, const uint64_t *cands, size_t n,
                           unsigned threads)
 {
-    /* the statement's clock, read once for every worker */
-    if (!x->clock_read) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        x->clock_sec = (int64_t)ts.tv_sec;
-        x->clock_nsec = (int64_t)ts.tv_nsec;
-        x->clock_read = true;
-    }
+    exec_read_clock(x);   /* once for every worker */
     parallel_count pc = {.js = js, .x = x, .cands = cands, .ncands = n};
     atomic_init(&pc.next, 0);
     atomic_init(&pc.stop, false);
