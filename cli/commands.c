@@ -289,6 +289,7 @@ static void cmd_open(session *s, char *arg)
         strata_graph_free(&g);
         return;
     }
+    strata_set_query_threads(g, s->threads);
     strata_graph_free(&s->g);
     s->g = g;
     free(s->path);

@@ -9,6 +9,8 @@
  *   --init FILE                 run a script quietly first (errors reported)
  *   --import-dir DIR            LOAD CSV reads only files under DIR
  *   --no-load-csv               LOAD CSV is refused
+ *   --threads N                 threads a counting query may use (0: one per
+ *                               processor, the default)
  *
  * Exit status 0 when every statement and command succeeded, else 1; 2 for
  * bad arguments.
@@ -43,12 +45,13 @@ typedef struct options {
     const char *dbfile;     /* opened when it exists; :save writes it */
     strata_csv_options csv; /* LOAD CSV's access (default: unrestricted) */
     strata_sync sync;       /* --sync, for a database directory */
+    unsigned threads;       /* --threads */
 } options;
 
 static void usage(void)
 {
     fprintf(stderr, "usage: strata [--format jsonl|json|csv|table] [--bail] [--init FILE] "
-                    "[--import-dir DIR] [--no-load-csv] [-f FILE | -c QUERY]... "
+                    "[--import-dir DIR] [--no-load-csv] [--threads N] [-f FILE | -c QUERY]... "
                     "[--sync full|normal|off] [DBFILE | DBDIR/]\n"
                     "       strata import --nodes[=LABEL]=FILE ... "
                     "[--relationships[=TYPE]=FILE ...] [--force] OUT.db\n"
@@ -90,6 +93,12 @@ static int parse_args(int argc, char **argv, options *o)
             o->csv.import_dir = a + 13;
         } else if (strcmp(a, "--no-load-csv") == 0) {
             o->csv.disabled = true;
+        } else if (strcmp(a, "--threads") == 0 && i + 1 < argc) {
+            char *end;
+            unsigned long n = strtoul(argv[++i], &end, 10);
+            if (*argv[i] == '-' || *end || end == argv[i] || n > 1024)
+                return -1;
+            o->threads = (unsigned)n;
         } else if ((strcmp(a, "-f") == 0 || strcmp(a, "-c") == 0) && i + 1 < argc) {
             o->scripts[o->nscripts++] = (script){ a[1] == 'f', argv[++i] };
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -199,9 +208,11 @@ int main(int argc, char **argv)
         free(o.scripts);
         return 2;
     }
+    strata_set_query_threads(g, o.threads);
     session s;
     session_init(&s, g, o.fmt);
     s.bail = o.bail;
+    s.threads = o.threads;
     if (o.dbfile && !strata_is_durable(g) && !(s.path = strdup(o.dbfile))) {
         session_free(&s);
         free(o.scripts);

@@ -21,6 +21,7 @@ typedef struct session {
     bool timing;        /* the table footer shows the time taken */
     size_t max_rows;    /* table rows shown before the rest are counted; 0: all */
     size_t width;       /* terminal width for tables; 0: unlimited */
+    unsigned threads;   /* --threads: query threads of every graph opened */
     char **pnames;      /* :param names (owned) */
     strata_value **pvals;
     size_t nparams;

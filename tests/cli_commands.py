@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Client commands (docs/QUERY.md): :param takes exactly one expression and
+"""Client commands (docs/QUERY.md): --threads; :param takes exactly one expression and
 cannot write; :params lists every parameter; in jsonl (and json) :params,
 :stats, :schema and :help each print one JSON object on one line, as
 docs/QUERY.md describes, and the other commands print nothing on success.
@@ -101,8 +101,29 @@ def test_jsonl_forms():
           and all('does' in h for h in helped), ':help in jsonl', out[4])
 
 
+def test_threads_flag():
+    """--threads N: the same count on one thread and on three; a bad N is
+    refused with the usage (status 2)."""
+    script = ('UNWIND range(0, 4999) AS i CREATE (:P {i: i});\n'
+              'CREATE INDEX FOR (n:P) ON (n.i);\n'
+              'MATCH (a:P) MATCH (b:P {i: (a.i * 7 + 3) % 5000}) CREATE (a)-[:K]->(b);\n'
+              'MATCH (a:P)-[:K]->(b:P)-[:K]->(c:P) WHERE a <> c RETURN count(*) AS n;\n')
+    counts = []
+    for n in ('1', '3'):
+        r = subprocess.run([STRATA, '--threads', n, '--format', 'jsonl'], input=script.encode(),
+                           capture_output=True, timeout=60)
+        lines = r.stdout.decode('utf-8').splitlines()
+        counts.append(json.loads(lines[-1])['rows'] if r.returncode == 0 and lines else None)
+    check(counts[0] is not None and counts[0] == counts[1] and counts[0][0][0] > 4000,
+          '--threads 1 and 3 count alike', counts)
+    r = subprocess.run([STRATA, '--threads', '-2', '-c', 'RETURN 1'], capture_output=True,
+                       timeout=60)
+    check(r.returncode == 2 and b'usage' in r.stderr, '--threads -2 is refused', r.stderr)
+
+
 STRATA = sys.argv[1]
-for test in (test_param_is_one_expression, test_params_lists_all, test_jsonl_forms):
+for test in (test_param_is_one_expression, test_params_lists_all, test_jsonl_forms,
+             test_threads_flag):
     test()
 if failures:
     print(f'{len(failures)} failure(s)')

@@ -294,6 +294,21 @@ static PyObject *graph_interrupt(PyObject *o, PyObject *unused)
     Py_RETURN_NONE;
 }
 
+static PyObject *graph_set_query_threads(PyObject *o, PyObject *arg)
+{
+    GraphObject *self = (GraphObject *)o;
+    if (!self->g)
+        return closed_error();
+    unsigned long n = PyLong_AsUnsignedLong(arg);
+    if (PyErr_Occurred() || n > 1024) {
+        PyErr_Clear();
+        PyErr_SetString(PyExc_ValueError, "threads must be a whole number from 0 to 1024");
+        return NULL;
+    }
+    strata_set_query_threads(self->g, (unsigned)n);
+    Py_RETURN_NONE;
+}
+
 static PyObject *graph_memory(PyObject *o, PyObject *unused)
 {
     (void)unused;
@@ -322,6 +337,8 @@ static PyMethodDef graph_methods[] = {
     { "rollback", graph_rollback, METH_NOARGS, "rollback(): drop the open transaction" },
     { "save", graph_save, METH_O, "save(path): write the last committed state to a file" },
     { "interrupt", graph_interrupt, METH_NOARGS, "interrupt(): stop the running query" },
+    { "set_query_threads", graph_set_query_threads, METH_O,
+      "set_query_threads(n): threads a counting query may use (0: one per processor)" },
     { "memory_stats", graph_memory, METH_NOARGS, "memory_stats() -> dict" },
     { "checkpoint", graph_checkpoint, METH_NOARGS,
       "checkpoint(): write a new snapshot and drop the log it holds (strata.open graphs)" },

@@ -194,3 +194,16 @@ def test_keyboard_interrupt_stops_a_view_query(g):
     timer.join()
     assert list(v.query("MATCH (n) RETURN count(n)")) == [(1,)]
     v.release()
+
+
+def test_query_threads_count_alike(g):
+    g.query("CREATE INDEX FOR (n:P) ON (n.i)")
+    g.query("UNWIND range(0, 4999) AS i CREATE (:P {i: i})")
+    g.query("MATCH (a:P), (b:P) WHERE b.i = (a.i * 7 + 3) % 5000 CREATE (a)-[:K]->(b)")
+    q = "MATCH (a:P)-[:K]->(b:P)-[:K]->(c:P) WHERE a <> c RETURN count(*)"
+    g.set_query_threads(1)
+    (one,) = g.query(q)
+    g.set_query_threads(3)
+    assert list(g.query(q)) == [one] and one[0] > 4000
+    with pytest.raises(ValueError):
+        g.set_query_threads(-1)
