@@ -77,6 +77,15 @@ typedef struct jedge {
 
 typedef enum jstep_kind { JSTEP_BOUND, JSTEP_SCAN, JSTEP_EXPAND } jstep_kind;
 
+/* A WHERE conjunct; `a = b` and `a <> b` between two of the join's nodes
+   compare their ids without the evaluator. */
+typedef enum jconj_kind { JCONJ_EXPR, JCONJ_SAME, JCONJ_OTHER } jconj_kind;
+typedef struct jconj {
+    const cypher_ast_node *expr;
+    jconj_kind kind;
+    uint32_t a, b;                  /* SAME / OTHER: the two vertices */
+} jconj;
+
 typedef struct jstep {
     uint32_t vertex;
     jstep_kind kind;
@@ -85,7 +94,7 @@ typedef struct jstep {
     uint32_t from;
     uint32_t checks[JOIN_MAX_EDGES];   /* edges closed by this vertex */
     size_t nchecks;
-    const cypher_ast_node **conj;   /* WHERE conjuncts checked after it */
+    const jconj *conj;              /* WHERE conjuncts checked after it */
     size_t nconj;
 } jstep;
 
@@ -96,7 +105,8 @@ typedef struct join_plan {
     jstep steps[JOIN_MAX_VERTICES];
     size_t nsteps;                  /* [0, ncore) enumerated, the rest counted */
     size_t ncore;
-    const cypher_ast_node **conj;   /* all conjuncts (one block) */
+    const cypher_ast_node **conj;   /* all conjuncts */
+    jconj *by_step;                 /* the same, in step order */
     size_t nconj;
     bool impossible;                /* a label or type nobody has: no rows */
     bool counting;                  /* the consumer counts (weighted rows) */

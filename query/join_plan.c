@@ -277,9 +277,17 @@ static int split_where(exec *x, join_plan *p)
         count_conjuncts(p->clauses[c]->u.match.where, NULL, &n);
     if (!n)
         return 0;
-    p->conj = mem_alloc(x->m, 2 * n * sizeof *p->conj);   /* the list, then by step */
-    if (!p->conj)
+    p->conj = mem_alloc(x->m, n * sizeof *p->conj);
+    p->by_step = mem_alloc(x->m, n * sizeof *p->by_step);
+    if (!p->conj || !p->by_step) {
+        if (p->conj)
+            mem_free(x->m, p->conj, n * sizeof *p->conj);
+        if (p->by_step)
+            mem_free(x->m, p->by_step, n * sizeof *p->by_step);
+        p->conj = NULL;
+        p->by_step = NULL;
         return exec_oom(x);
+    }
     for (size_t c = 0; c < p->nclauses; c++)
         count_conjuncts(p->clauses[c]->u.match.where, p->conj, &p->nconj);
     return 0;
@@ -575,11 +583,36 @@ static void add_step(join_plan *p, uint32_t w, uint64_t bound, jstep_kind kind, 
     }
 }
 
+/* The vertex a VARIABLE operand names, or JOIN_NONE. */
+static uint32_t vertex_named(const join_plan *p, const cypher_ast_node *e)
+{
+    if (e->kind != CYPHER_AST_VARIABLE)
+        return JOIN_NONE;
+    for (uint32_t w = 0; w < p->nv; w++)
+        if (p->v[w].var && str_eq(&p->v[w].var->u.name, &e->u.name))
+            return w;
+    return JOIN_NONE;
+}
+
+/* e as a conjunct: `a = b` / `a <> b` over two of the join's nodes
+   compare ids (both are bound nodes when it runs), the rest evaluates. */
+static jconj conjunct(const join_plan *p, const cypher_ast_node *e)
+{
+    jconj c = {.expr = e, .kind = JCONJ_EXPR};
+    if (e->kind != CYPHER_AST_BINARY ||
+        (e->u.binary.op != CYPHER_OP_EQ && e->u.binary.op != CYPHER_OP_NE))
+        return c;
+    uint32_t a = vertex_named(p, e->u.binary.lhs), b = vertex_named(p, e->u.binary.rhs);
+    if (a == JOIN_NONE || b == JOIN_NONE)
+        return c;
+    return (jconj){.expr = e, .kind = e->u.binary.op == CYPHER_OP_EQ ? JCONJ_SAME : JCONJ_OTHER,
+                   .a = a, .b = b};
+}
+
 /* Places each conjunct after the first step that binds all it names
    (one naming nothing of the join's after the first). */
 static void place_conjuncts(join_plan *p, const uint64_t *needs)
 {
-    const cypher_ast_node **by_step = p->conj + p->nconj;
     size_t first[JOIN_MAX_EDGES * 4], k = 0;
     uint64_t bound = 0;
     for (size_t c = 0; c < p->nconj; c++)
@@ -591,11 +624,11 @@ static void place_conjuncts(join_plan *p, const uint64_t *needs)
                 first[c] = s;
     }
     for (size_t s = 0; s < p->ncore; s++) {
-        p->steps[s].conj = by_step + k;
+        p->steps[s].conj = p->by_step + k;
         for (size_t c = 0; c < p->nconj; c++)
             if (first[c] == s)
-                by_step[k++] = p->conj[c];
-        p->steps[s].nconj = (size_t)(by_step + k - p->steps[s].conj);
+                p->by_step[k++] = conjunct(p, p->conj[c]);
+        p->steps[s].nconj = (size_t)(p->by_step + k - p->steps[s].conj);
     }
 }
 
@@ -715,8 +748,10 @@ void join_plan_free(exec *x, join_plan **pp)
     join_plan *p = *pp;
     if (!p)
         return;
-    if (p->conj)
-        mem_free(x->m, p->conj, 2 * p->nconj * sizeof *p->conj);
+    if (p->conj) {
+        mem_free(x->m, p->conj, p->nconj * sizeof *p->conj);
+        mem_free(x->m, p->by_step, p->nconj * sizeof *p->by_step);
+    }
     mem_free(x->m, p, sizeof *p);
     *pp = NULL;
 }

@@ -239,9 +239,14 @@ static int conjuncts_hold(exec *x, join_state *js, const jstep *st, bool *ok)
 {
     *ok = true;
     for (size_t i = 0; i < st->nconj && *ok; i++) {
+        const jconj *cj = &st->conj[i];
+        if (cj->kind != JCONJ_EXPR) {
+            *ok = (js->vid[cj->a] == js->vid[cj->b]) == (cj->kind == JCONJ_SAME);
+            continue;
+        }
         evalctx c = {x, &js->sc, js->row, NULL, NULL};
         tri t;
-        if (eval_predicate(&c, st->conj[i], &t) != 0)
+        if (eval_predicate(&c, cj->expr, &t) != 0)
             return -1;
         *ok = t == TRI_TRUE;
     }

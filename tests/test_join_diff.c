@@ -69,7 +69,11 @@ static void random_query(uint64_t *s, char *q, size_t size)
 {
     const char *r1 = rel(s), *r2 = rel(s), *r3 = rel(s), *r4 = rel(s);
     int k = (int)below(s, 5);
-    switch (below(s, 18)) {
+    switch (below(s, 19)) {
+    case 18:
+        snprintf(q, size, "MATCH (a:A)%s(b)%s(c) WHERE a = c AND b <> a RETURN a.i, b.i, "
+                 "count(*)", r1, r2);
+        break;
     case 16:
         snprintf(q, size, "MATCH (a:A)-[:R]->(b)<-[:S]-(c), (b)-[:T]-(d) RETURN a.j, count(*)");
         break;
