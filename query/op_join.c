@@ -37,7 +37,6 @@ typedef struct join_state {
     uint64_t used[JOIN_MAX_EDGES];
     uint32_t used_group[JOIN_MAX_EDGES];
     size_t nused;
-    u64_stack pool;             /* drained (relationship, node) pairs */
     memo memos[JOIN_MAX_VERTICES];   /* per counted step */
     /* the input row in progress: the first step's candidates */
     bool row_open;
@@ -80,27 +79,38 @@ static bool rel_used(const join_state *js, uint64_t rid, uint32_t group)
     return false;
 }
 
-/* Appends e's (relationship, node) pairs at node `from` to the pool;
-   *n of them.  Read through a cursor: nothing writes while a pipeline
-   runs, so the version read stays as it is. */
-static int drain(exec *x, join_state *js, const jedge *e, uint32_t from_vertex, uint64_t from,
-                 size_t *n)
+/* e's relationships at node `from` (the end vertex from_vertex), type
+   alternative by type alternative, read in place: nothing writes while a
+   pipeline runs, so the version read stays as it is while the walk goes
+   on under the cursor. */
+typedef struct edge_scan {
+    const version *ver;
+    const jedge *e;
+    strata_direction dir;
+    uint64_t from;
+    size_t t;               /* the type alternative being read */
+    adj_cursor c;
+} edge_scan;
+
+static void scan_open(exec *x, const jedge *e, uint32_t from_vertex, uint64_t from,
+                      edge_scan *sc)
 {
-    const version *ver = exec_view(x)->ver;
-    size_t before = js->pool.n;
-    strata_direction dir = join_edge_dir(e, from_vertex);
-    for (size_t t = 0; t < (e->ntypes ? e->ntypes : 1); t++) {
-        adj_cursor c;
-        adj_cursor_open(ver, from, dir, e->ntypes ? e->types[t] : STRATA_ANY_TYPE, &c);
-        uint64_t rid, other;
-        while (adj_cursor_next(&c, &rid, &other))
-            if (u64_stack_push2(x->m, &js->pool, rid, other) != 0) {
-                js->pool.n = before;
-                return exec_oom(x);
-            }
+    sc->ver = exec_view(x)->ver;
+    sc->e = e;
+    sc->dir = join_edge_dir(e, from_vertex);
+    sc->from = from;
+    sc->t = 0;
+    adj_cursor_open(sc->ver, from, sc->dir, e->ntypes ? e->types[0] : STRATA_ANY_TYPE, &sc->c);
+}
+
+static bool scan_next(edge_scan *sc, uint64_t *rid, uint64_t *other)
+{
+    while (!adj_cursor_next(&sc->c, rid, other)) {
+        if (++sc->t >= sc->e->ntypes)
+            return false;
+        adj_cursor_open(sc->ver, sc->from, sc->dir, sc->e->types[sc->t], &sc->c);
     }
-    *n = (js->pool.n - before) / 2;
-    return 0;
+    return true;
 }
 
 static void bind_slot(join_state *js, long slot, value v)
@@ -168,13 +178,12 @@ static int count_from(exec *x, join_state *js, size_t j, uint64_t node, uint64_t
     const jstep *st = &js->p->steps[j];
     const jedge *e = &js->p->e[st->driver];
     const jvertex *jv = &js->p->v[st->vertex];
-    size_t off = js->pool.n, n;
-    if (drain(x, js, e, st->from, node, &n) != 0)
-        return -1;
-    uint64_t total = 0;
+    edge_scan sc;
+    scan_open(x, e, st->from, node, &sc);
+    uint64_t total = 0, rid, other;
     int rc = 0;
-    for (size_t k = 0; k < n && rc == 0; k++) {
-        uint64_t other = js->pool.v[off + 2 * k + 1], c = 0;
+    while (rc == 0 && scan_next(&sc, &rid, &other)) {
+        uint64_t c = 0;
         bool ok;
         if ((rc = exec_tick(x)) != 0 || (rc = vertex_ok(x, js, jv, other, &ok)) != 0 || !ok)
             continue;
@@ -183,7 +192,6 @@ static int count_from(exec *x, join_state *js, size_t j, uint64_t node, uint64_t
             rc = exec_fail(x, e->rel, "ArithmeticError", NULL,
                            "the number of matches does not fit in an integer");
     }
-    js->pool.n = off;
     if (rc != 0)
         return -1;
     if (m->n == m->cap) {
@@ -275,20 +283,19 @@ static int close_edges(exec *x, join_state *js, size_t k, size_t c)
     const jedge *e = &js->p->e[st->checks[c]];
     uint32_t side = probe_side(e);
     uint64_t want = js->vid[side == e->a ? e->b : e->a];
-    size_t off = js->pool.n, n;
-    if (drain(x, js, e, side, js->vid[side], &n) != 0)
-        return -1;
+    edge_scan sc;
+    scan_open(x, e, side, js->vid[side], &sc);
+    uint64_t rid, other;
     int rc = 0;
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        if (js->pool.v[off + 2 * i + 1] != want)
+    while (rc == 0 && scan_next(&sc, &rid, &other)) {
+        if (other != want)
             continue;
         bool ok;
-        if ((rc = push_rel(x, js, e, js->pool.v[off + 2 * i], &ok)) != 0 || !ok)
+        if ((rc = push_rel(x, js, e, rid, &ok)) != 0 || !ok)
             continue;
         rc = close_edges(x, js, k, c + 1);
         pop_rel(js, e);
     }
-    js->pool.n = off;
     return rc;
 }
 
@@ -315,20 +322,19 @@ static int expand(exec *x, join_state *js, size_t k)
 {
     const jstep *st = &js->p->steps[k];
     const jedge *e = &js->p->e[st->driver];
-    size_t off = js->pool.n, n;
-    if (drain(x, js, e, st->from, js->vid[st->from], &n) != 0)
-        return -1;
+    edge_scan sc;
+    scan_open(x, e, st->from, js->vid[st->from], &sc);
+    uint64_t rid, other;
     int rc = 0;
-    for (size_t i = 0; i < n && rc == 0; i++) {
+    while (rc == 0 && scan_next(&sc, &rid, &other)) {
         bool ok;
         if ((rc = exec_tick(x)) != 0)
             break;
-        if ((rc = push_rel(x, js, e, js->pool.v[off + 2 * i], &ok)) != 0 || !ok)
+        if ((rc = push_rel(x, js, e, rid, &ok)) != 0 || !ok)
             continue;
-        rc = try_vertex(x, js, k, js->pool.v[off + 2 * i + 1]);
+        rc = try_vertex(x, js, k, other);
         pop_rel(js, e);
     }
-    js->pool.n = off;
     return rc;
 }
 
@@ -389,7 +395,6 @@ static void row_end(exec *x, join_state *js)
     js->row_open = false;
     js->single = false;
     js->nused = 0;
-    js->pool.n = 0;
     for (size_t i = js->in_width; i < js->width; i++)
         js->row[i] = value_null();
     (void)x;
@@ -480,7 +485,6 @@ static void join_close(exec *x, stage *s)
         if (js->memos[j].vals)
             mem_free(x->m, js->memos[j].vals, js->memos[j].cap * sizeof(uint64_t));
     }
-    u64_stack_free(x->m, &js->pool);
     join_plan_free(x, &js->p);
     scope_free(&js->sc);
     mem_free(x->m, js, sizeof *js);
@@ -545,7 +549,6 @@ static void worker_fini(worker *w)
         if (w->js.memos[j].vals)
             mem_free(x->m, w->js.memos[j].vals, w->js.memos[j].cap * sizeof(uint64_t));
     }
-    u64_stack_free(x->m, &w->js.pool);
     if (w->js.row)
         mem_free(x->m, w->js.row, (w->js.width ? w->js.width : 1) * sizeof(value));
 }
