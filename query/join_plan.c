@@ -566,7 +566,7 @@ static bool edge_has_cycle(const join_plan *p)
 static void add_step(join_plan *p, uint32_t w, uint64_t bound, jstep_kind kind, uint32_t driver)
 {
     jstep *s = &p->steps[p->nsteps++];
-    memset(s, 0, offsetof(jstep, plan));
+    memset(s, 0, sizeof *s);
     s->vertex = w;
     s->kind = kind;
     s->driver = driver;
@@ -688,8 +688,10 @@ static void order_core(builder *b, uint64_t core, const uint64_t *scan_est, uint
     greedy(p, core, 0, best_start, scan_est, order, n);
 }
 
-static int make_steps(builder *b, uint64_t core, const uint32_t *order, size_t n,
-                      const uint32_t *parent_edge, const uint32_t *peeled, size_t npeeled)
+/* The steps: the core in order (each by the input row, a scan, or its
+   driver edge), then the counted vertices. */
+static void make_steps(builder *b, const uint32_t *order, size_t n, const uint32_t *parent_edge,
+                       const uint32_t *peeled, size_t npeeled)
 {
     join_plan *p = b->p;
     uint64_t bound = 0;
@@ -708,13 +710,10 @@ static int make_steps(builder *b, uint64_t core, const uint32_t *order, size_t n
         bound |= 1ull << w;
     }
     p->ncore = p->nsteps;
-    (void)core;
     /* counted vertices: outwards from the core, the reverse of peeling */
     for (size_t k = npeeled; k-- > 0;) {
-        add_step(p, peeled[k], ~0ull, JSTEP_EXPAND, parent_edge[peeled[k]]);
-        p->steps[p->nsteps - 1].nchecks = 0;
+        add_step(p, peeled[k], 0, JSTEP_EXPAND, parent_edge[peeled[k]]);
     }
-    return 0;
 }
 
 static void describe(exec *x, const join_plan *p)
@@ -835,7 +834,7 @@ static int build(builder *b, const cypher_ast_node *next, scope *sc)
     uint32_t order[JOIN_MAX_VERTICES];
     size_t n = 0;
     order_core(b, core, scan_est, order, &n);
-    make_steps(b, core, order, n, parent_edge, peeled, npeeled);
+    make_steps(b, order, n, parent_edge, peeled, npeeled);
     place_conjuncts(p, needs);
     if (x->prof)
         describe(x, p);

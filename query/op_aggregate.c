@@ -124,9 +124,9 @@ static int aggregate_row_times(exec *x, stage *st, const value *row, uint64_t n)
         if (acc_add(x, p->calls[a], gs->kinds[a], ac, &c) != 0)
             return -1;
         if (ac->count != before &&
-            __builtin_add_overflow(before, (int64_t)n, &ac->count))
-            return exec_fail(x, p->calls[a], "ArithmeticError", NULL,
-                             "count() does not fit in an integer");
+            (n > INT64_MAX || __builtin_add_overflow(before, (int64_t)n, &ac->count)))
+            return exec_fail(x, p->calls[a], "ArgumentError", "IntegerOverflow",
+                             "integer overflow: count() does not fit in an integer");
     }
     return 0;
 }

@@ -145,6 +145,13 @@ static void pop_rel(join_state *js, const jedge *e)
 
 /* ---- counting ---- */
 
+/* A count past 2^64 - 1: the error integer arithmetic gives. */
+static int count_overflow(exec *x, const cypher_ast_node *at)
+{
+    return exec_fail(x, at, "ArgumentError", "IntegerOverflow",
+                     "integer overflow: the number of matches does not fit in an integer");
+}
+
 static int count_from(exec *x, join_state *js, size_t j, uint64_t node, uint64_t *out);
 
 /* The ways to complete the counted steps hanging off vertex w, bound to
@@ -160,8 +167,7 @@ static int children_product(exec *x, join_state *js, uint32_t w, uint64_t node, 
         if (count_from(x, js, j, node, &c) != 0)
             return -1;
         if (__builtin_mul_overflow(*out, c, out))
-            return exec_fail(x, NULL, "ArithmeticError", NULL,
-                             "the number of matches does not fit in an integer");
+            return count_overflow(x, NULL);
     }
     return 0;
 }
@@ -189,8 +195,7 @@ static int count_from(exec *x, join_state *js, size_t j, uint64_t node, uint64_t
             continue;
         if ((rc = children_product(x, js, st->vertex, other, &c)) == 0 &&
             __builtin_add_overflow(total, c, &total))
-            rc = exec_fail(x, e->rel, "ArithmeticError", NULL,
-                           "the number of matches does not fit in an integer");
+            rc = count_overflow(x, e->rel);
     }
     if (rc != 0)
         return -1;
@@ -223,14 +228,12 @@ static int emit(exec *x, join_state *js)
         if (children_product(x, js, w, js->vid[w], &c) != 0)
             return -1;
         if (__builtin_mul_overflow(weight, c, &weight))
-            return exec_fail(x, NULL, "ArithmeticError", NULL,
-                             "the number of matches does not fit in an integer");
+            return count_overflow(x, NULL);
     }
     if (!p->sum_only)
         return weight ? stage_emit_times(x, js->s, js->row, weight) : 0;
     if (__builtin_add_overflow(js->pending, weight, &js->pending))
-        return exec_fail(x, NULL, "ArithmeticError", NULL,
-                         "the number of matches does not fit in an integer");
+        return count_overflow(x, NULL);
     return 0;
 }
 
@@ -613,8 +616,7 @@ static int count_parallel(exec *x, join_state *js, const uint64_t *cands, size_t
                 x->err = ws[t].x.err;
         }
         if (rc == 0 && __builtin_add_overflow(js->pending, ws[t].js.pending, &js->pending))
-            rc = exec_fail(x, NULL, "ArithmeticError", NULL,
-                           "the number of matches does not fit in an integer");
+            rc = count_overflow(x, NULL);
         worker_fini(&ws[t]);
     }
     mem_free(x->m, ws, threads * sizeof *ws);
