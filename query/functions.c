@@ -656,6 +656,10 @@ int aggregate_kind(const cypher_ast_node *e)
         return AGG_COUNT;
     if (e->kind != CYPHER_AST_FUNCTION)
         return -1;
+    /* a call resolved before is a scalar function (aggregates never are):
+       no name comparisons on every row */
+    if (atomic_load_explicit((_Atomic uintptr_t *)&e->u.function.resolved, memory_order_relaxed))
+        return -1;
     for (size_t i = 0; i < sizeof aggregates / sizeof *aggregates; i++)
         if (strcasecmp(e->u.function.name.ptr, aggregates[i].name) == 0)
             return (int)i;
