@@ -154,7 +154,7 @@ static cypher_ast_node part_of(const cypher_ast_node *path)
 /* The node a bound end of a probed predicate holds: *node false when it
    is not a live node carrying n's labels (the pattern then matches
    nothing). */
-static int probe_end(const evalctx *c, const cypher_ast_node *n, uint64_t *id, bool *node)
+static void probe_end(const evalctx *c, const cypher_ast_node *n, uint64_t *id, bool *node)
 {
     strata_view *v = exec_view(c->x);
     const value *val = &c->row[scope_find(c->sc, n->u.node.variable->u.name.ptr,
@@ -168,7 +168,6 @@ static int probe_end(const evalctx *c, const cypher_ast_node *n, uint64_t *id, b
                 strata_node_has_label(v, val->u.id, t, &has) == STRATA_OK && has;
     }
     *id = *node ? val->u.id : 0;
-    return 0;
 }
 
 static bool probe_applies(const evalctx *c, const cypher_ast_node *path)

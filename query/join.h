@@ -98,11 +98,11 @@ typedef struct jstep {
     size_t nconj;
 } jstep;
 
+/* The scalars first: a plan is cleared up to v (join_plan_build), and each
+   array entry is written whole before it is read, so the tens of
+   kilobytes of arrays are never cleared. */
 typedef struct join_plan {
-    jvertex v[JOIN_MAX_VERTICES];
-    jedge e[JOIN_MAX_EDGES];
     size_t nv, ne;
-    jstep steps[JOIN_MAX_VERTICES];
     size_t nsteps;                  /* [0, ncore) enumerated, the rest counted */
     size_t ncore;
     const cypher_ast_node **conj;   /* all conjuncts */
@@ -115,6 +115,9 @@ typedef struct join_plan {
     const cypher_ast_node *const *clauses;
     size_t nclauses;
     size_t in_width;
+    jvertex v[JOIN_MAX_VERTICES];
+    jedge e[JOIN_MAX_EDGES];
+    jstep steps[JOIN_MAX_VERTICES];
 } join_plan;
 
 /* Plans clauses[0..n) (a run of MATCH clauses) as one join if it can and

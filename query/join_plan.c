@@ -761,12 +761,16 @@ void join_plan_free(exec *x, join_plan **pp)
 static bool scans_only(builder *b)
 {
     const join_plan *p = b->p;
-    for (uint32_t w = 0; w < p->nv; w++) {
-        if (p->v[w].in_bound)
+    uint64_t min = atomic_load(&scan_min);
+    /* the label counts first: a seek is never above them, and planning a
+       seek lists the indices */
+    for (uint32_t w = 0; w < p->nv; w++)
+        if (p->v[w].in_bound || p->v[w].card < min)
             return false;
+    for (uint32_t w = 0; w < p->nv; w++) {
         start_plan sp;
         plan_node_start(b->x, p->v[w].node, where_of(p, p->v[w].node), bound_in_input, b, &sp);
-        if (sp.estimate < atomic_load(&scan_min))
+        if (sp.estimate < min)
             return false;
     }
     return true;
@@ -841,6 +845,15 @@ static int build(builder *b, const cypher_ast_node *next, scope *sc)
     return 0;
 }
 
+/* How many relationship patterns clause has. */
+static size_t relationships_in(const cypher_ast_node *clause)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < clause->u.match.parts.count; i++)
+        n += clause->u.match.parts.items[i]->u.part.path->u.list.count / 2;
+    return n;
+}
+
 int join_plan_build(exec *x, const cypher_ast_node *const *clauses, size_t n,
                     const cypher_ast_node *next, scope *sc, join_plan **out, size_t *absorbed)
 {
@@ -848,11 +861,17 @@ int join_plan_build(exec *x, const cypher_ast_node *const *clauses, size_t n,
     *absorbed = 0;
     if (atomic_load(&join_off) || !n)
         return 0;
+    /* one clause of at most one relationship, its rows not only counted:
+       nothing the join could do better (worth_it), so a point query pays
+       no plan */
+    if (n == 1 && relationships_in(clauses[0]) < 2 && !projection_only_counts(next))
+        return 0;
     /* the longest prefix of the run the join takes whole, at least one */
     for (size_t take = n; take > 0; take--) {
-        join_plan *p = mem_calloc(x->m, sizeof *p);
+        join_plan *p = mem_alloc(x->m, sizeof *p);
         if (!p)
             return exec_oom(x);
+        memset(p, 0, offsetof(join_plan, v));
         p->clauses = clauses;
         p->nclauses = take;
         p->in_width = x->width;

@@ -639,14 +639,11 @@ static int try_parallel(exec *x, join_state *js, bool *done)
     strata_id id;
     int rc = 0;
     while (rc == 0 && strata_node_iter_next(js->it, &id))
-        if (u64_stack_push2(x->m, &cands, id, 0) != 0)
+        if (u64_stack_push(x->m, &cands, id) != 0)
             rc = exec_oom(x);
     strata_node_iter_free(&js->it);
-    size_t n = cands.n / 2;
-    for (size_t i = 0; i < n && rc == 0; i++)
-        cands.v[i] = cands.v[2 * i];   /* ids only */
     if (rc == 0)
-        rc = count_parallel(x, js, cands.v, n, threads);
+        rc = count_parallel(x, js, cands.v, cands.n, threads);
     u64_stack_free(x->m, &cands);
     return rc;
 }

@@ -44,6 +44,13 @@ static inline int u64_stack_push2(mem_ctx *m, u64_stack *s, uint64_t a, uint64_t
     s->v[s->n++] = b;
     return 0;
 }
+static inline int u64_stack_push(mem_ctx *m, u64_stack *s, uint64_t a)
+{
+    if (s->cap == s->n && u64_stack_reserve(m, s, 1) != 0)
+        return -1;
+    s->v[s->n++] = a;
+    return 0;
+}
 void u64_stack_free(mem_ctx *m, u64_stack *s);
 
 typedef struct id_set {
