@@ -30,7 +30,8 @@
  *     not enumerated: each row of the rest is passed on once with the
  *     number of ways to complete it, and those numbers are memoised per
  *     node.  `MATCH (a)-->(b)-->(c) RETURN count(*)` costs the
- *     relationships, not the paths.
+ *     relationships, not the paths.  A leaf named only by `x <> y` is
+ *     counted too, less the ways it would equal y (jpair).
  *
  * The join runs a clause run only where it can give exactly the walker's
  * rows (as a multiset): plain parts without path variables,
@@ -96,7 +97,20 @@ typedef struct jstep {
     size_t nchecks;
     const jconj *conj;              /* WHERE conjuncts checked after it */
     size_t nconj;
+    bool paired;                    /* counted, and counted by its jpair */
 } jstep;
+
+/* `x <> y` where x is a leaf nothing else names (and y another such leaf,
+   or a vertex of the core): x is counted, not enumerated, as its ways less
+   the ways it would be y.  With y a leaf, the pair together: ways(x) *
+   ways(y) less the pairs that end at one node.  The relationships of x
+   and y may share a type: two that were one relationship would end at
+   one node, which the inequality already excludes. */
+typedef struct jpair {
+    size_t step;                    /* x's counted step */
+    size_t partner;                 /* y's counted step, or SIZE_MAX: y is */
+    uint32_t vertex;                /* ... this vertex of the core */
+} jpair;
 
 /* The scalars first: a plan is cleared up to v (join_plan_build), and each
    array entry is written whole before it is read, so the tens of
@@ -112,12 +126,14 @@ typedef struct join_plan {
     bool counting;                  /* the consumer counts (weighted rows) */
     bool sum_only;                  /* ... and names none of the join's
                                        variables: one row per input row */
+    size_t npairs;
     const cypher_ast_node *const *clauses;
     size_t nclauses;
     size_t in_width;
     jvertex v[JOIN_MAX_VERTICES];
     jedge e[JOIN_MAX_EDGES];
     jstep steps[JOIN_MAX_VERTICES];
+    jpair pairs[JOIN_MAX_VERTICES];
 } join_plan;
 
 /* Plans clauses[0..n) (a run of MATCH clauses) as one join if it can and

@@ -505,11 +505,13 @@ static bool edge_countable(const join_plan *p, uint32_t i)
 
 /* Whether w can be counted rather than enumerated once the core is
    `core`: nothing names it, and it hangs off the core by one countable
-   relationship (*edge). */
-static bool peelable(const join_plan *p, uint64_t core, uint32_t w, uint32_t *edge)
+   relationship (*edge).  A pinned vertex stays in the core: a pair's
+   count reads it (jpair). */
+static bool peelable(const join_plan *p, uint64_t core, uint64_t pinned, uint32_t w,
+                     uint32_t *edge)
 {
     const jvertex *jv = &p->v[w];
-    if (!(core >> w & 1) || jv->referenced || jv->in_bound || jv->nprops)
+    if (!(core >> w & 1) || pinned >> w & 1 || jv->referenced || jv->in_bound || jv->nprops)
         return false;
     uint32_t incident = 0;
     for (uint32_t i = 0; i < p->ne; i++) {
@@ -525,22 +527,164 @@ static bool peelable(const join_plan *p, uint64_t core, uint32_t w, uint32_t *ed
 /* Peels countable leaves off the query graph, the most populated first,
    while more than one vertex is left (so the core left to enumerate is
    small); parent_edge[] is each peeled vertex's edge.  Returns the core. */
-static uint64_t peel(const join_plan *p, uint32_t *parent_edge, uint32_t *peeled, size_t *npeeled)
+static uint64_t peel(const join_plan *p, uint64_t core, uint64_t pinned, uint32_t *parent_edge,
+                     uint32_t *peeled, size_t *npeeled)
 {
-    uint64_t core = p->nv == 64 ? ~0ull : (1ull << p->nv) - 1;
     while (__builtin_popcountll(core) > 1) {
-        uint32_t best = JOIN_NONE, edge;
+        uint32_t best = JOIN_NONE, edge = 0;
         for (uint32_t w = 0; w < p->nv; w++)
-            if (peelable(p, core, w, &edge) && (best == JOIN_NONE || p->v[w].card > p->v[best].card))
+            if (peelable(p, core, pinned, w, &edge) &&
+                (best == JOIN_NONE || p->v[w].card > p->v[best].card))
                 best = w;
         if (best == JOIN_NONE)
             break;
-        peelable(p, core, best, &edge);
+        peelable(p, core, pinned, best, &edge);
         core &= ~(1ull << best);
         parent_edge[best] = edge;
         peeled[(*npeeled)++] = best;
     }
     return core;
+}
+
+/* The vertex a VARIABLE operand names, or JOIN_NONE. */
+static uint32_t vertex_named(const join_plan *p, const cypher_ast_node *e)
+{
+    if (e->kind != CYPHER_AST_VARIABLE)
+        return JOIN_NONE;
+    for (uint32_t w = 0; w < p->nv; w++)
+        if (p->v[w].var && str_eq(&p->v[w].var->u.name, &e->u.name))
+            return w;
+    return JOIN_NONE;
+}
+
+/* e as a conjunct: `a = b` / `a <> b` over two of the join's nodes
+   compare ids (both are bound nodes when it runs), the rest evaluates. */
+static jconj conjunct(const join_plan *p, const cypher_ast_node *e)
+{
+    jconj c = {.expr = e, .kind = JCONJ_EXPR};
+    if (e->kind != CYPHER_AST_BINARY ||
+        (e->u.binary.op != CYPHER_OP_EQ && e->u.binary.op != CYPHER_OP_NE))
+        return c;
+    uint32_t a = vertex_named(p, e->u.binary.lhs), b = vertex_named(p, e->u.binary.rhs);
+    if (a == JOIN_NONE || b == JOIN_NONE)
+        return c;
+    return (jconj){.expr = e, .kind = e->u.binary.op == CYPHER_OP_EQ ? JCONJ_SAME : JCONJ_OTHER,
+                   .a = a, .b = b};
+}
+
+/* ---- inequalities between counted leaves (jpair) ---- */
+
+static uint32_t other_end(const jedge *e, uint32_t w) { return e->a == w ? e->b : e->a; }
+
+/* Whether w, at the far end of its edge from `from`, is the end node of
+   the relationship (else its start); false when the edge is undirected. */
+static bool leaf_is_end(const jedge *e, uint32_t w, bool *directed)
+{
+    *directed = e->dir == CYPHER_DIR_RIGHT || e->dir == CYPHER_DIR_LEFT;
+    return (e->dir == CYPHER_DIR_RIGHT) == (e->b == w);
+}
+
+/* Whether one relationship matched both by e (at the leaf x) and by f
+   (which y is an end of) would make x and y one node, so that `x <> y`
+   already keeps such matches out: f joins x's neighbour to y, or both
+   edges are directed with x and y at the same end of the relationship. */
+static bool inequality_separates(const jedge *e, uint32_t x, const jedge *f, uint32_t y)
+{
+    uint32_t u = other_end(e, x);
+    if ((f->a == u && f->b == y) || (f->a == y && f->b == u))
+        return true;
+    if (f->a != y && f->b != y)
+        return false;
+    bool de, df;
+    bool xe = leaf_is_end(e, x, &de), ye = leaf_is_end(f, y, &df);
+    return de && df && xe == ye;
+}
+
+/* Whether leaf x's edge i can be counted under `x <> y`: as
+   edge_countable, except that an edge sharing a type with it may remain
+   where the inequality separates them. */
+static bool pair_edge_countable(const join_plan *p, uint32_t i, uint32_t x, uint32_t y)
+{
+    const jedge *e = &p->e[i];
+    if (e->a == e->b || e->referenced || e->rel->u.rel.properties || !e->ntypes)
+        return false;
+    for (uint32_t k = 0; k < p->ne; k++)
+        if (k != i && p->e[k].group == e->group && types_overlap(e, &p->e[k]) &&
+            !inequality_separates(e, x, &p->e[k], y))
+            return false;
+    return true;
+}
+
+/* Whether w is a leaf that conjunct c alone names: one relationship
+   (*edge) joins it to the rest; nothing downstream names it. */
+static bool free_leaf(const join_plan *p, const uint64_t *needs, size_t c, uint64_t down,
+                      uint32_t w, uint32_t *edge)
+{
+    const jvertex *jv = &p->v[w];
+    if (jv->in_bound || jv->nprops || down >> w & 1)
+        return false;
+    for (size_t k = 0; k < p->nconj; k++)
+        if (k != c && needs[k] >> w & 1)
+            return false;
+    uint32_t incident = 0;
+    for (uint32_t i = 0; i < p->ne; i++)
+        if (p->e[i].a == w || p->e[i].b == w) {
+            incident++;
+            *edge = i;
+        }
+    return incident == 1;
+}
+
+typedef struct pairing {
+    uint64_t taken;         /* leaves counted by a pair */
+    uint64_t pinned;        /* vertices a pair reads: kept in the core */
+    uint32_t x[JOIN_MAX_VERTICES], y[JOIN_MAX_VERTICES];
+    bool y_leaf[JOIN_MAX_VERTICES];
+    size_t n;
+} pairing;
+
+/* Tries conjunct c as a pair with x the leaf (and y a leaf as well, or
+   kept in the core). */
+static bool try_pair(const join_plan *p, const uint64_t *needs, size_t c, uint64_t down,
+                     uint32_t x, uint32_t y, pairing *pr)
+{
+    uint64_t used = pr->taken | pr->pinned;
+    uint32_t ex, ey;
+    if (used >> x & 1 || pr->taken >> y & 1 || !free_leaf(p, needs, c, down, x, &ex))
+        return false;
+    uint32_t u = other_end(&p->e[ex], x);
+    if (pr->taken >> u & 1 || !pair_edge_countable(p, ex, x, y))
+        return false;
+    bool y_leaf = !(used >> y & 1) && u != y && free_leaf(p, needs, c, down, y, &ey);
+    if (y_leaf) {
+        uint32_t w = other_end(&p->e[ey], y);
+        if (w == x || pr->taken >> w & 1 || !pair_edge_countable(p, ey, y, x))
+            y_leaf = false;
+        else
+            pr->pinned |= 1ull << w;
+    }
+    pr->taken |= 1ull << x | (y_leaf ? 1ull << y : 0);
+    pr->pinned |= 1ull << u | (y_leaf ? 0 : 1ull << y);
+    pr->x[pr->n] = x;
+    pr->y[pr->n] = y;
+    pr->y_leaf[pr->n++] = y_leaf;
+    return true;
+}
+
+/* Finds the pairs: each `x <> y` conjunct over two of the join's nodes
+   where one or both are leaves nothing else names.  Counting only. */
+static void find_pairs(const join_plan *p, const uint64_t *needs, uint64_t down, pairing *pr)
+{
+    memset(pr, 0, sizeof *pr);
+    if (!p->counting)
+        return;
+    for (size_t c = 0; c < p->nconj; c++) {
+        jconj cj = conjunct(p, p->conj[c]);
+        if (cj.kind != JCONJ_OTHER || cj.a == cj.b || needs[c] != (1ull << cj.a | 1ull << cj.b))
+            continue;
+        if (!try_pair(p, needs, c, down, cj.a, cj.b, pr))
+            try_pair(p, needs, c, down, cj.b, cj.a, pr);
+    }
 }
 
 /* ---- building ---- */
@@ -581,32 +725,6 @@ static void add_step(join_plan *p, uint32_t w, uint64_t bound, jstep_kind kind, 
         if (z == w || bound >> z & 1)
             s->checks[s->nchecks++] = i;
     }
-}
-
-/* The vertex a VARIABLE operand names, or JOIN_NONE. */
-static uint32_t vertex_named(const join_plan *p, const cypher_ast_node *e)
-{
-    if (e->kind != CYPHER_AST_VARIABLE)
-        return JOIN_NONE;
-    for (uint32_t w = 0; w < p->nv; w++)
-        if (p->v[w].var && str_eq(&p->v[w].var->u.name, &e->u.name))
-            return w;
-    return JOIN_NONE;
-}
-
-/* e as a conjunct: `a = b` / `a <> b` over two of the join's nodes
-   compare ids (both are bound nodes when it runs), the rest evaluates. */
-static jconj conjunct(const join_plan *p, const cypher_ast_node *e)
-{
-    jconj c = {.expr = e, .kind = JCONJ_EXPR};
-    if (e->kind != CYPHER_AST_BINARY ||
-        (e->u.binary.op != CYPHER_OP_EQ && e->u.binary.op != CYPHER_OP_NE))
-        return c;
-    uint32_t a = vertex_named(p, e->u.binary.lhs), b = vertex_named(p, e->u.binary.rhs);
-    if (a == JOIN_NONE || b == JOIN_NONE)
-        return c;
-    return (jconj){.expr = e, .kind = e->u.binary.op == CYPHER_OP_EQ ? JCONJ_SAME : JCONJ_OTHER,
-                   .a = a, .b = b};
 }
 
 /* Places each conjunct after the first step that binds all it names
@@ -688,10 +806,22 @@ static void order_core(builder *b, uint64_t core, const uint64_t *scan_est, uint
     greedy(p, core, 0, best_start, scan_est, order, n);
 }
 
+/* A pair's leaf w as a counted step along its one edge. */
+static size_t add_leaf_step(join_plan *p, uint32_t w)
+{
+    uint32_t edge = 0;
+    for (uint32_t i = 0; i < p->ne; i++)
+        if (p->e[i].a == w || p->e[i].b == w)
+            edge = i;
+    add_step(p, w, 0, JSTEP_EXPAND, edge);
+    p->steps[p->nsteps - 1].paired = true;
+    return p->nsteps - 1;
+}
+
 /* The steps: the core in order (each by the input row, a scan, or its
    driver edge), then the counted vertices. */
 static void make_steps(builder *b, const uint32_t *order, size_t n, const uint32_t *parent_edge,
-                       const uint32_t *peeled, size_t npeeled)
+                       const uint32_t *peeled, size_t npeeled, const pairing *pr)
 {
     join_plan *p = b->p;
     uint64_t bound = 0;
@@ -710,10 +840,16 @@ static void make_steps(builder *b, const uint32_t *order, size_t n, const uint32
         bound |= 1ull << w;
     }
     p->ncore = p->nsteps;
-    /* counted vertices: outwards from the core, the reverse of peeling */
-    for (size_t k = npeeled; k-- > 0;) {
-        add_step(p, peeled[k], 0, JSTEP_EXPAND, parent_edge[peeled[k]]);
+    /* the pairs' leaves, each off a vertex of the core */
+    for (size_t i = 0; i < pr->n; i++) {
+        jpair *jp = &p->pairs[p->npairs++];
+        jp->step = add_leaf_step(p, pr->x[i]);
+        jp->vertex = pr->y[i];
+        jp->partner = pr->y_leaf[i] ? add_leaf_step(p, pr->y[i]) : SIZE_MAX;
     }
+    /* counted vertices: outwards from the core, the reverse of peeling */
+    for (size_t k = npeeled; k-- > 0;)
+        add_step(p, peeled[k], 0, JSTEP_EXPAND, parent_edge[peeled[k]]);
 }
 
 static void describe(exec *x, const join_plan *p)
@@ -737,7 +873,8 @@ static void describe(exec *x, const join_plan *p)
             snprintf(buf, sizeof buf, "%s (%.*s) est %.3g per row%s", s < p->ncore ? "Expand"
                      : "CountExpand", len, name,
                      p->e[st->driver].fan[p->e[st->driver].a == st->from ? 0 : 1],
-                     st->nchecks ? ", closing a cycle (adjacency probe)" : "");
+                     st->nchecks ? ", closing a cycle (adjacency probe)"
+                     : st->paired ? ", less the ways to the node it must differ from" : "");
         profile_note(x, buf);
     }
 }
@@ -803,10 +940,12 @@ static int build(builder *b, const cypher_ast_node *next, scope *sc)
     if (p->counting)
         collect_names(next, &down);
     p->sum_only = p->counting;
+    uint64_t down_mask = 0;
     for (uint32_t w = 0; w < p->nv; w++) {
         bool named = !p->counting || names_has(&down, p->v[w].var);
         p->v[w].referenced |= named;
         p->sum_only &= !named;
+        down_mask |= (uint64_t)named << w;
     }
     for (uint32_t i = 0; i < p->ne; i++) {
         bool named = !p->counting || names_has(&down, p->e[i].rel->u.rel.variable);
@@ -816,8 +955,11 @@ static int build(builder *b, const cypher_ast_node *next, scope *sc)
     uint32_t parent_edge[JOIN_MAX_VERTICES], peeled[JOIN_MAX_VERTICES];
     size_t npeeled = 0;
     cardinalities(x, p);
-    uint64_t core = peel(p, parent_edge, peeled, &npeeled);
-    if (!worth_it(b, npeeled)) {
+    pairing pr;
+    find_pairs(p, needs, down_mask, &pr);
+    uint64_t all = p->nv == 64 ? ~0ull : (1ull << p->nv) - 1;
+    uint64_t core = peel(p, all & ~pr.taken, pr.pinned, parent_edge, peeled, &npeeled);
+    if (!worth_it(b, npeeled + pr.n)) {
         b->reject = true;
         return 0;
     }
@@ -838,7 +980,7 @@ static int build(builder *b, const cypher_ast_node *next, scope *sc)
     uint32_t order[JOIN_MAX_VERTICES];
     size_t n = 0;
     order_core(b, core, scan_est, order, &n);
-    make_steps(b, order, n, parent_edge, peeled, npeeled);
+    make_steps(b, order, n, parent_edge, peeled, npeeled, &pr);
     place_conjuncts(p, needs);
     if (x->prof)
         describe(x, p);

@@ -13,6 +13,7 @@
  * pipeline). */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -38,6 +39,8 @@ typedef struct join_state {
     uint32_t used_group[JOIN_MAX_EDGES];
     size_t nused;
     memo memos[JOIN_MAX_VERTICES];   /* per counted step */
+    uint64_t *ends;             /* a pair's leaf's nodes (pair_same) */
+    size_t cap_ends;
     /* the input row in progress: the first step's candidates */
     bool row_open;
     strata_node_iter *it;
@@ -79,38 +82,63 @@ static bool rel_used(const join_state *js, uint64_t rid, uint32_t group)
     return false;
 }
 
-/* e's relationships at node `from` (the end vertex from_vertex), type
-   alternative by type alternative, read in place: nothing writes while a
-   pipeline runs, so the version read stays as it is while the walk goes
-   on under the cursor. */
+/* e's relationships at node `from` (the end vertex from_vertex), read in
+   place: nothing writes while a pipeline runs, so the version read stays
+   as it is while the walk goes on.  With types, each (type, direction)
+   run is found by its key in the node's block, read once; without, a
+   cursor reads every segment of the directions. */
 typedef struct edge_scan {
-    const version *ver;
     const jedge *e;
-    strata_direction dir;
+    const adj_block *adj;
     uint64_t from;
-    size_t t;               /* the type alternative being read */
-    adj_cursor c;
+    int dirs;                   /* strata_direction mask */
+    size_t next;                /* the next run: type index * 2 + (1: in) */
+    const adj_entry *at, *end;  /* the run being read */
+    bool skip_loops;            /* it is incoming, after outgoing: a
+                                   self-loop was reported already */
+    adj_cursor c;               /* no types */
 } edge_scan;
 
 static void scan_open(exec *x, const jedge *e, uint32_t from_vertex, uint64_t from,
                       edge_scan *sc)
 {
-    sc->ver = exec_view(x)->ver;
+    const version *ver = exec_view(x)->ver;
     sc->e = e;
-    sc->dir = join_edge_dir(e, from_vertex);
     sc->from = from;
-    sc->t = 0;
-    adj_cursor_open(sc->ver, from, sc->dir, e->ntypes ? e->types[0] : STRATA_ANY_TYPE, &sc->c);
+    sc->dirs = (int)join_edge_dir(e, from_vertex);
+    sc->next = 0;
+    sc->at = sc->end = NULL;
+    sc->skip_loops = false;
+    if (e->ntypes)
+        sc->adj = store_node_adj(&ver->st, from);
+    else
+        adj_cursor_open(ver, from, (strata_direction)sc->dirs, STRATA_ANY_TYPE, &sc->c);
 }
 
 static bool scan_next(edge_scan *sc, uint64_t *rid, uint64_t *other)
 {
-    while (!adj_cursor_next(&sc->c, rid, other)) {
-        if (++sc->t >= sc->e->ntypes)
+    if (!sc->e->ntypes)
+        return adj_cursor_next(&sc->c, rid, other);
+    for (;;) {
+        while (sc->at < sc->end) {
+            const adj_entry *a = sc->at++;
+            if (sc->skip_loops && a->other == sc->from)
+                continue;
+            *rid = a->rel;
+            *other = a->other;
+            return true;
+        }
+        if (!sc->adj || sc->next >= 2 * sc->e->ntypes)
             return false;
-        adj_cursor_open(sc->ver, sc->from, sc->dir, sc->e->types[sc->t], &sc->c);
+        size_t k = sc->next++;
+        bool in = k & 1;
+        if (!(sc->dirs & (in ? STRATA_IN : STRATA_OUT)))
+            continue;
+        uint32_t n;
+        sc->at = adj_segment(sc->adj, in ? ADJ_IN : ADJ_OUT, sc->e->types[k >> 1], &n);
+        sc->end = sc->at ? sc->at + n : NULL;
+        sc->skip_loops = in && sc->dirs == STRATA_BOTH;
     }
-    return true;
 }
 
 static void bind_slot(join_state *js, long slot, value v)
@@ -161,7 +189,7 @@ static int children_product(exec *x, join_state *js, uint32_t w, uint64_t node, 
     const join_plan *p = js->p;
     *out = 1;
     for (size_t j = p->ncore; j < p->nsteps && *out; j++) {
-        if (p->steps[j].from != w)
+        if (p->steps[j].from != w || p->steps[j].paired)
             continue;
         uint64_t c = 0;
         if (count_from(x, js, j, node, &c) != 0)
@@ -214,6 +242,131 @@ static int count_from(exec *x, join_state *js, size_t j, uint64_t node, uint64_t
     return 0;
 }
 
+/* ---- pairs: a counted leaf that must differ from another node ---- */
+
+/* The ways counted step j has from its bound end to node `to`. */
+static int ways_to(exec *x, join_state *js, size_t j, uint64_t to, uint64_t *out)
+{
+    const jstep *st = &js->p->steps[j];
+    bool ok;
+    *out = 0;
+    if (vertex_ok(x, js, &js->p->v[st->vertex], to, &ok) != 0)
+        return -1;
+    if (!ok)
+        return 0;
+    edge_scan sc;
+    scan_open(x, &js->p->e[st->driver], st->from, js->vid[st->from], &sc);
+    uint64_t rid, other;
+    while (scan_next(&sc, &rid, &other)) {
+        if (exec_tick(x) != 0)
+            return -1;
+        *out += other == to;
+    }
+    return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Counted step j's nodes from its bound end, sorted, into js->ends. */
+static int collect_ends(exec *x, join_state *js, size_t j, size_t *n)
+{
+    const jstep *st = &js->p->steps[j];
+    const jvertex *jv = &js->p->v[st->vertex];
+    edge_scan sc;
+    scan_open(x, &js->p->e[st->driver], st->from, js->vid[st->from], &sc);
+    uint64_t rid, other;
+    *n = 0;
+    while (scan_next(&sc, &rid, &other)) {
+        bool ok;
+        if (exec_tick(x) != 0 || vertex_ok(x, js, jv, other, &ok) != 0)
+            return -1;
+        if (!ok)
+            continue;
+        if (*n == js->cap_ends) {
+            size_t cap = js->cap_ends ? js->cap_ends * 2 : 64;
+            uint64_t *v = mem_realloc(x->m, js->ends, js->cap_ends * sizeof *v, cap * sizeof *v);
+            if (!v)
+                return exec_oom(x);
+            js->ends = v;
+            js->cap_ends = cap;
+        }
+        js->ends[(*n)++] = other;
+    }
+    qsort(js->ends, *n, sizeof *js->ends, cmp_u64);
+    return 0;
+}
+
+/* The pairs (one way of step a, one of step b) that end at one node: the
+   ways of the step with fewer sorted, the other's looked up in them. */
+static int pair_same(exec *x, join_state *js, size_t a, size_t b, uint64_t *out)
+{
+    size_t n;
+    if (collect_ends(x, js, a, &n) != 0)
+        return -1;
+    const jstep *st = &js->p->steps[b];
+    const jvertex *jv = &js->p->v[st->vertex];
+    edge_scan sc;
+    scan_open(x, &js->p->e[st->driver], st->from, js->vid[st->from], &sc);
+    uint64_t rid, other;
+    *out = 0;
+    while (n && scan_next(&sc, &rid, &other)) {
+        bool ok;
+        if (exec_tick(x) != 0 || vertex_ok(x, js, jv, other, &ok) != 0)
+            return -1;
+        if (!ok)
+            continue;
+        size_t lo = 0, hi = n;
+        while (lo < hi) {           /* the first entry >= other */
+            size_t mid = lo + (hi - lo) / 2;
+            if (js->ends[mid] < other)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        while (lo < n && js->ends[lo] == other)
+            lo++, (*out)++;
+    }
+    return 0;
+}
+
+/* A pair's factor in a row's weight: the ways of its leaf x other than to
+   y, times y's ways if y is a leaf, less the pairs ending at one node. */
+static int pair_factor(exec *x, join_state *js, const jpair *jp, uint64_t *out)
+{
+    const join_plan *p = js->p;
+    const jstep *sx = &p->steps[jp->step];
+    uint64_t cx, cy, same;
+    *out = 0;
+    if (count_from(x, js, jp->step, js->vid[sx->from], &cx) != 0)
+        return -1;
+    if (!cx)
+        return 0;
+    if (jp->partner == SIZE_MAX) {
+        if (ways_to(x, js, jp->step, js->vid[jp->vertex], &same) != 0)
+            return -1;
+        *out = cx - same;
+        return 0;
+    }
+    const jstep *sy = &p->steps[jp->partner];
+    if (count_from(x, js, jp->partner, js->vid[sy->from], &cy) != 0)
+        return -1;
+    if (!cy)
+        return 0;
+    bool x_fewer = cx <= cy;
+    if (pair_same(x, js, x_fewer ? jp->step : jp->partner, x_fewer ? jp->partner : jp->step,
+                  &same) != 0)
+        return -1;
+    unsigned __int128 all = (unsigned __int128)cx * cy - same;
+    if (all > UINT64_MAX)
+        return count_overflow(x, NULL);
+    *out = (uint64_t)all;
+    return 0;
+}
+
 /* ---- the walk over the core ---- */
 
 static int emit(exec *x, join_state *js)
@@ -226,6 +379,13 @@ static int emit(exec *x, join_state *js)
         uint32_t w = p->steps[k].vertex;
         uint64_t c = 0;
         if (children_product(x, js, w, js->vid[w], &c) != 0)
+            return -1;
+        if (__builtin_mul_overflow(weight, c, &weight))
+            return count_overflow(x, NULL);
+    }
+    for (size_t i = 0; i < p->npairs && weight; i++) {
+        uint64_t c = 0;
+        if (pair_factor(x, js, &p->pairs[i], &c) != 0)
             return -1;
         if (__builtin_mul_overflow(weight, c, &weight))
             return count_overflow(x, NULL);
@@ -488,6 +648,8 @@ static void join_close(exec *x, stage *s)
         if (js->memos[j].vals)
             mem_free(x->m, js->memos[j].vals, js->memos[j].cap * sizeof(uint64_t));
     }
+    if (js->ends)
+        mem_free(x->m, js->ends, js->cap_ends * sizeof *js->ends);
     join_plan_free(x, &js->p);
     scope_free(&js->sc);
     mem_free(x->m, js, sizeof *js);
@@ -552,6 +714,8 @@ static void worker_fini(worker *w)
         if (w->js.memos[j].vals)
             mem_free(x->m, w->js.memos[j].vals, w->js.memos[j].cap * sizeof(uint64_t));
     }
+    if (w->js.ends)
+        mem_free(x->m, w->js.ends, w->js.cap_ends * sizeof *w->js.ends);
     if (w->js.row)
         mem_free(x->m, w->js.row, (w->js.width ? w->js.width : 1) * sizeof(value));
 }

@@ -69,7 +69,28 @@ static void random_query(uint64_t *s, char *q, size_t size)
 {
     const char *r1 = rel(s), *r2 = rel(s), *r3 = rel(s), *r4 = rel(s);
     int k = (int)below(s, 5);
-    switch (below(s, 19)) {
+    switch (below(s, 25)) {
+    case 19:    /* two leaves that must differ, off different nodes */
+        snprintf(q, size, "MATCH (a)%s(b)%s(c)%s(d) WHERE a <> d RETURN count(*)", r1, r2, r3);
+        break;
+    case 20:    /* ... off one node */
+        snprintf(q, size, "MATCH (a:A)%s(b)%s(c) WHERE a <> c RETURN count(*)", r1, r2);
+        break;
+    case 21:    /* a leaf that must differ from a node of the core */
+        snprintf(q, size, "MATCH (a:A)%s(b)%s(c)%s(d) WHERE d <> b RETURN count(*)", r1, r2,
+                 r3);
+        break;
+    case 22:
+        snprintf(q, size, "MATCH (a)%s(b:B) WHERE a <> b RETURN count(*)", r1);
+        break;
+    case 23:    /* grouped, so weighted rows rather than one sum */
+        snprintf(q, size, "MATCH (a)%s(b)%s(c)%s(d:B) WHERE a <> d AND c.k <> %d "
+                 "RETURN b.k, count(*)", r1, r2, r3, k);
+        break;
+    case 24:    /* bound by the input row */
+        snprintf(q, size, "UNWIND [%d, %d] AS i MATCH (a {i: i})%s(b)%s(c) WHERE c <> a "
+                 "RETURN i, count(*)", k, k + 3, r1, r2);
+        break;
     case 18:
         snprintf(q, size, "MATCH (a:A)%s(b)%s(c) WHERE a = c AND b <> a RETURN a.i, b.i, "
                  "count(*)", r1, r2);
@@ -176,7 +197,8 @@ static char **rows(strata_graph *g, const char *q, size_t *n)
     return out;
 }
 
-/* How the plan of q runs: 1 joined, 2 joined and counted. */
+/* How the plan of q runs: 1 joined, 2 joined and counted, 3 counted with
+   a leaf that must differ from another node. */
 static int plan_kind(strata_graph *g, const char *q)
 {
     char text[600];
@@ -190,7 +212,9 @@ static int plan_kind(strata_graph *g, const char *q)
         size_t len;
         if (strata_value_get_string(row[3], &plan, &len) != STRATA_OK)
             continue;
-        if (strstr(plan, "CountExpand"))
+        if (strstr(plan, "less the ways"))
+            kind = 3;
+        else if (strstr(plan, "CountExpand") && kind < 2)
             kind = 2;
         else if (strstr(plan, "Join (") && kind == 0)
             kind = 1;
@@ -205,7 +229,7 @@ static void test_join_agrees_with_walker(void **state)
     join_set_scan_min((uint64_t)(uintptr_t)*state);
     const char *env = getenv("STRATA_JOIN_DIFF_SEEDS");
     int seeds = env ? atoi(env) : 12;
-    size_t total = 0, joined = 0, counted = 0, queries = 0;
+    size_t total = 0, joined = 0, counted = 0, paired = 0, queries = 0;
     for (int seed = 1; seed <= seeds; seed++) {
         strata_graph *g;
         build(0x9e3779b97f4a7c15ull * (uint64_t)seed + 11, &g);
@@ -217,7 +241,8 @@ static void test_join_agrees_with_walker(void **state)
             join_set_enabled(true);
             int kind = plan_kind(g, q);
             joined += kind >= 1;
-            counted += kind == 2;
+            counted += kind >= 2;
+            paired += kind == 3;
             char **r0 = rows(g, q, &n0);
             join_set_enabled(false);
             char **r1 = rows(g, q, &n1);
@@ -240,7 +265,43 @@ static void test_join_agrees_with_walker(void **state)
     assert_true(total > queries);
     assert_true(joined > queries / 2);
     assert_true(counted > queries / 12);
+    assert_true(paired > queries / 50);
     join_set_scan_min(1000);
+}
+
+/* The rows PROFILE reports for q's Match and for what consumes them. */
+static void profile_rows(strata_graph *g, const char *q, int64_t *match_rows, int64_t *agg_rows)
+{
+    char text[600];
+    snprintf(text, sizeof text, "PROFILE %s", q);
+    strata_result *r = NULL;
+    assert_int_equal(strata_query(g, text, NULL, &r), STRATA_OK);
+    const strata_value *const *row;
+    *match_rows = *agg_rows = -1;
+    while (strata_result_next(r, &row)) {
+        const char *op;
+        size_t len;
+        int64_t n;
+        assert_int_equal(strata_value_get_string(row[2], &op, &len), STRATA_OK);
+        assert_int_equal(strata_value_get_int(row[4], &n), STRATA_OK);
+        if (strncmp(op, "Match", len) == 0)
+            *match_rows = n;
+        else
+            *agg_rows = n;
+    }
+    strata_result_free(&r);
+}
+
+/* q's one integer. */
+static int64_t count_of(strata_graph *g, const char *q)
+{
+    size_t n;
+    char **c = rows(g, q, &n);
+    assert_int_equal(n, 1);
+    int64_t v = strtoll(c[0], NULL, 10);
+    free(c[0]);
+    free(c);
+    return v;
 }
 
 /* A count over many matches is taken without producing them: the rows
@@ -254,33 +315,41 @@ static void test_count_is_not_enumerated(void **state)
     run(g, "MATCH (h:Hub) UNWIND range(1, 50) AS j CREATE (h)-[:OUT]->(:Leaf)");
     run(g, "MATCH (h:Hub) WITH h, h.i % 20 AS g MATCH (o:Hub) WHERE o.i % 20 = g AND o <> h "
            "CREATE (h)-[:PEER]->(o)");
-    const char *q = "PROFILE MATCH (a:Hub)-[:PEER]->(b:Hub)-[:OUT]->(c:Leaf) RETURN count(*)";
-    strata_result *r = NULL;
-    assert_int_equal(strata_query(g, q, NULL, &r), STRATA_OK);
-    const strata_value *const *row;
-    int64_t match_rows = -1, agg_rows = -1;
-    while (strata_result_next(r, &row)) {
-        const char *op;
-        size_t len;
-        int64_t n;
-        assert_int_equal(strata_value_get_string(row[2], &op, &len), STRATA_OK);
-        assert_int_equal(strata_value_get_int(row[4], &n), STRATA_OK);
-        if (strncmp(op, "Match", len) == 0)
-            match_rows = n;
-        else
-            agg_rows = n;
-    }
-    strata_result_free(&r);
+    const char *q = "MATCH (a:Hub)-[:PEER]->(b:Hub)-[:OUT]->(c:Leaf) RETURN count(*)";
+    int64_t match_rows, agg_rows;
+    profile_rows(g, q, &match_rows, &agg_rows);
     /* 200 hubs, 9 peers each, 50 leaves each: 90,000 paths, passed on as
        one weighted row per (a, b) pair at most */
     assert_int_equal(agg_rows, 1);
     assert_true(match_rows > 0 && match_rows <= 200 * 9);
-    size_t n;
-    char **c = rows(g, "MATCH (a:Hub)-[:PEER]->(b:Hub)-[:OUT]->(c:Leaf) RETURN count(*)", &n);
-    assert_int_equal(n, 1);
-    assert_string_equal(c[0], "90000,");
-    free(c[0]);
-    free(c);
+    assert_int_equal(count_of(g, q), 90000);
+    strata_graph_free(&g);
+}
+
+/* `t1 <> t2` between two leaves is counted as the product of their ways
+   less the pairs that meet, not by enumerating the pairs. */
+static void test_inequality_is_not_enumerated(void **state)
+{
+    (void)state;
+    strata_graph *g;
+    assert_int_equal(strata_graph_new(&g), STRATA_OK);
+    run(g, "UNWIND range(0, 9) AS i CREATE (:Tag {i: i})");
+    run(g, "UNWIND range(1, 100) AS i CREATE (:Post {i: i})");
+    run(g, "MATCH (p:Post), (t:Tag) WHERE (p.i + t.i) % 3 = 0 CREATE (p)-[:HAS]->(t)");
+    run(g, "MATCH (p:Post) UNWIND range(1, 30) AS j CREATE (p)<-[:REPLY]-(:Comment {j: j})");
+    run(g, "MATCH (c:Comment), (t:Tag) WHERE (c.j + t.i) % 4 = 0 CREATE (c)-[:HAS]->(t)");
+    const char *q = "MATCH (t1:Tag)<-[:HAS]-(:Post)<-[:REPLY]-(:Comment)-[:HAS]->(t2:Tag) "
+                    "WHERE t1 <> t2 RETURN count(*)";
+    int64_t match_rows, agg_rows;
+    profile_rows(g, q, &match_rows, &agg_rows);
+    assert_int_equal(agg_rows, 1);
+    assert_true(match_rows > 0 && match_rows <= 100 * 30);
+    int64_t joined = count_of(g, q);
+    join_set_enabled(false);
+    int64_t walked = count_of(g, q);
+    join_set_enabled(true);
+    assert_int_equal(joined, walked);
+    assert_true(joined > 100 * 30 * 4);     /* more matches than rows passed on */
     strata_graph_free(&g);
 }
 
@@ -322,6 +391,8 @@ static void test_allocation_failures(void **state)
         "RETURN count(*)",
         "MATCH (a)-[:S]->(b)-[:R]->(c)-[:T]-(d:B) RETURN a.k, count(*)",
         "MATCH (a)-[:R]->(b)-[:R]->(c) WHERE NOT (a)-[:S]-(c) RETURN count(*)",
+        "MATCH (a)-[:R]->(b)<-[:S]-(c)<-[:R]-(d) WHERE a <> d RETURN count(*)",
+        "MATCH (a:A)-[:R]->(b)-[:S]->(c)-[:T]->(d) WHERE d <> b RETURN b.k, count(*)",
     };
     for (size_t q = 0; q < sizeof queries / sizeof *queries; q++) {
         int64_t want, got;
@@ -356,6 +427,7 @@ int main(void)
         /* every pattern of two or more relationships joined */
         cmocka_unit_test_prestate(test_join_agrees_with_walker, (void *)(uintptr_t)0),
         cmocka_unit_test(test_count_is_not_enumerated),
+        cmocka_unit_test(test_inequality_is_not_enumerated),
         cmocka_unit_test(test_allocation_failures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
