@@ -406,10 +406,13 @@ static const cypher_ast_node *where_of(const join_plan *p, const cypher_ast_node
     return NULL;
 }
 
-/* The rows expected after binding w, given the bound set and rows so far;
-   *driver the edge to reach it by (JOIN_NONE: a scan). */
+/* Rows after binding w to each of `rows` rows with `bound` bound, by
+   its edge from a bound vertex with the fewest relationships per row (or
+   a scan when it has none); each further edge to a bound vertex keeps
+   its share.  *work: the candidates read, each with the adjacency every
+   closing edge probes (the smaller side's, as op_join reads it). */
 static double extend(const join_plan *p, uint64_t bound, uint32_t w, double rows,
-                     const uint64_t *scan_est, uint32_t *driver)
+                     const uint64_t *scan_est, uint32_t *driver, double *work)
 {
     double best = -1;
     *driver = JOIN_NONE;
@@ -426,7 +429,8 @@ static double extend(const join_plan *p, uint64_t bound, uint32_t w, double rows
             *driver = i;
         }
     }
-    double r = *driver == JOIN_NONE ? rows * (double)scan_est[w] : rows * best;
+    double cand = *driver == JOIN_NONE ? rows * (double)scan_est[w] : rows * best;
+    double r = cand, probe = 0;
     for (uint32_t i = 0; i < p->ne; i++) {
         const jedge *e = &p->e[i];
         if (i == *driver || (e->a != w && e->b != w))
@@ -437,7 +441,9 @@ static double extend(const join_plan *p, uint64_t bound, uint32_t w, double rows
         double card = p->v[w].card ? (double)p->v[w].card : 1.0;
         double sel = z == w ? 0.5 : e->fan[e->a == z ? 0 : 1] / card;
         r *= sel < 1.0 ? sel : 1.0;
+        probe += e->fan[0] < e->fan[1] ? e->fan[0] : e->fan[1];
     }
+    *work = cand * (1 + probe);
     return r;
 }
 
@@ -455,25 +461,27 @@ static double greedy(const join_plan *p, uint64_t core, uint64_t bound, uint32_t
     }
     for (;;) {
         uint32_t best = JOIN_NONE, drv;
-        double best_rows = 0;
+        double best_rows = 0, best_work = 0;
         bool best_scan = true;
         for (uint32_t w = 0; w < p->nv; w++) {
             if (!(core >> w & 1) || bound >> w & 1)
                 continue;
-            double r = extend(p, bound, w, rows, scan_est, &drv);
+            double work;
+            double r = extend(p, bound, w, rows, scan_est, &drv, &work);
             bool scan = drv == JOIN_NONE;
             /* a scan (a cartesian product) only when nothing connected is left */
             if (best == JOIN_NONE || (best_scan && !scan) ||
                 (best_scan == scan && r < best_rows)) {
                 best = w;
                 best_rows = r;
+                best_work = work;
                 best_scan = scan;
             }
         }
         if (best == JOIN_NONE)
             return cost;
         rows = best_rows;
-        cost += rows;
+        cost += best_work;
         bound |= 1ull << best;
         order[(*n)++] = best;
     }
@@ -775,6 +783,68 @@ static void estimate(builder *b, uint64_t *scan_est)
     }
 }
 
+/* Cores of up to this many vertices to bind are ordered exactly (2^n
+   subsets); larger ones greedily. */
+#define JOIN_DP_MAX 10
+
+/* The order of the core's unbound vertices with the least work over
+   every order: a dynamic program over the sets bound so far, each set's
+   cost that of its cheapest sequence (and its rows that sequence's).  A
+   vertex no edge reaches is scanned only once nothing connected is
+   left.  False when the core is too large. */
+static bool best_order(const join_plan *p, uint64_t core, uint64_t bound,
+                       const uint64_t *scan_est, uint32_t *order, size_t *n)
+{
+    uint32_t vs[JOIN_DP_MAX];
+    size_t k = 0;
+    for (uint32_t w = 0; w < p->nv; w++)
+        if (core >> w & 1 && !(bound >> w & 1)) {
+            if (k == JOIN_DP_MAX)
+                return false;
+            vs[k++] = w;
+        }
+    size_t nsets = (size_t)1 << k;
+    double cost[1 << JOIN_DP_MAX], rows[1 << JOIN_DP_MAX];
+    uint8_t last[1 << JOIN_DP_MAX];
+    cost[0] = 0;
+    rows[0] = 1;
+    for (size_t t = 1; t < nsets; t++)
+        cost[t] = -1;
+    for (size_t set = 0; set < nsets; set++) {
+        if (cost[set] < 0)
+            continue;
+        uint64_t b = bound;
+        for (size_t i = 0; i < k; i++)
+            if (set >> i & 1)
+                b |= 1ull << vs[i];
+        double r[JOIN_DP_MAX], work[JOIN_DP_MAX];
+        bool scan[JOIN_DP_MAX], connected = false;
+        for (size_t i = 0; i < k; i++) {
+            if (set >> i & 1)
+                continue;
+            uint32_t drv;
+            r[i] = extend(p, b, vs[i], rows[set], scan_est, &drv, &work[i]);
+            scan[i] = drv == JOIN_NONE;
+            connected |= !scan[i];
+        }
+        for (size_t i = 0; i < k; i++) {
+            if (set >> i & 1 || (scan[i] && connected))
+                continue;
+            size_t next = set | (size_t)1 << i;
+            double c = cost[set] + work[i];
+            if (cost[next] < 0 || c < cost[next]) {
+                cost[next] = c;
+                rows[next] = r[i];
+                last[next] = (uint8_t)i;
+            }
+        }
+    }
+    *n += k;
+    for (size_t set = nsets - 1, j = *n; set; set &= ~((size_t)1 << last[set]))
+        order[--j] = vs[last[set]];
+    return true;
+}
+
 static void order_core(builder *b, uint64_t core, const uint64_t *scan_est, uint32_t *order,
                        size_t *n)
 {
@@ -786,6 +856,8 @@ static void order_core(builder *b, uint64_t core, const uint64_t *scan_est, uint
             order[(*n)++] = w;
         }
     size_t base = *n;
+    if (best_order(p, core, inbound, scan_est, order, n))
+        return;
     if (inbound) {
         greedy(p, core, inbound, JOIN_NONE, scan_est, order, n);
         return;
@@ -830,7 +902,8 @@ static void make_steps(builder *b, const uint32_t *order, size_t n, const uint32
         uint32_t drv = JOIN_NONE;
         jstep_kind kind = JSTEP_BOUND;
         if (!p->v[w].in_bound) {
-            extend(p, bound, w, 1, (uint64_t[JOIN_MAX_VERTICES]){0}, &drv);
+            double work;
+            extend(p, bound, w, 1, (uint64_t[JOIN_MAX_VERTICES]){0}, &drv, &work);
             kind = drv == JOIN_NONE ? JSTEP_SCAN : JSTEP_EXPAND;
         }
         add_step(p, w, bound, kind, drv);

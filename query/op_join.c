@@ -28,6 +28,16 @@ typedef struct memo {
     size_t n, cap;
 } memo;
 
+/* A bound end's relationships along a closing edge, sorted by the other
+   end, kept while that end stays bound to one node (close_edges). */
+typedef struct probe_set {
+    bool held, built;
+    uint64_t node;              /* the node the end holds */
+    uint64_t spent;             /* entries read probing it from the other side */
+    uint64_t (*v)[2];           /* (other end, relationship), by other end */
+    size_t n, cap;
+} probe_set;
+
 typedef struct join_state {
     join_plan *p;
     scope sc;
@@ -41,6 +51,7 @@ typedef struct join_state {
     memo memos[JOIN_MAX_VERTICES];   /* per counted step */
     uint64_t *ends;             /* a pair's leaf's nodes (pair_same) */
     size_t cap_ends;
+    probe_set probes[JOIN_MAX_EDGES];   /* per closing edge (close_edges) */
     /* the input row in progress: the first step's candidates */
     bool row_open;
     strata_node_iter *it;
@@ -50,6 +61,7 @@ typedef struct join_state {
 } join_state;
 
 static int run_step(exec *x, join_state *js, size_t k);
+static int close_edges(exec *x, join_state *js, size_t k, size_t c);
 static int try_vertex(exec *x, join_state *js, size_t k, uint64_t id);
 static int try_parallel(exec *x, join_state *js, bool *done);
 
@@ -296,7 +308,8 @@ static int collect_ends(exec *x, join_state *js, size_t j, size_t *n)
         }
         js->ends[(*n)++] = other;
     }
-    qsort(js->ends, *n, sizeof *js->ends, cmp_u64);
+    if (*n > 1)
+        qsort(js->ends, *n, sizeof *js->ends, cmp_u64);
     return 0;
 }
 
@@ -432,8 +445,75 @@ static uint32_t probe_side(const jedge *e)
     return e->fan[1] < e->fan[0] ? e->b : e->a;
 }
 
+/* Goes on from check c of step k with relationship rid closing edge e. */
+static int close_with(exec *x, join_state *js, size_t k, size_t c, const jedge *e, uint64_t rid)
+{
+    bool ok;
+    if (push_rel(x, js, e, rid, &ok) != 0)
+        return -1;
+    if (!ok)
+        return 0;
+    int rc = close_edges(x, js, k, c + 1);
+    pop_rel(js, e);
+    return rc;
+}
+
+static int cmp_pair(const void *a, const void *b)
+{
+    return cmp_u64(a, b);   /* by the other end, the first word */
+}
+
+/* ps for edge e at its end z, bound to node: read once and sorted. */
+static int probe_set_build(exec *x, join_state *js, const jedge *e, uint32_t z, probe_set *ps)
+{
+    edge_scan sc;
+    scan_open(x, e, z, js->vid[z], &sc);
+    uint64_t rid, other;
+    ps->n = 0;
+    while (scan_next(&sc, &rid, &other)) {
+        if (ps->n == ps->cap) {
+            size_t cap = ps->cap ? ps->cap * 2 : 16;
+            uint64_t(*v)[2] = mem_realloc(x->m, ps->v, ps->cap * sizeof *v, cap * sizeof *v);
+            if (!v)
+                return exec_oom(x);
+            ps->v = v;
+            ps->cap = cap;
+        }
+        ps->v[ps->n][0] = other;
+        ps->v[ps->n++][1] = rid;
+    }
+    if (exec_tick(x) != 0)
+        return -1;
+    if (ps->n > 1)
+        qsort(ps->v, ps->n, sizeof *ps->v, cmp_pair);
+    ps->built = true;
+    return 0;
+}
+
+/* Whether to probe edge e through z's sorted set: always once read (or
+   when z is the side a probe would read anyway: each probe would read it
+   again); from the other side, once the probes while z holds this node
+   have read about twice what z's set holds, and only where that side
+   reads more than a few entries per probe. */
+static bool probe_by_set(join_state *js, const jedge *e, uint32_t z, uint32_t side,
+                         probe_set *ps)
+{
+    if (!ps->held || ps->node != js->vid[z]) {
+        ps->held = true;
+        ps->node = js->vid[z];
+        ps->spent = 0;
+        ps->built = false;
+    }
+    if (ps->built || side == z)
+        return true;
+    double fan_w = e->fan[e->a == side ? 0 : 1], fan_z = e->fan[e->a == z ? 0 : 1];
+    return fan_w >= 4 && (double)ps->spent >= 2 * fan_z;
+}
+
 /* Check c of step k onwards: each relationship closing edge checks[c]
-   between two bound vertices. */
+   between two bound vertices, found by reading one end's adjacency for
+   the other or, where the earlier-bound end is probed again and again,
+   by a binary search in its sorted set. */
 static int close_edges(exec *x, join_state *js, size_t k, size_t c)
 {
     const jstep *st = &js->p->steps[k];
@@ -445,19 +525,37 @@ static int close_edges(exec *x, join_state *js, size_t k, size_t c)
     }
     const jedge *e = &js->p->e[st->checks[c]];
     uint32_t side = probe_side(e);
+    if (e->a != e->b) {
+        uint32_t z = e->a == st->vertex ? e->b : e->a;
+        probe_set *ps = &js->probes[st->checks[c]];
+        if (probe_by_set(js, e, z, side, ps)) {
+            if (!ps->built && probe_set_build(x, js, e, z, ps) != 0)
+                return -1;
+            uint64_t want = js->vid[st->vertex];
+            size_t lo = 0, hi = ps->n;
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (ps->v[mid][0] < want)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            int rc = 0;
+            for (; rc == 0 && lo < ps->n && ps->v[lo][0] == want; lo++)
+                rc = close_with(x, js, k, c, e, ps->v[lo][1]);
+            return rc;
+        }
+    }
     uint64_t want = js->vid[side == e->a ? e->b : e->a];
+    probe_set *ps = &js->probes[st->checks[c]];
     edge_scan sc;
     scan_open(x, e, side, js->vid[side], &sc);
     uint64_t rid, other;
     int rc = 0;
     while (rc == 0 && scan_next(&sc, &rid, &other)) {
-        if (other != want)
-            continue;
-        bool ok;
-        if ((rc = push_rel(x, js, e, rid, &ok)) != 0 || !ok)
-            continue;
-        rc = close_edges(x, js, k, c + 1);
-        pop_rel(js, e);
+        ps->spent++;
+        if (other == want)
+            rc = close_with(x, js, k, c, e, rid);
     }
     return rc;
 }
@@ -634,6 +732,13 @@ static int join_row(exec *x, stage *s, const value *in)
     return rc;
 }
 
+static void probe_sets_free(exec *x, join_state *js)
+{
+    for (size_t i = 0; i < JOIN_MAX_EDGES; i++)
+        if (js->probes[i].v)
+            mem_free(x->m, js->probes[i].v, js->probes[i].cap * sizeof *js->probes[i].v);
+}
+
 static void join_close(exec *x, stage *s)
 {
     join_state *js = s->state;
@@ -650,6 +755,7 @@ static void join_close(exec *x, stage *s)
     }
     if (js->ends)
         mem_free(x->m, js->ends, js->cap_ends * sizeof *js->ends);
+    probe_sets_free(x, js);
     join_plan_free(x, &js->p);
     scope_free(&js->sc);
     mem_free(x->m, js, sizeof *js);
@@ -716,6 +822,7 @@ static void worker_fini(worker *w)
     }
     if (w->js.ends)
         mem_free(x->m, w->js.ends, w->js.cap_ends * sizeof *w->js.ends);
+    probe_sets_free(x, &w->js);
     if (w->js.row)
         mem_free(x->m, w->js.row, (w->js.width ? w->js.width : 1) * sizeof(value));
 }
