@@ -878,6 +878,15 @@ static void order_core(builder *b, uint64_t core, const uint64_t *scan_est, uint
     greedy(p, core, 0, best_start, scan_est, order, n);
 }
 
+/* A leaf's sampled ways per node of its neighbour. */
+static double leaf_fan(const join_plan *p, uint32_t w)
+{
+    for (uint32_t i = 0; i < p->ne; i++)
+        if (p->e[i].a == w || p->e[i].b == w)
+            return p->e[i].fan[p->e[i].a == w ? 1 : 0];
+    return 0;
+}
+
 /* A pair's leaf w as a counted step along its one edge. */
 static size_t add_leaf_step(join_plan *p, uint32_t w)
 {
@@ -916,9 +925,14 @@ static void make_steps(builder *b, const uint32_t *order, size_t n, const uint32
     /* the pairs' leaves, each off a vertex of the core */
     for (size_t i = 0; i < pr->n; i++) {
         jpair *jp = &p->pairs[p->npairs++];
-        jp->step = add_leaf_step(p, pr->x[i]);
-        jp->vertex = pr->y[i];
-        jp->partner = pr->y_leaf[i] ? add_leaf_step(p, pr->y[i]) : SIZE_MAX;
+        uint32_t x = pr->x[i], y = pr->y[i];
+        if (pr->y_leaf[i] && leaf_fan(p, y) < leaf_fan(p, x)) {
+            x = y;      /* the leaf with fewer ways is the one sorted */
+            y = pr->x[i];
+        }
+        jp->step = add_leaf_step(p, x);
+        jp->vertex = y;
+        jp->partner = pr->y_leaf[i] ? add_leaf_step(p, y) : SIZE_MAX;
     }
     /* counted vertices: outwards from the core, the reverse of peeling */
     for (size_t k = npeeled; k-- > 0;)

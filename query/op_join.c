@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "core/adj_cursor.h"
+#include "index/label_index.h"
 #include "query/join.h"
 #include "query/regex.h"
 #include "query/walk_stack.h"
@@ -49,7 +50,7 @@ typedef struct join_state {
     uint32_t used_group[JOIN_MAX_EDGES];
     size_t nused;
     memo memos[JOIN_MAX_VERTICES];   /* per counted step */
-    uint64_t *ends;             /* a pair's leaf's nodes (pair_same) */
+    uint64_t *ends;             /* a pair's leaf's nodes (pair_ways) */
     size_t cap_ends;
     probe_set probes[JOIN_MAX_EDGES];   /* per closing edge (close_edges) */
     /* the input row in progress: the first step's candidates */
@@ -69,13 +70,13 @@ static int try_parallel(exec *x, join_state *js, bool *done);
 
 static int vertex_ok(exec *x, join_state *js, const jvertex *jv, uint64_t id, bool *ok)
 {
-    strata_view *v = exec_view(x);
+    /* id came from a scan or an adjacency entry of the version read: a
+       live node, so the label index answers alone */
+    const label_index *labels = exec_view(x)->ver->labels;
     *ok = false;
-    for (size_t i = 0; i < jv->nlabels; i++) {
-        bool has = false;
-        if (strata_node_has_label(v, id, jv->labels[i], &has) != STRATA_OK || !has)
+    for (size_t i = 0; i < jv->nlabels; i++)
+        if (!labelidx_has(labels, jv->labels[i], id))
             return 0;
-    }
     for (size_t i = 0; i < jv->nprops; i++) {
         if (pattern_entity_ok(x, jv->props[i], &js->sc, js->row, true, id, ok) != 0)
             return -1;
@@ -283,7 +284,26 @@ static int cmp_u64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Counted step j's nodes from its bound end, sorted, into js->ends. */
+/* Sorts n records of `words` words by their first word: by insertion
+   when few (a node's relationships of one kind mostly are), else qsort. */
+static void sort_by_first(uint64_t *v, size_t n, size_t words)
+{
+    if (n > 16) {
+        qsort(v, n, words * sizeof *v, cmp_u64);
+        return;
+    }
+    for (size_t i = 1; i < n; i++) {
+        uint64_t tmp[2];
+        memcpy(tmp, v + i * words, words * sizeof *v);
+        size_t j = i;
+        for (; j > 0 && v[(j - 1) * words] > tmp[0]; j--)
+            memcpy(v + j * words, v + (j - 1) * words, words * sizeof *v);
+        memcpy(v + j * words, tmp, words * sizeof *v);
+    }
+}
+
+/* Counted step j's nodes from its bound end, sorted, into js->ends (no
+   memo: a pair's leaves are read with every row). */
 static int collect_ends(exec *x, join_state *js, size_t j, size_t *n)
 {
     const jstep *st = &js->p->steps[j];
@@ -308,30 +328,36 @@ static int collect_ends(exec *x, join_state *js, size_t j, size_t *n)
         }
         js->ends[(*n)++] = other;
     }
-    if (*n > 1)
-        qsort(js->ends, *n, sizeof *js->ends, cmp_u64);
+    sort_by_first(js->ends, *n, 1);
     return 0;
 }
 
-/* The pairs (one way of step a, one of step b) that end at one node: the
-   ways of the step with fewer sorted, the other's looked up in them. */
-static int pair_same(exec *x, join_state *js, size_t a, size_t b, uint64_t *out)
+/* A pair of leaves: a's nodes read and sorted, then b's read once, each
+   counted and looked up; *na, *nb their ways, *same the pairs (one way of
+   each) that end at one node.  The plan makes a the leaf with fewer ways
+   by the sampled fan-outs. */
+static int pair_ways(exec *x, join_state *js, size_t a, size_t b, uint64_t *na, uint64_t *nb,
+                     uint64_t *same)
 {
     size_t n;
+    *nb = *same = 0;
     if (collect_ends(x, js, a, &n) != 0)
         return -1;
+    *na = n;
+    if (!n)
+        return 0;
     const jstep *st = &js->p->steps[b];
     const jvertex *jv = &js->p->v[st->vertex];
     edge_scan sc;
     scan_open(x, &js->p->e[st->driver], st->from, js->vid[st->from], &sc);
     uint64_t rid, other;
-    *out = 0;
-    while (n && scan_next(&sc, &rid, &other)) {
+    while (scan_next(&sc, &rid, &other)) {
         bool ok;
         if (exec_tick(x) != 0 || vertex_ok(x, js, jv, other, &ok) != 0)
             return -1;
         if (!ok)
             continue;
+        (*nb)++;
         size_t lo = 0, hi = n;
         while (lo < hi) {           /* the first entry >= other */
             size_t mid = lo + (hi - lo) / 2;
@@ -341,7 +367,7 @@ static int pair_same(exec *x, join_state *js, size_t a, size_t b, uint64_t *out)
                 hi = mid;
         }
         while (lo < n && js->ends[lo] == other)
-            lo++, (*out)++;
+            lo++, (*same)++;
     }
     return 0;
 }
@@ -351,27 +377,18 @@ static int pair_same(exec *x, join_state *js, size_t a, size_t b, uint64_t *out)
 static int pair_factor(exec *x, join_state *js, const jpair *jp, uint64_t *out)
 {
     const join_plan *p = js->p;
-    const jstep *sx = &p->steps[jp->step];
     uint64_t cx, cy, same;
     *out = 0;
-    if (count_from(x, js, jp->step, js->vid[sx->from], &cx) != 0)
-        return -1;
-    if (!cx)
-        return 0;
     if (jp->partner == SIZE_MAX) {
-        if (ways_to(x, js, jp->step, js->vid[jp->vertex], &same) != 0)
+        const jstep *sx = &p->steps[jp->step];
+        if (count_from(x, js, jp->step, js->vid[sx->from], &cx) != 0)
             return -1;
-        *out = cx - same;
+        if (cx && ways_to(x, js, jp->step, js->vid[jp->vertex], &same) != 0)
+            return -1;
+        *out = cx ? cx - same : 0;
         return 0;
     }
-    const jstep *sy = &p->steps[jp->partner];
-    if (count_from(x, js, jp->partner, js->vid[sy->from], &cy) != 0)
-        return -1;
-    if (!cy)
-        return 0;
-    bool x_fewer = cx <= cy;
-    if (pair_same(x, js, x_fewer ? jp->step : jp->partner, x_fewer ? jp->partner : jp->step,
-                  &same) != 0)
+    if (pair_ways(x, js, jp->step, jp->partner, &cx, &cy, &same) != 0)
         return -1;
     unsigned __int128 all = (unsigned __int128)cx * cy - same;
     if (all > UINT64_MAX)
@@ -458,11 +475,6 @@ static int close_with(exec *x, join_state *js, size_t k, size_t c, const jedge *
     return rc;
 }
 
-static int cmp_pair(const void *a, const void *b)
-{
-    return cmp_u64(a, b);   /* by the other end, the first word */
-}
-
 /* ps for edge e at its end z, bound to node: read once and sorted. */
 static int probe_set_build(exec *x, join_state *js, const jedge *e, uint32_t z, probe_set *ps)
 {
@@ -484,8 +496,7 @@ static int probe_set_build(exec *x, join_state *js, const jedge *e, uint32_t z, 
     }
     if (exec_tick(x) != 0)
         return -1;
-    if (ps->n > 1)
-        qsort(ps->v, ps->n, sizeof *ps->v, cmp_pair);
+    sort_by_first((uint64_t *)ps->v, ps->n, 2);
     ps->built = true;
     return 0;
 }
