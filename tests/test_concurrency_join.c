@@ -48,6 +48,7 @@ static const char *const queries[] = {
     "MATCH (a:P)-[:K]->(b:P)-[:K]->(c:P)-[:K]->(a) RETURN count(*)",
     "MATCH (a:P)-[:K]->(b)-[:I]->(t:T) WHERE NOT (a)-[:I]->(t) RETURN count(*)",
     "MATCH (a:P)-[:K]->(b:P) MATCH (b)-[:K]->(c:P) WHERE a.k < c.k RETURN count(*)",
+    "MATCH (t1:T)<-[:I]-(a:P)-[:K]->(b:P)-[:I]->(t2:T) WHERE t1 <> t2 RETURN count(*)",
 };
 
 static void build(strata_graph *g)
@@ -81,7 +82,7 @@ static void test_parallel_equals_one_thread(void **state)
 
 typedef struct reader {
     strata_view *v;
-    int64_t want[4];
+    int64_t want[sizeof queries / sizeof *queries];
     int failures;
 } reader;
 
@@ -110,7 +111,7 @@ static void test_views_while_writing(void **state)
     for (int i = 0; i < 2; i++) {
         assert_int_equal(strata_snapshot(g, &rd[i].v), STRATA_OK);
         rd[i].failures = 0;
-        for (size_t q = 0; q < 4; q++) {
+        for (size_t q = 0; q < sizeof queries / sizeof *queries; q++) {
             strata_result *r = NULL;
             strata_status st = strata_view_query(rd[i].v, queries[q], NULL, &r);
             rd[i].want[q] = count_on(r, st, queries[q]);
