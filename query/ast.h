@@ -195,6 +195,12 @@ struct cypher_ast_node {
         /* VARIABLE, PARAMETER, LABEL, STRING_LIT, MAP_PROJ_PROPERTY (the
            key); NULL_LIT, COUNT_STAR, MAP_PROJ_ALL (unused) */
         cypher_ast_str name;
+        /* LABEL also as this (name is the same member): the token plus
+           one once a match has looked it up, as property.token_plus1 */
+        struct {
+            cypher_ast_str name;
+            _Atomic uint32_t token_plus1;
+        } label;
         bool boolean;         /* BOOL_LIT */
         int64_t integer;      /* INT_LIT */
         double real;          /* FLOAT_LIT */
@@ -313,6 +319,7 @@ struct cypher_ast_node {
             cypher_ast_str key;
             cypher_ast_node *when;
             cypher_ast_node *value;
+            _Atomic uint32_t token_plus1;   /* key, as property.token_plus1 */
         } entry;
         struct {
             cypher_ast_op op;

@@ -639,19 +639,12 @@ static int eval_chain(const evalctx *c, const cypher_ast_node *e, value *out)
 static int property_by_token(const evalctx *c, const cypher_ast_node *e, const value *subject,
                              value *out)
 {
-    _Atomic uint32_t *cache = (_Atomic uint32_t *)&e->u.property.token_plus1;
-    uint32_t t = atomic_load_explicit(cache, memory_order_relaxed);
-    if (t == 0) {
-        const cypher_ast_str *k = &e->u.property.key;
-        strata_token tok;
-        *out = value_null();
-        if (strlen(k->ptr) != k->len ||
-            strata_token_lookup(exec_view(c->x), STRATA_KEY, k->ptr, &tok) != STRATA_OK)
-            return 0;   /* a key nobody has: null */
-        t = tok + 1;
-        atomic_store_explicit(cache, t, memory_order_relaxed);
-    }
-    return entity_property_token(c->x, e, subject, t - 1, out);
+    strata_token tok;
+    *out = value_null();
+    if (!exec_cached_token(c->x, (_Atomic uint32_t *)&e->u.property.token_plus1, STRATA_KEY,
+                           &e->u.property.key, &tok))
+        return 0;   /* a key nobody has: null */
+    return entity_property_token(c->x, e, subject, tok, out);
 }
 
 static int access_key(const evalctx *c, const cypher_ast_node *e, const value *subject,

@@ -236,6 +236,21 @@ int entity_property(exec *x, const cypher_ast_node *at, const value *ent, const 
     return entity_property_token(x, at, ent, tok, out);
 }
 
+bool exec_cached_token(exec *x, _Atomic uint32_t *cache, strata_token_kind kind,
+                       const cypher_ast_str *name, strata_token *tok)
+{
+    uint32_t t = atomic_load_explicit(cache, memory_order_relaxed);
+    if (t == 0) {
+        if (strlen(name->ptr) != name->len ||
+            strata_token_lookup(exec_view(x), kind, name->ptr, tok) != STRATA_OK)
+            return false;
+        t = *tok + 1;
+        atomic_store_explicit(cache, t, memory_order_relaxed);
+    }
+    *tok = t - 1;
+    return true;
+}
+
 int entity_property_token(exec *x, const cypher_ast_node *at, const value *ent,
                           strata_token tok, value *out)
 {

@@ -234,6 +234,12 @@ bool expr_same(exec *x, const cypher_ast_node *a, const cypher_ast_node *b);
 /* Reading entities. */
 int entity_property(exec *x, const cypher_ast_node *at, const value *ent, const char *key,
                     size_t klen, value *out);
+/* The token of name, a label or key written in a cached plan: looked up
+   by name once, then read from *cache (the AST node's token_plus1; see
+   ast.h).  False when no such token exists yet (a later write may intern
+   it, so that is looked up again next time). */
+bool exec_cached_token(exec *x, _Atomic uint32_t *cache, strata_token_kind kind,
+                       const cypher_ast_str *name, strata_token *tok);
 /* The same with the key's token resolved (no lookup by name). */
 int entity_property_token(exec *x, const cypher_ast_node *at, const value *ent,
                           strata_token tok, value *out);

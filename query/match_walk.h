@@ -39,6 +39,8 @@ typedef struct walk {
     bool reversed;
     const cypher_ast_node *where;
     const start_plan *plan;             /* how the walk starts when no end is bound */
+    uint32_t start_skip;                /* entries of the start's property map
+                                           its seek already holds (bit per entry) */
     value *row;
     match_emit emit;
     void *ectx;

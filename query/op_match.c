@@ -64,8 +64,19 @@ bool walk_slot_bound(const walk *w, long slot)
 #define elem walk_elem
 #define var_slot walk_var_slot
 
+static int entity_check(exec *x, const cypher_ast_node *el, const scope *sc, const value *row,
+                        bool is_node, uint64_t id, uint32_t skip, bool *ok);
+
 int pattern_entity_ok(exec *x, const cypher_ast_node *el, const scope *sc, const value *row,
                       bool is_node, uint64_t id, bool *ok)
+{
+    return entity_check(x, el, sc, row, is_node, id, 0, ok);
+}
+
+/* pattern_entity_ok, but entries i of a written-out map with bit i of
+   skip set are taken as holding (an index seek found the node by them). */
+static int entity_check(exec *x, const cypher_ast_node *el, const scope *sc, const value *row,
+                        bool is_node, uint64_t id, uint32_t skip, bool *ok)
 {
     *ok = false;
     strata_view *v = exec_view(x);
@@ -73,10 +84,11 @@ int pattern_entity_ok(exec *x, const cypher_ast_node *el, const scope *sc, const
         /* every label, or for (n:A|B) any of them */
         bool any = el->u.node.labels_any, found = false;
         for (size_t i = 0; i < el->u.node.labels.count; i++) {
+            cypher_ast_node *l = el->u.node.labels.items[i];
             strata_token tok;
             bool has = false;
-            if (strata_token_lookup(v, STRATA_LABEL, el->u.node.labels.items[i]->u.name.ptr,
-                                    &tok) == STRATA_OK &&
+            if (exec_cached_token(x, &l->u.label.token_plus1, STRATA_LABEL, &l->u.label.name,
+                                  &tok) &&
                 strata_node_has_label(v, id, tok, &has) != STRATA_OK)
                 return 0;
             if (!any && !has)
@@ -95,9 +107,15 @@ int pattern_entity_ok(exec *x, const cypher_ast_node *el, const scope *sc, const
         for (size_t i = 0; i < props->u.list.count; i++) {
             const cypher_ast_node *e = props->u.list.items[i];
             value want, have;
+            if (i < 32 && skip >> i & 1)
+                continue;
             if (eval(&c, e->u.entry.value, &want) != 0)
                 return -1;
-            if (entity_property(x, e, &ent, e->u.entry.key.ptr, e->u.entry.key.len, &have) != 0) {
+            strata_token key;
+            have = value_null();
+            if (exec_cached_token(x, (_Atomic uint32_t *)&e->u.entry.token_plus1, STRATA_KEY,
+                                  &e->u.entry.key, &key) &&
+                entity_property_token(x, e, &ent, key, &have) != 0) {
                 value_release(&want);
                 return -1;
             }
@@ -586,7 +604,7 @@ static int step_node(walk *w, size_t i, uint64_t id)
     if (bound && (value_kind(&w->row[slot]) != VAL_NODE || w->row[slot].u.id != id))
         return 0;
     bool ok;
-    if (pattern_entity_ok(w->x, n, w->sc, w->row, true, id, &ok) != 0)
+    if (entity_check(w->x, n, w->sc, w->row, true, id, i == 0 ? w->start_skip : 0, &ok) != 0)
         return -1;
     if (!ok)
         return 0;
@@ -772,9 +790,26 @@ static int walk_from(walk *w, uint64_t id)
    the walk goes, so a LIMIT downstream stops the scan; nothing writes
    while the iterator lives (updating clauses run after the whole
    pipeline, and MERGE writes after its match). */
+/* The entries of the start's property map that the seek's exact keys
+   (start_iter_exact) hold for every node it yields. */
+static uint32_t seek_held_entries(const walk *w, uint32_t exact)
+{
+    const start_plan *p = w->plan;
+    const cypher_ast_node *props = p->node->u.node.properties;
+    if (!exact || elem(w, 0) != p->node || !props || props->kind != CYPHER_AST_MAP)
+        return 0;
+    uint32_t held = 0;
+    for (size_t i = 0; i < props->u.list.count && i < 32; i++)
+        for (size_t k = 0; k < p->nkeys; k++)
+            if (exact >> k & 1 && p->eq[k] == props->u.list.items[i]->u.entry.value)
+                held |= 1u << i;
+    return held;
+}
+
 static int walk_start(walk *w, bool *single, bool *none, uint64_t *id, strata_node_iter **it)
 {
     value *row = w->row;
+    w->start_skip = 0;
     size_t in_width = w->in_width;
     long first = var_slot(w, w->el[0], true), last = var_slot(w, w->el[w->nel - 1], true);
     bool first_bound = first >= 0 && ((size_t)first < in_width || !value_is_null(&row[first]));
@@ -798,7 +833,11 @@ static int walk_start(walk *w, bool *single, bool *none, uint64_t *id, strata_no
         *single = true;
         return start_id(w->x, w->plan, w->sc, row, none, id);
     }
-    return start_iter(w->x, w->plan, w->sc, row, it);
+    uint32_t exact;
+    if (start_iter_exact(w->x, w->plan, w->sc, row, it, &exact) != 0)
+        return -1;
+    w->start_skip = seek_held_entries(w, exact);
+    return 0;
 }
 
 static int match_walk(walk *w)

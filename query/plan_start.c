@@ -556,8 +556,16 @@ int start_id(exec *x, const start_plan *p, const scope *sc, const value *row, bo
 int start_iter(exec *x, const start_plan *p, const scope *sc, const value *row,
                strata_node_iter **it)
 {
+    return start_iter_exact(x, p, sc, row, it, NULL);
+}
+
+int start_iter_exact(exec *x, const start_plan *p, const scope *sc, const value *row,
+                     strata_node_iter **it, uint32_t *exact)
+{
     strata_view *v = exec_view(x);
     *it = NULL;
+    if (exact)
+        *exact = 0;
     strata_status s = STRATA_OK;
     if (p->kind == START_NOTHING)
         return 0;
@@ -573,6 +581,12 @@ int start_iter(exec *x, const start_plan *p, const scope *sc, const value *row,
             if (s == STRATA_ENOMEM && !x->err.category)
                 rc = exec_oom(x);
         }
+        /* an equality seek by an integer or a string finds exactly the
+           nodes whose value equals it as `=` says */
+        for (size_t k = 0; exact && rc == 0 && !fallback && p->kind == START_INDEX_SEEK &&
+                           k < nvals; k++)
+            if (value_kind(&vals[k]) == VAL_INT || value_kind(&vals[k]) == VAL_STRING)
+                *exact |= 1u << k;
         for (size_t k = 0; k < nvals; k++)
             value_release(&vals[k]);
         if (rc != 0 || none)

@@ -78,6 +78,11 @@ uint64_t plan_label_count(exec *x, strata_token label);
    reference to the version read: free it before the statement writes. */
 int start_iter(exec *x, const start_plan *p, const scope *sc, const value *row,
                strata_node_iter **it);
+/* The same, and *exact: a bit per key (START_INDEX_SEEK) whose seek found
+   exactly the nodes whose property equals the key's expression (an integer
+   or a string value), so a check of the pattern's map may skip it. */
+int start_iter_exact(exec *x, const start_plan *p, const scope *sc, const value *row,
+                     strata_node_iter **it, uint32_t *exact);
 
 /* An id seek's one candidate for this row: *none when e is null, not a
    whole number, or no live node's id (id(v) = e then holds for none). */
