@@ -2,16 +2,18 @@
  * temporal_zone — temporals in time zones.  See temporal_zone.h.
  *
  * Invariants:
- *   1. A temporal's zone string is either empty (a fixed offset) or the
- *      name of a zone tz_find found when the temporal was made: names are
- *      checked where they enter (temporal_set_zone), so a later lookup of
- *      the same name only fails if the database went away meanwhile, and
- *      then says so.
+ *   1. A zone name that enters from Cypher text or a map is checked
+ *      against the database there (temporal_set_zone), one from the C API
+ *      when it is resolved (query/api_temporal_value.c).  A name read
+ *      from a save file written where the database had it is looked up
+ *      only when a computation needs it, and an unknown one is then an
+ *      error naming it, never a guess.
  *   2. A named zone's offset comes from the zone itself: from the local
  *      fields (temporal_resolve_zone, temporal_prefer_offset) or from the
  *      instant (temporal_rezone).
- *   3. Every instant is range-checked (temporal_check_instant) before an
- *      offset is added to it, so no sum overflows.
+ *   3. An instant given from outside is range-checked
+ *      (temporal_check_instant) before an offset is added to it, so the
+ *      sum cannot overflow; local fields are within the years already.
  */
 #include "query/temporal_zone.h"
 
