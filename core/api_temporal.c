@@ -1,6 +1,8 @@
 /* strata_value handles for temporal values, durations and paths: the
    public, decoded forms of storage/temporal.h's cells and of a path's
-   alternating node/relationship items. */
+   alternating node/relationship items.  The constructor of a temporal,
+   strata_value_temporal, is query/api_temporal_value.c's: a datetime in a
+   named zone needs the zone database, which only query/ reads. */
 #include <string.h>
 
 #include "core/graph_impl.h"
@@ -42,47 +44,6 @@ strata_status strata_value_get_temporal(const strata_value *v, strata_temporal *
     out->offset = t.offset;
     memcpy(out->zone, t.zone, sizeof out->zone);
     return STRATA_OK;
-}
-
-/* The fields a type uses must be in range; the others are cleared. */
-static bool temporal_fields_valid(const strata_temporal *in, temporal *t)
-{
-    memset(t, 0, sizeof *t);
-    t->kind = (value_type)in->type;
-    bool has_date = in->type != STRATA_LOCALTIME && in->type != STRATA_TIME;
-    bool has_time = in->type != STRATA_DATE;
-    bool has_offset = in->type == STRATA_TIME || in->type == STRATA_DATETIME;
-    if (has_time && (in->nanos < 0 || in->nanos >= TM_NANOS_PER_DAY))
-        return false;
-    if (has_offset && (in->offset < -18 * 3600 || in->offset > 18 * 3600))
-        return false;
-    if (in->type == STRATA_DATETIME && !memchr(in->zone, '\0', sizeof in->zone))
-        return false;
-    t->days = has_date ? in->days : 0;
-    t->nanos = has_time ? in->nanos : 0;
-    t->offset = has_offset ? in->offset : 0;
-    if (in->type == STRATA_DATETIME)
-        memcpy(t->zone, in->zone, sizeof t->zone);
-    return true;
-}
-
-strata_status strata_value_temporal(const strata_temporal *in, strata_value **out)
-{
-    if (!in || !out || !is_temporal_type(in->type))
-        return STRATA_EINVAL;
-    temporal t;
-    if (!temporal_fields_valid(in, &t))
-        return STRATA_EINVAL;
-    /* The engine's one definition of a valid value (temporal_check), so
-       what is built here can be saved and loaded again. */
-    temporal_err e;
-    if (temporal_check(&t, &e) != 0 || temporal_resolve_zone(&t, &e) != 0 ||
-        temporal_check(&t, &e) != 0)
-        return STRATA_EINVAL;
-    value v;
-    if (temporal_to_value(mem_scratch(), &t, &v) != 0)
-        return STRATA_ENOMEM;
-    return wrap_value(v, out);
 }
 
 strata_status strata_value_get_duration(const strata_value *v, strata_duration *out)

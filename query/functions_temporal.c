@@ -11,6 +11,11 @@
 #include <strings.h>
 #include <time.h>
 
+#include "query/temporal_arith.h"
+#include "query/temporal_build.h"
+#include "query/temporal_components.h"
+#include "query/temporal_parse.h"
+
 static int tfail(exec *x, const cypher_ast_node *at, const temporal_err *e)
 {
     bool type = e->detail && strcmp(e->detail, "InvalidArgumentType") == 0;

@@ -1,15 +1,20 @@
 /*
- * functions_temporal — Cypher's temporal functions, accessors, operators
- * and printing, as a self-contained table over storage/temporal.
+ * functions_temporal — Cypher's temporal functions, accessors and
+ * operators, as a self-contained table.  They bind Cypher's arguments and
+ * errors to the temporal library: the representation in
+ * storage/temporal.h, and in query/ the text parser (temporal_parse.h),
+ * component maps and the clock (temporal_build.h), the arithmetic
+ * (temporal_arith.h) and the components (temporal_components.h).
  *
- * Wiring (see the report in docs or the session notes):
+ * Wiring:
  *   functions.c  function_call/function_known: before "unknown function",
  *                look the name up with temporal_function_find and call
  *                f->impl(c->x, call, args, nargs, out) after checking
  *                f->min_args <= nargs <= f->max_args.
  *   eval.c       access_key: temporal and duration subjects go to
  *                temporal_property; arith: temporal_arith first.
- *   cli/output.c json_value/table output: temporal_format + temporal_tag.
+ *   cli/output.c prints through the public strata_value_temporal_text,
+ *                which is temporal_format.
  */
 #ifndef STRATA_QUERY_FUNCTIONS_TEMPORAL_H
 #define STRATA_QUERY_FUNCTIONS_TEMPORAL_H

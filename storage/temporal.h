@@ -1,6 +1,6 @@
 /*
  * temporal — openCypher's temporal types: date, localtime, time,
- * localdatetime, datetime and duration.
+ * localdatetime, datetime and duration, as storage keeps them.
  *
  * Representation in a value cell (value.h, 16 bytes):
  *
@@ -21,10 +21,19 @@
  * Work is done on the decoded forms below (temporal, duration);
  * temporal_to_value / temporal_from_value convert.
  *
- * Named zones (Europe/Stockholm) are read from the system's TZif files
- * (/usr/share/zoneinfo, or $TZDIR) including the POSIX rule in the file's
- * footer for instants past its last transition; a zone that cannot be
- * found is an error.
+ * What lives here is what the layers below the query engine need of a
+ * temporal: its encoding in a cell or blob (property values, index keys,
+ * the save file's codec), its validity (the loader and the C API apply the
+ * same rule as Cypher), comparison and equality (value.c orders, compares
+ * and hashes with them), the ISO text (the C API's
+ * strata_value_temporal_text), and the calendar all of these stand on.
+ * Making temporals from text, maps, clocks and zones, and computing with
+ * them, is Cypher's business and lives in query/: temporal_parse (ISO
+ * text), temporal_build (fields, maps, conversion, the clock),
+ * temporal_zone (a temporal in a named zone), zoneinfo (the system's time
+ * zone database), temporal_arith (addition, duration.between, truncation)
+ * and temporal_components (date.year, dur.minutesOfHour, ...).  Nothing
+ * here reads a zone: a datetime keeps the offset it was made with.
  *
  * Errors: every function that can fail returns 0 or -1 and fills a
  * temporal_err: a static TCK detail code (or NULL) and a message.
@@ -42,6 +51,12 @@
 #define TM_ZONE_MAX 64
 #define TM_NANOS_PER_SEC 1000000000LL
 #define TM_NANOS_PER_DAY 86400000000000LL
+/* Cypher's years: -999999999 .. 999999999. */
+#define TM_MAX_YEAR 999999999LL
+/* Offsets east or west of UTC: at most 18 hours (seconds). */
+#define TM_MAX_OFFSET (18 * 3600)
+/* The TCK detail code of a value out of its range or not a valid spelling. */
+#define TM_BAD_VALUE "InvalidArgumentValue"
 
 typedef struct temporal {
     value_type kind;   /* VAL_DATE .. VAL_DATETIME */
@@ -61,22 +76,67 @@ typedef struct temporal_err {
     char msg[160];
 } temporal_err;
 
-/* Units for truncate() and for duration.between's modes. */
-typedef enum tm_between { TM_BETWEEN, TM_IN_MONTHS, TM_IN_DAYS, TM_IN_SECONDS } tm_between;
-
 static inline bool temporal_kind(value_type t)
 {
     return t == VAL_DATE || t == VAL_LOCALTIME || t == VAL_TIME || t == VAL_LOCALDATETIME ||
            t == VAL_DATETIME;
 }
+/* Which of the decoded fields a kind uses. */
+static inline bool temporal_has_date(value_type k)
+{
+    return k == VAL_DATE || k == VAL_LOCALDATETIME || k == VAL_DATETIME;
+}
+static inline bool temporal_has_time(value_type k) { return k != VAL_DATE; }
+static inline bool temporal_has_zone(value_type k) { return k == VAL_TIME || k == VAL_DATETIME; }
 
-/* ---- calendar helpers ---- */
+/* The instant of t in UTC seconds (its local fields less its offset). */
+static inline int64_t temporal_utc_secs(const temporal *t)
+{
+    return t->days * 86400 + t->nanos / TM_NANOS_PER_SEC - t->offset;
+}
+
+/* Division and remainder rounding toward negative infinity.  The
+   remainder is taken from a % b, not a - floordiv(a, b) * b, whose product
+   overflows for a near INT64_MIN (tm_floormod(INT64_MIN, 1000)). */
+static inline int64_t tm_floordiv(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+static inline int64_t tm_floormod(int64_t a, int64_t b)
+{
+    int64_t r = a % b;
+    return r != 0 && ((r < 0) != (b < 0)) ? r + b : r;
+}
+
+/* Checked 64-bit arithmetic: true when the result does not fit. */
+static inline bool tm_add_ovf(int64_t a, int64_t b, int64_t *r)
+{
+    return __builtin_add_overflow(a, b, r);
+}
+static inline bool tm_mul_ovf(int64_t a, int64_t b, int64_t *r)
+{
+    return __builtin_mul_overflow(a, b, r);
+}
+
+/* Fills e (when not NULL) with detail and the formatted message; -1. */
+int temporal_fail(temporal_err *e, const char *detail, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* ---- calendar (proleptic Gregorian) ---- */
 int64_t tm_days_from_civil(int64_t y, int m, int d);
 void tm_civil_from_days(int64_t days, int64_t *y, int *m, int *d);
 bool tm_leap(int64_t y);
 int tm_month_days(int64_t y, int m);
 /* ISO weekday 1 (Monday) .. 7 (Sunday). */
 int tm_weekday(int64_t days);
+/* Monday of ISO week 1 of week-year y. */
+int64_t tm_week1_monday(int64_t y);
+/* The ISO week-year and week (1..53) of a day. */
+void tm_iso_week(int64_t days, int64_t *wyear, int *week);
+int tm_weeks_in_year(int64_t y);
+/* The first month (1, 4, 7, 10) of quarter q (1..4). */
+static inline int tm_quarter_start_month(int64_t q) { return (int)(q - 1) * 3 + 1; }
 
 /* ---- values ---- */
 /* Whether t is a value of its kind: the one definition of a valid
@@ -92,6 +152,13 @@ int tm_weekday(int64_t days);
    result leaves it is an error, never a wrap.
    0, or -1 with e filled (ArgumentError / InvalidArgumentValue). */
 int temporal_check(const temporal *t, temporal_err *e);
+/* The date part of temporal_check: days (since 1970) within the years;
+   0, or -1 with e filled. */
+int temporal_check_days(int64_t days, temporal_err *e);
+/* Instants (UTC seconds) whose local date in some offset could be in
+   range: checked before an offset is added, so that the sum cannot
+   overflow; temporal_check_days decides exactly afterwards. */
+int temporal_check_instant(int64_t utc_secs, temporal_err *e);
 /* Cell or heap form.  -1 when out of memory, or when t is not valid
    (temporal_check: call it first for the message). */
 int temporal_to_value(mem_ctx *m, const temporal *t, value *out);
@@ -100,29 +167,6 @@ int temporal_from_value(const value *v, temporal *t);
 int duration_to_value(mem_ctx *m, const duration *d, value *out);
 int duration_from_value(const value *v, duration *d);
 
-/* ---- parsing and building ---- */
-/* ISO 8601 text for the given kind (VAL_DATE .. VAL_DATETIME). */
-int temporal_parse(value_type kind, const char *s, size_t len, temporal *out, temporal_err *e);
-int duration_parse(const char *s, size_t len, duration *out, temporal_err *e);
-/* From a component map ({year: .., month: .., ...}); map values may be
-   temporals (date:, time:, datetime: bases).  now is the current instant
-   used for defaults where Cypher takes them (only the timezone default:
-   UTC). */
-int temporal_from_map(value_type kind, const value *map, temporal *out, temporal_err *e);
-int duration_from_map(const value *map, duration *out, temporal_err *e);
-/* Converting one temporal to another kind (date(datetime), ...). */
-int temporal_convert(value_type kind, const temporal *in, temporal *out, temporal_err *e);
-/* The current instant as kind in zone (NULL or "" is UTC; may be an
-   offset "+01:00" or a name). */
-int temporal_now(value_type kind, const char *zone, size_t zlen, temporal *out, temporal_err *e);
-/* The instant sec.nsec (since the Unix epoch, UTC) as kind in zone. */
-int temporal_at(value_type kind, int64_t sec, int64_t nsec, const char *zone, size_t zlen,
-                temporal *out, temporal_err *e);
-/* Fixed offset of a datetime built from local fields: resolves t->zone
-   (named) for t->days/t->nanos and sets t->offset.  Gaps move forward,
-   overlaps take the earlier offset (java.time's rule). */
-int temporal_resolve_zone(temporal *t, temporal_err *e);
-
 /* ---- output ---- */
 /* ISO string Cypher prints; returns the length (snprintf-like). */
 int temporal_format_iso(const temporal *t, char *buf, size_t cap);
@@ -130,14 +174,8 @@ int duration_format_iso(const duration *d, char *buf, size_t cap);
 /* The ISO string Cypher prints for a temporal or duration value
    (snprintf-like: the length it needs), or -1 for other kinds. */
 int temporal_format(const value *v, char *buf, size_t cap);
-
-/* ---- accessors ---- */
-/* Component by name (date.year, dt.timezone, dur.minutesOfHour, ...):
-   1 when key is not a component of this kind, -1 out of memory, -2 when
-   the component does not fit a 64-bit integer (a datetime's epochMillis
-   at the ends of the year range, a huge duration's nanoseconds), 0 ok. */
-int temporal_component(mem_ctx *m, const temporal *t, const char *key, size_t len, value *out);
-int duration_component(const duration *d, const char *key, size_t len, value *out);
+/* An offset as the ISO text prints it: "Z", "+01:00", "-00:30:15". */
+int temporal_format_offset(int32_t off, char *buf, size_t cap);
 
 /* ---- comparison ---- */
 /* Same kind only; TIME and DATETIME compare by instant, then (for total
@@ -150,24 +188,5 @@ bool duration_eq(const duration *a, const duration *b);
 /* Total order for ORDER BY among durations (by months, days, seconds,
    nanos); Cypher's < is not defined on durations. */
 int duration_order(const duration *a, const duration *b);
-
-/* ---- arithmetic ---- */
-/* t + sign * d (sign is 1 or -1).  Month arithmetic clamps the day to the
-   month's end (2020-01-31 + P1M = 2020-02-29). */
-int temporal_add(const temporal *t, const duration *d, int sign, temporal *out, temporal_err *e);
-int duration_add(const duration *a, const duration *b, int sign, duration *out, temporal_err *e);
-int duration_scale(const duration *a, double factor, bool divide, duration *out, temporal_err *e);
-/* duration.between / inMonths / inDays / inSeconds, with Neo4j's rules:
-   a side without a date takes the other's date, a side without a zone the
-   other's zone (see temporal.c). */
-int duration_between(const temporal *a, const temporal *b, tm_between mode, duration *out,
-                     temporal_err *e);
-/* Fractional components cascade down (Neo4j's approximation: a month is
-   30.436875 days). */
-int duration_from_parts(double months, double days, double seconds, double nanos, duration *out,
-                        temporal_err *e);
-/* truncate(unit, t) into kind, then applies the overrides map (or NULL). */
-int temporal_truncate(value_type kind, const char *unit, size_t ulen, const temporal *t,
-                      const value *overrides, temporal *out, temporal_err *e);
 
 #endif

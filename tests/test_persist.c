@@ -32,6 +32,7 @@
 
 #include "persist_support.h"
 #include "core/persist_codec.h"
+#include "query/temporal_parse.h"
 #include "storage/mem.h"
 
 #define OK(g, call)                                                                       \

@@ -1,5 +1,6 @@
 /*
- * Tests for storage/temporal and the temporal value kinds: parsing and
+ * Tests for the temporal library (storage/temporal.h and the query/
+ * temporal_* files) and the temporal value kinds: parsing and
  * printing every ISO form, component maps, accessors, arithmetic with
  * month-end clamping and leap years, duration.between, truncation,
  * ordering and equality through value.c, named zones, bad input.
@@ -15,6 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "query/temporal_arith.h"
+#include "query/temporal_build.h"
+#include "query/temporal_components.h"
+#include "query/temporal_parse.h"
 #include "storage/temporal.h"
 #include "storage/value.h"
 
