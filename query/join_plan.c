@@ -584,8 +584,8 @@ static jconj conjunct(const join_plan *p, const cypher_ast_node *e)
 
 static uint32_t other_end(const jedge *e, uint32_t w) { return e->a == w ? e->b : e->a; }
 
-/* Whether w, at the far end of its edge from `from`, is the end node of
-   the relationship (else its start); false when the edge is undirected. */
+/* Whether vertex w of edge e stands for the relationship's end node
+   (else its start); *directed false when e has no direction. */
 static bool leaf_is_end(const jedge *e, uint32_t w, bool *directed)
 {
     *directed = e->dir == CYPHER_DIR_RIGHT || e->dir == CYPHER_DIR_LEFT;

@@ -70,8 +70,8 @@ static int try_parallel(exec *x, join_state *js, bool *done);
 
 static int vertex_ok(exec *x, join_state *js, const jvertex *jv, uint64_t id, bool *ok)
 {
-    /* id came from a scan or an adjacency entry of the version read: a
-       live node, so the label index answers alone */
+    /* the label index alone answers: a node deleted in this statement
+       has left it, so no lookup of the node itself is needed */
     const label_index *labels = exec_view(x)->ver->labels;
     *ok = false;
     for (size_t i = 0; i < jv->nlabels; i++)
