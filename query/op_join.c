@@ -201,7 +201,7 @@ static int count_from(exec *x, join_state *js, size_t j, uint64_t node, uint64_t
         return -1;
     if (m->n == m->cap) {
         size_t cap = m->cap ? m->cap * 2 : 64;
-        uint64_t *v = mem_realloc(x->m, m->vals, m->cap * sizeof *v, cap * sizeof *v);
+        uint64_t *v = mem_realloc(x->m, m->vals, cap * sizeof *v);
         if (!v)
             return exec_oom(x);
         m->vals = v;
@@ -482,15 +482,15 @@ static void join_close(exec *x, stage *s)
     if (js->row_open)
         row_end(x, js);
     if (js->row)
-        mem_free(x->m, js->row, (js->width ? js->width : 1) * sizeof(value));
+        mem_free(x->m, js->row);
     for (size_t j = 0; j < JOIN_MAX_VERTICES; j++) {
         id_index_free(x->m, &js->memos[j].at);
         if (js->memos[j].vals)
-            mem_free(x->m, js->memos[j].vals, js->memos[j].cap * sizeof(uint64_t));
+            mem_free(x->m, js->memos[j].vals);
     }
     join_plan_free(x, &js->p);
     scope_free(&js->sc);
-    mem_free(x->m, js, sizeof *js);
+    mem_free(x->m, js);
     s->state = NULL;
 }
 
@@ -546,14 +546,14 @@ static void worker_fini(worker *w)
     exec *x = &w->x;
     regex_cache_free(x);
     if (x->used_rels)
-        mem_free(x->m, x->used_rels, x->capused * sizeof *x->used_rels);
+        mem_free(x->m, x->used_rels);
     for (size_t j = 0; j < JOIN_MAX_VERTICES; j++) {
         id_index_free(x->m, &w->js.memos[j].at);
         if (w->js.memos[j].vals)
-            mem_free(x->m, w->js.memos[j].vals, w->js.memos[j].cap * sizeof(uint64_t));
+            mem_free(x->m, w->js.memos[j].vals);
     }
     if (w->js.row)
-        mem_free(x->m, w->js.row, (w->js.width ? w->js.width : 1) * sizeof(value));
+        mem_free(x->m, w->js.row);
 }
 
 static void *worker_run(void *arg)
@@ -619,7 +619,7 @@ static int count_parallel(exec *x, join_state *js, const uint64_t *cands, size_t
             rc = count_overflow(x, NULL);
         worker_fini(&ws[t]);
     }
-    mem_free(x->m, ws, threads * sizeof *ws);
+    mem_free(x->m, ws);
     return rc;
 }
 
