@@ -43,7 +43,7 @@ static int cmp_id(const void *a, const void *b)
 /* Grows *p (n elements of size) to cap elements; false after ALGO_OOM. */
 static bool grow(algo_ctx *c, void **p, size_t n, size_t cap, size_t size)
 {
-    void *q = mem_realloc(c->m, *p, n * size, mem_array_size(cap, size));
+    void *q = mem_realloc_sized(c->m, *p, n * size, mem_array_size(cap, size));
     if (!q) {
         algo_oom(c);
         return false;

@@ -59,7 +59,7 @@ void *algo_calloc(algo_ctx *c, size_t n, size_t size)
 void algo_free(algo_ctx *c, void *p, size_t n, size_t size)
 {
     if (p)
-        mem_free(c->m, p, n * size);
+        mem_free_sized(c->m, p, n * size);
 }
 
 /* ---- result tables ---- */

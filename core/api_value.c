@@ -46,7 +46,7 @@ strata_value *strata_value_list(const strata_value *const *items, size_t n)
         copy[i] = items[i] ? value_retain(items[i]->v) : value_null();
     value v;
     int rc = value_list_from(mem_scratch(), copy, n, &v);
-    mem_free(mem_scratch(), copy, bytes);
+    mem_free(mem_scratch(), copy);
     return rc == 0 ? wrap(v) : NULL;
 }
 
@@ -55,7 +55,7 @@ void strata_value_free(strata_value **vp)
     if (!vp || !*vp)
         return;
     value_release(&(*vp)->v);
-    mem_free(mem_scratch(), *vp, sizeof **vp);
+    mem_free(mem_scratch(), *vp);
     *vp = NULL;
 }
 
@@ -138,7 +138,7 @@ strata_value *strata_value_map(const char *const *keys, const strata_value *cons
 {
     if (n && (!keys || !vals))
         return NULL;
-    size_t bytes = mem_array_size(n ? n : 1, 2 * sizeof(value));
+    size_t bytes = mem_array_size(n, 2 * sizeof(value));
     value *kv = mem_calloc(mem_scratch(), bytes);
     if (!kv)
         return NULL;
@@ -150,14 +150,14 @@ strata_value *strata_value_map(const char *const *keys, const strata_value *cons
                 value_release(&kv[j]);
                 value_release(&kv[n + j]);
             }
-            mem_free(mem_scratch(), kv, bytes);
+            mem_free(mem_scratch(), kv);
             return NULL;
         }
         kv[n + i] = vals[i] ? value_retain(vals[i]->v) : value_null();
     }
     value v;
     int rc = value_map_from(mem_scratch(), kv, kv + n, n, &v);
-    mem_free(mem_scratch(), kv, bytes);
+    mem_free(mem_scratch(), kv);
     return rc == 0 ? wrap(v) : NULL;
 }
 

@@ -42,7 +42,7 @@ strata_status strata_set_csv_options(strata_graph *g, const strata_csv_options *
     pthread_mutex_lock(&g->lock);
     catalog *c = g->cat;
     if (c->import_dir)
-        mem_free(g->m, c->import_dir, c->import_dir_size);
+        mem_free_sized(g->m, c->import_dir, c->import_dir_size);
     c->import_dir = dir;
     c->import_dir_size = size;
     c->csv_disabled = opts->disabled;

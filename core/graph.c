@@ -73,7 +73,7 @@ static void lineage_release(lineage *l)
     intern_free(&l->labelsets);
     pbtree_pool_free(&l->spare, m);
     pthread_mutex_destroy(&l->pool_lock);
-    mem_free(m, l, sizeof *l);
+    mem_free_sized(m, l, sizeof *l);
     mem_ctx_release(m);
 }
 
@@ -113,9 +113,9 @@ static void catalog_release(catalog **cp)
     if (plans)
         c->plans_free(plans);
     if (c->import_dir)
-        mem_free(c->m, c->import_dir, c->import_dir_size);
+        mem_free_sized(c->m, c->import_dir, c->import_dir_size);
     lineage *l = c->lin;
-    mem_free(c->m, c, sizeof *c);
+    mem_free_sized(c->m, c, sizeof *c);
     lineage_release(l);
 }
 
@@ -129,7 +129,7 @@ static catalog *catalog_new(lineage *l, const catalog *from)
     if (from && from->import_dir) {
         c->import_dir = mem_alloc(l->m, from->import_dir_size);
         if (!c->import_dir) {
-            mem_free(l->m, c, sizeof *c);
+            mem_free_sized(l->m, c, sizeof *c);
             return NULL;
         }
         memcpy(c->import_dir, from->import_dir, from->import_dir_size);
@@ -180,7 +180,7 @@ void version_release(version **vp)
     labelidx_release(c->m, &v->labels);
     labelidx_release(c->m, &v->rel_types);
     idxset_release(c->m, &v->indexes);
-    mem_free(c->m, v, sizeof *v);
+    mem_free_sized(c->m, v, sizeof *v);
     catalog_release(&c);
 }
 
@@ -238,7 +238,7 @@ strata_status strata_graph_new(strata_graph **out)
     strata_graph *g = v ? graph_make(c, v) : NULL;
     if (!g) {
         if (v)
-            mem_free(c->m, v, sizeof *v);
+            mem_free_sized(c->m, v, sizeof *v);
         catalog_release(&c);
         return STRATA_ENOMEM;
     }
@@ -286,11 +286,11 @@ void strata_graph_free(strata_graph **gp)
     journal_free(&g->j, c->m);
     for (size_t i = 0; i < g->nbases; i++)
         version_release(&g->bases[i]);
-    mem_free(c->m, g->bases, g->capbases * sizeof *g->bases);
+    mem_free_sized(c->m, g->bases, g->capbases * sizeof *g->bases);
     pbtree_pool_free(&g->pool, c->m);
     atomic_fetch_sub_explicit(&c->lin->graphs, 1, memory_order_relaxed);
     pthread_mutex_destroy(&g->lock);
-    mem_free(c->m, g, sizeof *g);
+    mem_free_sized(c->m, g, sizeof *g);
     catalog_release(&c);
 }
 
@@ -350,7 +350,8 @@ void graph_keep_base(strata_graph *g, version **vp)
     if (atomic_load_explicit(&v->refs, memory_order_acquire) != 1) {
         if (g->nbases == g->capbases) {
             size_t cap = g->capbases ? g->capbases * 2 : 4;
-            version **b = mem_realloc(g->m, g->bases, g->capbases * sizeof *b, cap * sizeof *b);
+            version **b = mem_realloc_sized(g->m, g->bases, g->capbases * sizeof *b,
+                                            cap * sizeof *b);
             if (b) {
                 g->bases = b;
                 g->capbases = cap;
@@ -374,7 +375,7 @@ version *graph_writable(strata_graph *g)
         return cur;
     if (g->nbases == g->capbases) {
         size_t cap = g->capbases ? g->capbases * 2 : 4;
-        version **b = mem_realloc(g->m, g->bases, g->capbases * sizeof *b, cap * sizeof *b);
+        version **b = mem_realloc_sized(g->m, g->bases, g->capbases * sizeof *b, cap * sizeof *b);
         if (!b)
             goto nomem;
         g->bases = b;
@@ -501,7 +502,7 @@ void cancel_release(strata_cancel **cp)
         return;
     /* acq_rel: the last owner sees every other owner's use before freeing */
     if (atomic_fetch_sub_explicit(&(*cp)->refs, 1, memory_order_acq_rel) == 1)
-        mem_free(mem_scratch(), *cp, sizeof **cp);
+        mem_free_sized(mem_scratch(), *cp, sizeof **cp);
     *cp = NULL;
 }
 
@@ -528,7 +529,7 @@ strata_status strata_snapshot(strata_graph *g, strata_view **out)
         version_retain(v->ver);
     pthread_mutex_unlock(&g->lock);
     if (!v->ver) {
-        mem_free(mem_scratch(), v, sizeof *v);
+        mem_free_sized(mem_scratch(), v, sizeof *v);
         return graph_fail(g, STRATA_ENOMEM, "out of memory taking a snapshot during a statement");
     }
     *out = v;
@@ -556,7 +557,7 @@ void strata_view_release(strata_view **vp)
     if (!vp || !*vp)
         return;
     version_release(&(*vp)->ver);
-    mem_free(mem_scratch(), *vp, sizeof **vp);
+    mem_free_sized(mem_scratch(), *vp, sizeof **vp);
     *vp = NULL;
 }
 

@@ -42,7 +42,7 @@ void idxplan_free(idx_plan *p)
         value_release(&p->c[i].old_key);
         value_release(&p->c[i].new_key);
     }
-    mem_free(mem_scratch(), p->c, (size_t)p->cap * sizeof *p->c);
+    mem_free(mem_scratch(), p->c);
     p->c = NULL;
     p->n = p->cap = 0;
 }
@@ -60,8 +60,7 @@ strata_status idxplan_build(strata_graph *g, version *v, uint64_t id, const enti
             continue;
         if (p->n == p->cap) {
             uint32_t cap = p->cap ? p->cap * 2 : 4;
-            idx_change *c = mem_realloc(mem_scratch(), p->c, (size_t)p->cap * sizeof *c,
-                                        (size_t)cap * sizeof *c);
+            idx_change *c = mem_realloc(mem_scratch(), p->c, (size_t)cap * sizeof *c);
             if (!c)
                 goto nomem;
             p->c = c;

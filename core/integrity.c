@@ -142,7 +142,7 @@ strata_status strata_integrity_check(strata_view *v)
         live++;
         st = check_node_adjacency(v, n, seen, entries);
     }
-    mem_free(mem_scratch(), seen, seen_size);
+    mem_free(mem_scratch(), seen);
     if (st)
         return st;
     if (entries[ADJ_OUT] != s->rel_live || entries[ADJ_IN] != s->rel_live)

@@ -395,9 +395,9 @@ cleanup:
         unlink(tmp);
 done:
     if (buf)
-        mem_free(mem_scratch(), buf, WRITE_BUFFER);
+        mem_free(mem_scratch(), buf);
     if (tmp)
-        mem_free(mem_scratch(), tmp, tlen);
+        mem_free(mem_scratch(), tmp);
     return rc;
 }
 
@@ -685,7 +685,7 @@ fail:
 
 static int token_bits_new(loader *ld, label_index **into, uint32_t ntokens, token_bits *t)
 {
-    size_t bytes = mem_array_size(ntokens ? ntokens : 1, sizeof(uint64_t));
+    size_t bytes = mem_array_size(ntokens, sizeof(uint64_t));
     t->into = into;
     t->n = ntokens;
     t->word = mem_calloc(mem_scratch(), bytes);
@@ -696,11 +696,10 @@ static int token_bits_new(loader *ld, label_index **into, uint32_t ntokens, toke
 
 static void token_bits_free(token_bits *t)
 {
-    size_t bytes = mem_array_size(t->n ? t->n : 1, sizeof(uint64_t));
     uint64_t **arrays[] = { &t->word, &t->bits, &t->count };
     for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) {
         if (*arrays[i])
-            mem_free(mem_scratch(), *arrays[i], bytes);
+            mem_free(mem_scratch(), *arrays[i]);
         *arrays[i] = NULL;
     }
 }
@@ -766,15 +765,12 @@ static int load_free_list(loader *ld, uint64_t slots, uint64_t nfree, unsigned c
 typedef struct hole_scratch {
     unsigned char *bits;
     uint32_t *ids;
-    size_t nbits, nids;
 } hole_scratch;
 
 static int holes_new(loader *ld, uint64_t slots, uint64_t nfree, hole_scratch *h)
 {
-    h->nbits = (size_t)(slots / 8 + 1);
-    h->nids = (size_t)(nfree ? nfree : 1);
-    h->bits = mem_calloc(mem_scratch(), h->nbits);
-    h->ids = h->bits ? mem_alloc(mem_scratch(), mem_array_size(h->nids, sizeof *h->ids)) : NULL;
+    h->bits = mem_calloc(mem_scratch(), (size_t)(slots / 8 + 1));
+    h->ids = h->bits ? mem_alloc(mem_scratch(), mem_array_size(nfree, sizeof *h->ids)) : NULL;
     if (!h->ids)
         return pr_nomem(&ld->r, "reading the free list");
     return 0;
@@ -783,9 +779,9 @@ static int holes_new(loader *ld, uint64_t slots, uint64_t nfree, hole_scratch *h
 static void holes_free(hole_scratch *h)
 {
     if (h->ids)
-        mem_free(mem_scratch(), h->ids, mem_array_size(h->nids, sizeof *h->ids));
+        mem_free(mem_scratch(), h->ids);
     if (h->bits)
-        mem_free(mem_scratch(), h->bits, h->nbits);
+        mem_free(mem_scratch(), h->bits);
     h->ids = NULL;
     h->bits = NULL;
 }
@@ -903,13 +899,13 @@ static void adj_scratch_free(adj_scratch *a)
 {
     mem_ctx *s = mem_scratch();
     if (a->rels)
-        mem_free(s, a->rels, mem_array_size(a->nrels ? a->nrels : 1, sizeof *a->rels));
+        mem_free(s, a->rels);
     if (a->bucket)
-        mem_free(s, a->bucket, mem_array_size(a->ntypes + 1, sizeof *a->bucket));
+        mem_free(s, a->bucket);
     if (a->half)
-        mem_free(s, a->half, mem_array_size(a->nrels ? 2 * a->nrels : 1, sizeof *a->half));
+        mem_free(s, a->half);
     if (a->part)
-        mem_free(s, a->part, mem_array_size(a->nparts + 1, sizeof *a->part));
+        mem_free(s, a->part);
     a->rels = NULL;
     a->half = NULL;
 }
@@ -1032,10 +1028,10 @@ static int link_all(loader *ld, uint64_t slots, const unsigned char *holes)
     mem_ctx *s = mem_scratch();
     part_scratch *ps = NULL;
     int rc = -1;
-    a.rels = mem_alloc(s, mem_array_size(a.nrels ? a.nrels : 1, sizeof *a.rels));
+    a.rels = mem_alloc(s, mem_array_size(a.nrels, sizeof *a.rels));
     a.bucket = mem_alloc(s, mem_array_size(a.ntypes + 1, sizeof *a.bucket));
     a.part = mem_calloc(s, mem_array_size(a.nparts + 1, sizeof *a.part));
-    a.half = mem_alloc(s, mem_array_size(a.nrels ? 2 * a.nrels : 1, sizeof *a.half));
+    a.half = mem_alloc(s, mem_array_size(2 * a.nrels, sizeof *a.half));
     ps = mem_alloc(s, sizeof *ps);
     if (!a.rels || !a.bucket || !a.part || !a.half || !ps) {
         pr_nomem(&ld->r, "building adjacency");
@@ -1045,7 +1041,7 @@ static int link_all(loader *ld, uint64_t slots, const unsigned char *holes)
     partition_half_edges(&a);
     /* The type buckets are done with: freed before the blocks take their
        memory, so the load's peak holds one of the two scratch arrays. */
-    mem_free(s, a.rels, mem_array_size(a.nrels ? a.nrels : 1, sizeof *a.rels));
+    mem_free(s, a.rels);
     a.rels = NULL;
     store_builder_init(&ld->build, &ld->v->st, ld->m);
     for (uint64_t p = 0; p < a.nparts; p++) {
@@ -1058,7 +1054,7 @@ static int link_all(loader *ld, uint64_t slots, const unsigned char *holes)
     rc = 0;
 done:
     if (ps)
-        mem_free(s, ps, sizeof *ps);
+        mem_free(s, ps);
     adj_scratch_free(&a);
     return rc;
 }
@@ -1196,7 +1192,7 @@ static void entry_list_free(entry_list *l)
     for (uint64_t i = 0; i < l->n; i++)
         value_release(&l->e[i].key);
     if (l->e)
-        mem_free(mem_scratch(), l->e, mem_array_size(l->cap, sizeof *l->e));
+        mem_free(mem_scratch(), l->e);
     *l = (entry_list){ 0 };
 }
 
@@ -1204,8 +1200,7 @@ static int entry_list_push(entry_list *l, value key, uint64_t id)
 {
     if (l->n == l->cap) {
         uint64_t cap = l->cap ? l->cap * 2 : 1024;
-        pbtree_entry *e = mem_realloc(mem_scratch(), l->e, mem_array_size(l->cap, sizeof *e),
-                                      mem_array_size(cap, sizeof *e));
+        pbtree_entry *e = mem_realloc(mem_scratch(), l->e, mem_array_size(cap, sizeof *e));
         if (!e)
             return -1;
         l->e = e;
@@ -1358,7 +1353,7 @@ static strata_status read_file(const char *path, unsigned char **out, size_t *si
         goto done;
     }
     *size = (size_t)st.st_size;
-    if (!(*out = mem_alloc(mem_scratch(), *size ? *size : 1))) {
+    if (!(*out = mem_alloc(mem_scratch(), *size))) {
         snprintf(msg, cap, "%s: out of memory reading %zu bytes", path, *size);
         s = STRATA_ENOMEM;
         goto done;
@@ -1372,7 +1367,7 @@ static strata_status read_file(const char *path, unsigned char **out, size_t *si
             if (k == 0)
                 snprintf(msg, cap, "%s: the file shrank while it was read", path);
             s = k == 0 ? STRATA_EIO : os_error(errno, "cannot read", path, msg, cap);
-            mem_free(mem_scratch(), *out, *size ? *size : 1);
+            mem_free(mem_scratch(), *out);
             *out = NULL;
             goto done;
         }
@@ -1394,7 +1389,7 @@ strata_status persist_load_bytes(const unsigned char *bytes, size_t size, strata
     *out = NULL;
     int rc = load_frame(&ld) == 0 && load_graph(&ld) == 0 ? 0 : -1;
     if (ld.live_nodes)
-        mem_free(mem_scratch(), ld.live_nodes, ld.live_bytes);
+        mem_free(mem_scratch(), ld.live_nodes);
     if (rc == 0) {
         *out = ld.g;
         if (errlen)
@@ -1426,7 +1421,7 @@ strata_status strata_load_ex(const char *path, strata_graph **out, char *err, si
     s = persist_load_bytes(file, size, out, why, sizeof why);
     if (s)
         snprintf(msg, sizeof msg, "%s: %s", path, why);
-    mem_free(mem_scratch(), file, size ? size : 1);
+    mem_free(mem_scratch(), file);
 done:
     if (err && errlen)
         snprintf(err, errlen, "%s", msg);

@@ -489,7 +489,7 @@ static NOINLINE int read_tag(preader *r)
    NULL on failure. */
 static value *get_items(preader *r, size_t n, int depth)
 {
-    value *items = mem_calloc(mem_scratch(), mem_array_size(n ? n : 1, sizeof(value)));
+    value *items = mem_calloc(mem_scratch(), mem_array_size(n, sizeof(value)));
     if (!items) {
         pr_nomem(r, "reading a list");
         return NULL;
@@ -498,15 +498,10 @@ static value *get_items(preader *r, size_t n, int depth)
         if (get_value(r, &items[i], depth)) {
             for (size_t j = 0; j < i; j++)
                 value_release(&items[j]);
-            mem_free(mem_scratch(), items, mem_array_size(n ? n : 1, sizeof(value)));
+            mem_free(mem_scratch(), items);
             return NULL;
         }
     return items;
-}
-
-static void free_items(value *items, size_t n)
-{
-    mem_free(mem_scratch(), items, mem_array_size(n ? n : 1, sizeof(value)));
 }
 
 static bool path_shape(const value *items, size_t n)
@@ -533,11 +528,11 @@ static int get_list(preader *r, bool path, value *out, int depth)
     if (path && !path_shape(items, n)) {
         for (size_t i = 0; i < n; i++)
             value_release(&items[i]);
-        free_items(items, n);
+        mem_free(mem_scratch(), items);
         return pr_fail(r, "a path is not node, relationship, ..., node");
     }
     int rc = path ? value_path_from(r->m, items, n, out) : value_list_from(r->m, items, n, out);
-    free_items(items, n);
+    mem_free(mem_scratch(), items);
     if (rc == VALUE_TOO_DEEP)
         return too_deep(r);
     return rc ? pr_nomem(r, "building a list") : 0;
@@ -548,12 +543,12 @@ static NOINLINE int get_map(preader *r, value *out, int depth)
     uint64_t n;
     if (pr_count(r, pr_left(r) / 2, "a map size", &n))
         return -1;
-    size_t bytes = mem_array_size(n ? n : 1, sizeof(value));
+    size_t bytes = mem_array_size(n, sizeof(value));
     value *keys = mem_calloc(mem_scratch(), bytes);
     value *vals = keys ? mem_calloc(mem_scratch(), bytes) : NULL;
     if (!vals) {
         if (keys)
-            mem_free(mem_scratch(), keys, bytes);
+            mem_free(mem_scratch(), keys);
         return pr_nomem(r, "reading a map");
     }
     const char *prev = NULL;
@@ -590,8 +585,8 @@ static NOINLINE int get_map(preader *r, value *out, int depth)
             value_release(&vals[j]);
         }
     }
-    mem_free(mem_scratch(), keys, bytes);
-    mem_free(mem_scratch(), vals, bytes);
+    mem_free(mem_scratch(), keys);
+    mem_free(mem_scratch(), vals);
     return rc;
 }
 

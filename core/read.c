@@ -388,7 +388,7 @@ void strata_node_iter_free(strata_node_iter **it)
     value_release(&(*it)->lo);
     value_release(&(*it)->hi);
     version_release(&(*it)->ver);
-    mem_free(mem_scratch(), *it, sizeof **it);
+    mem_free_sized(mem_scratch(), *it, sizeof **it);
     *it = NULL;
 }
 
@@ -421,6 +421,6 @@ void strata_edge_iter_free(strata_edge_iter **it)
     if (!it || !*it)
         return;
     version_release(&(*it)->ver);
-    mem_free(mem_scratch(), *it, sizeof **it);
+    mem_free_sized(mem_scratch(), *it, sizeof **it);
     *it = NULL;
 }

@@ -428,7 +428,7 @@ strata_status strata_snapshot_own(strata_graph *g, strata_view **out)
         return graph_fail(g, STRATA_ENOMEM, "out of memory taking a snapshot");
     strata_status s = graph_snapshot_own_into(g, v);
     if (s != STRATA_OK) {
-        mem_free(mem_scratch(), v, sizeof *v);
+        mem_free_sized(mem_scratch(), v, sizeof *v);
         return s;
     }
     *out = v;

@@ -214,7 +214,7 @@ static char *path_join(const char *dir, const char *name)
 static void path_free(char *p)
 {
     if (p)
-        mem_free(mem_scratch(), p, strlen(p) + 1);
+        mem_free(mem_scratch(), p);
 }
 
 static char *seg_path(const char *dir, uint64_t first)
@@ -666,8 +666,7 @@ static strata_status scan_dir(opener *o)
             size_t *n = seg ? &o->nsegs : &nsnaps, *cap = seg ? &o->capsegs : &capsnaps;
             if (*n == *cap) {
                 size_t nc = *cap ? *cap * 2 : 8;
-                uint64_t *p = mem_realloc(mem_scratch(), *arr, *cap * sizeof **arr,
-                                          nc * sizeof **arr);
+                uint64_t *p = mem_realloc(mem_scratch(), *arr, nc * sizeof **arr);
                 if (!p) {
                     s = open_fail(o, STRATA_ENOMEM, "out of memory listing %s", o->dir);
                     break;
@@ -693,7 +692,7 @@ static strata_status scan_dir(opener *o)
                 remove_in(o->dir, snap_path(o->dir, snaps[i]));
         }
     }
-    mem_free(mem_scratch(), snaps, capsnaps * sizeof *snaps);
+    mem_free(mem_scratch(), snaps);
     return s;
 }
 
@@ -728,7 +727,7 @@ static int read_file(const char *path, unsigned char **out, size_t *len)
         return e;
     }
     size_t n = data_end_of(fd, (size_t)st.st_size);
-    unsigned char *p = mem_alloc(mem_scratch(), n ? n : 1);
+    unsigned char *p = mem_alloc(mem_scratch(), n);
     if (!p) {
         close(fd);
         return ENOMEM;
@@ -741,7 +740,7 @@ static int read_file(const char *path, unsigned char **out, size_t *len)
         if (k <= 0) {
             int e = k < 0 ? errno : EIO;
             close(fd);
-            mem_free(mem_scratch(), p, n ? n : 1);
+            mem_free(mem_scratch(), p);
             return e;
         }
         got += (size_t)k;
@@ -926,7 +925,7 @@ static strata_status scan_segment(opener *o, strata_graph *g, uint64_t first, ui
     }
 done:
     if (buf)
-        mem_free(mem_scratch(), buf, len ? len : 1);
+        mem_free(mem_scratch(), buf);
     path_free(path);
     return s;
 }
@@ -1234,10 +1233,10 @@ strata_status strata_open(const char *path, const strata_open_options *opts, str
         s = open_fail(&o, STRATA_ENOMEM, "out of memory");
     if (s == STRATA_OK && !(w->dir = mem_alloc(mem_scratch(), strlen(path) + 1)))
         s = open_fail(&o, STRATA_ENOMEM, "out of memory");
-    mem_free(mem_scratch(), o.segs, o.capsegs * sizeof *o.segs);
+    mem_free(mem_scratch(), o.segs);
     if (s) {
         if (w)
-            mem_free(mem_scratch(), w, sizeof *w);
+            mem_free(mem_scratch(), w);
         if (seg_fd >= 0)
             close(seg_fd);
         strata_graph_free(&g);
@@ -1407,7 +1406,7 @@ strata_status wal_close(strata_graph *g)
     pthread_mutex_destroy(&w->fd_mu);
     pthread_cond_destroy(&w->cv);
     path_free(w->dir);
-    mem_free(mem_scratch(), w, sizeof *w);
+    mem_free(mem_scratch(), w);
     g->wal = NULL;
     return s;
 }

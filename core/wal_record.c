@@ -19,7 +19,7 @@ static int buf_room(wal_buf *b, size_t more)
     size_t cap = b->cap ? b->cap : 256;
     while (cap < b->len + more)
         cap *= 2;
-    unsigned char *p = mem_realloc(mem_scratch(), b->p, b->cap, cap);
+    unsigned char *p = mem_realloc(mem_scratch(), b->p, cap);
     if (!p)
         return -1;
     b->p = p;
@@ -29,7 +29,7 @@ static int buf_room(wal_buf *b, size_t more)
 
 void walbuf_free(wal_buf *b)
 {
-    mem_free(mem_scratch(), b->p, b->cap);
+    mem_free(mem_scratch(), b->p);
     memset(b, 0, sizeof *b);
 }
 

@@ -33,7 +33,7 @@ void idxset_release(mem_ctx *m, index_set **sp)
         return;
     for (uint32_t i = 0; i < s->n; i++)
         lstack_release(m, &s->e[i].stack);
-    mem_free(m, s, set_size(s->n));
+    mem_free_sized(m, s, set_size(s->n));
 }
 
 size_t idxset_private_bytes(const index_set *s)

@@ -37,7 +37,7 @@ void labelidx_release(mem_ctx *m, label_index **lp)
         return;
     for (uint32_t i = 0; i < l->n; i++)
         pvec_release(&l->e[i].words, &word_ops, m);
-    mem_free(m, l, table_size(l->n));
+    mem_free_sized(m, l, table_size(l->n));
 }
 
 size_t labelidx_private_bytes(const label_index *l)

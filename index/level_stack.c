@@ -36,7 +36,7 @@ void lstack_release(mem_ctx *m, level_stack **sp)
     pbtree_release(&s->base, m);
     for (uint32_t i = 0; i < s->depth; i++)
         pbtree_release(&s->levels[i], m);
-    mem_free(m, s, sizeof *s);
+    mem_free_sized(m, s, sizeof *s);
 }
 
 size_t lstack_private_bytes(const level_stack *s)
@@ -359,6 +359,6 @@ void lstack_cursor_next(lstack_cursor *c)
 void lstack_cursor_free(lstack_cursor **c, mem_ctx *m)
 {
     if (*c)
-        mem_free(m, *c, cursor_size((*c)->n));
+        mem_free_sized(m, *c, cursor_size((*c)->n));
     *c = NULL;
 }

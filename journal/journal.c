@@ -21,7 +21,7 @@ int journal_reserve(journal *j, mem_ctx *m, uint32_t more)
     uint32_t cap = j->cap ? j->cap : 16;
     while (cap < need)
         cap = cap > UINT32_MAX / 2 ? need : cap * 2;
-    undo_entry *e = mem_realloc(m, j->e, (size_t)j->cap * sizeof *e, (size_t)cap * sizeof *e);
+    undo_entry *e = mem_realloc_sized(m, j->e, (size_t)j->cap * sizeof *e, (size_t)cap * sizeof *e);
     if (!e)
         return -1;
     j->e = e;
@@ -73,6 +73,6 @@ void journal_truncate(journal *j, mem_ctx *m, uint32_t count)
 void journal_free(journal *j, mem_ctx *m)
 {
     journal_truncate(j, m, 0);
-    mem_free(m, j->e, (size_t)j->cap * sizeof *j->e);
+    mem_free_sized(m, j->e, (size_t)j->cap * sizeof *j->e);
     journal_init(j);
 }

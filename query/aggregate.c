@@ -9,7 +9,7 @@ static int acc_keep(exec *x, acc *a, value v)
 {
     if (a->nitems == a->capitems) {
         size_t cap = a->capitems ? a->capitems * 2 : 8;
-        value *it = mem_realloc(x->m, a->items, a->capitems * sizeof *it, cap * sizeof *it);
+        value *it = mem_realloc(x->m, a->items, cap * sizeof *it);
         if (!it) {
             value_release(&v);
             return exec_oom(x);
@@ -21,16 +21,16 @@ static int acc_keep(exec *x, acc *a, value v)
     return 0;
 }
 
-void acc_free(acc *a)
+void acc_free(exec *x, acc *a)
 {
     value_release(&a->best);
     for (size_t i = 0; i < a->nitems; i++)
         value_release(&a->items[i]);
     if (a->items)
-        mem_free(mem_scratch(), a->items, a->capitems * sizeof(value));
+        mem_free(x->m, a->items);
     if (a->seen) {
         keyset_free(a->seen);
-        mem_free(mem_scratch(), a->seen, sizeof *a->seen);
+        mem_free(x->m, a->seen);
     }
     memset(a, 0, sizeof *a);
 }
@@ -204,13 +204,13 @@ int acc_result(exec *x, const cypher_ast_node *call, agg_kind k, acc *a, value *
         *out = percentile_of(a, k);
         return 0;
     case AGG_COLLECT: {
-        value *copy = mem_alloc(x->m, (a->nitems ? a->nitems : 1) * sizeof(value));
+        value *copy = mem_alloc(x->m, a->nitems * sizeof(value));
         if (!copy)
             return exec_oom(x);
         for (size_t i = 0; i < a->nitems; i++)
             copy[i] = value_retain(a->items[i]);
         int rc = value_list_from(x->m, copy, a->nitems, out);
-        mem_free(x->m, copy, (a->nitems ? a->nitems : 1) * sizeof(value));
+        mem_free(x->m, copy);
         return rc == 0 ? 0 : exec_value_fail(x, call, rc);
     }
     }

@@ -55,7 +55,7 @@ typedef struct acc {
 int acc_add(exec *x, const cypher_ast_node *call, agg_kind k, acc *a, const evalctx *c);
 /* The result of an aggregate of kind k over what a holds; *out is new. */
 int acc_result(exec *x, const cypher_ast_node *call, agg_kind k, acc *a, value *out);
-/* Releases what a holds; a is zeroed. */
-void acc_free(acc *a);
+/* Releases what a holds (allocated from x->m); a is zeroed. */
+void acc_free(exec *x, acc *a);
 
 #endif

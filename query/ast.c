@@ -28,7 +28,6 @@
 
 typedef struct arena_block {
     struct arena_block *next;
-    size_t size;               /* bytes allocated for this block, header included */
     max_align_t data[];
 } arena_block;
 
@@ -60,9 +59,9 @@ void cypher_ast_free(cypher_ast **ast)
     mem_ctx *m = a->m;
     for (arena_block *b = a->blocks, *next; b; b = next) {
         next = b->next;
-        mem_free(m, b, b->size);
+        mem_free(m, b);
     }
-    mem_free(m, a, sizeof *a);
+    mem_free(m, a);
     mem_ctx_release(m);
     *ast = NULL;
 }
@@ -82,7 +81,6 @@ void *cypher_ast_alloc(cypher_ast *ast, size_t size)
         arena_block *b = mem_alloc(ast->m, sizeof(arena_block) + want);
         if (!b)
             return NULL;
-        b->size = sizeof(arena_block) + want;
         b->next = ast->blocks;
         ast->blocks = b;
         if (own) {
@@ -490,7 +488,7 @@ static void out_bytes(out_buf *o, const char *s, size_t n)
             }
             cap *= 2;
         }
-        char *nb = mem_realloc(o->m, o->buf, o->cap, cap);
+        char *nb = mem_realloc(o->m, o->buf, cap);
         if (!nb) {
             o->failed = true;
             return;
@@ -1089,7 +1087,7 @@ int cypher_ast_print(const cypher_ast_node *n, mem_ctx *m, char **out, size_t *l
         out_bytes(&o, "", 0);
     if (o.failed) {
         if (o.buf)
-            mem_free(m, o.buf, o.cap);
+            mem_free(m, o.buf);
         *out = NULL;
         if (len)
             *len = 0;
@@ -1097,9 +1095,9 @@ int cypher_ast_print(const cypher_ast_node *n, mem_ctx *m, char **out, size_t *l
     }
     /* hand back exactly len + 1 bytes so the caller can free by length */
     if (o.cap != o.len + 1) {
-        char *exact = mem_realloc(m, o.buf, o.cap, o.len + 1);
+        char *exact = mem_realloc(m, o.buf, o.len + 1);
         if (!exact) {
-            mem_free(m, o.buf, o.cap);
+            mem_free(m, o.buf);
             *out = NULL;
             if (len)
                 *len = 0;

@@ -428,8 +428,8 @@ int cypher_ast_each_child(const cypher_ast_node *n,
 int cypher_ast_check(const cypher_ast *ast, size_t text_len, size_t *depth);
 
 /* Renders n in the canonical form into a new NUL-terminated string
-   allocated from m (*len excludes the NUL; free with mem_free(m, *out,
-   *len + 1)).  0, or -1 when out of memory (*out NULL). */
+   allocated from m (*len excludes the NUL; free with mem_free(m, *out)).
+   0, or -1 when out of memory (*out NULL). */
 int cypher_ast_print(const cypher_ast_node *n, mem_ctx *m, char **out, size_t *len);
 
 /* ---- construction (the parser's side) ------------------------------------ */

@@ -44,7 +44,6 @@ typedef struct field_pos {
 struct csv_reader {
     FILE *f;
     char *name;
-    size_t name_size;
     unsigned char delim;
     unsigned char quote;        /* '"' unless csv_set_quote */
     unsigned char *in;          /* CSV_BUFFER bytes */
@@ -82,14 +81,14 @@ csv_reader *csv_new(FILE *f, const char *name, char delimiter)
     csv_reader *r = mem_calloc(m, sizeof *r);
     if (!r)
         return NULL;
-    r->name_size = strlen(name) + 1;
-    r->name = mem_alloc(m, r->name_size);
+    size_t name_size = strlen(name) + 1;
+    r->name = mem_alloc(m, name_size);
     r->in = mem_alloc(m, CSV_BUFFER);
     if (!r->name || !r->in) {
         csv_free(&r);
         return NULL;
     }
-    memcpy(r->name, name, r->name_size);
+    memcpy(r->name, name, name_size);
     r->f = f;
     r->delim = (unsigned char)delimiter;
     r->quote = '"';
@@ -113,14 +112,14 @@ void csv_free(csv_reader **rp)
     csv_reader *r = *rp;
     mem_ctx *m = mem_scratch();
     if (r->name)
-        mem_free(m, r->name, r->name_size);
+        mem_free(m, r->name);
     if (r->in)
-        mem_free(m, r->in, CSV_BUFFER);
+        mem_free(m, r->in);
     if (r->rec)
-        mem_free(m, r->rec, r->rec_cap);
+        mem_free(m, r->rec);
     if (r->fields)
-        mem_free(m, r->fields, r->cap_fields * sizeof *r->fields);
-    mem_free(m, r, sizeof *r);
+        mem_free(m, r->fields);
+    mem_free(m, r);
     *rp = NULL;
 }
 
@@ -186,7 +185,7 @@ static int rec_reserve(csv_reader *r, size_t more)
     size_t cap = r->rec_cap ? r->rec_cap : 256;
     while (cap < need)
         cap = cap > SIZE_MAX / 2 ? need : cap * 2;
-    char *p = mem_realloc(mem_scratch(), r->rec, r->rec_cap, cap);
+    char *p = mem_realloc(mem_scratch(), r->rec, cap);
     if (!p)
         return -1;
     r->rec = p;
@@ -225,8 +224,7 @@ static int field_begin(csv_reader *r)
 {
     if (r->nfields == r->cap_fields) {
         size_t cap = r->cap_fields ? r->cap_fields * 2 : 16;
-        field_pos *p = mem_realloc(mem_scratch(), r->fields, r->cap_fields * sizeof *p,
-                                   mem_array_size(cap, sizeof *p));
+        field_pos *p = mem_realloc(mem_scratch(), r->fields, mem_array_size(cap, sizeof *p));
         if (!p)
             return -1;
         r->fields = p;

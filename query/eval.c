@@ -76,7 +76,7 @@ static int concat_lists(const evalctx *c, const cypher_ast_node *e, value *a, va
     else
         items[na] = value_retain(*b);
     int rc = value_list_from(c->x->m, items, na + nb, out);
-    mem_free(c->x->m, items, (na + nb ? na + nb : 1) * sizeof(value));
+    mem_free(c->x->m, items);
     return rc == 0 ? 0 : exec_value_fail(c->x, e, rc);
 }
 
@@ -147,7 +147,7 @@ static int arith(const evalctx *c, const cypher_ast_node *e, cypher_ast_op op, v
         memcpy(buf, sa, la);
         memcpy(buf + la, sb, lb);
         int rc = make_string(x, buf, la + lb, out);
-        mem_free(x->m, buf, la + lb + 1);
+        mem_free(x->m, buf);
         return rc;
     }
     if (!value_is_number(a) || !value_is_number(b))
@@ -416,7 +416,7 @@ static int concat_grow(const evalctx *c, const cypher_ast_node *e, concat_buf *b
         cap *= 2;
     size_t unit = b->list ? sizeof(value) : 1;
     void *old = b->list ? (void *)b->items : (void *)b->bytes;
-    void *grown = mem_realloc(c->x->m, old, b->cap * unit, cap * unit);
+    void *grown = mem_realloc(c->x->m, old, cap * unit);
     if (!grown)
         return exec_oom(c->x);
     if (b->list)
@@ -453,9 +453,9 @@ static void concat_drop(const evalctx *c, concat_buf *b)
     for (size_t i = 0; b->list && i < b->n; i++)
         value_release(&b->items[i]);
     if (b->items)
-        mem_free(c->x->m, b->items, b->cap * sizeof(value));
+        mem_free(c->x->m, b->items);
     if (b->bytes)
-        mem_free(c->x->m, b->bytes, b->cap);
+        mem_free(c->x->m, b->bytes);
     *b = (concat_buf){0};
 }
 
@@ -472,9 +472,9 @@ static int concat_finish(const evalctx *c, concat_buf *b, value *out)
         return rc;
     }
     if (b->items)
-        mem_free(c->x->m, b->items, b->cap * sizeof(value));
+        mem_free(c->x->m, b->items);
     if (b->bytes)
-        mem_free(c->x->m, b->bytes, b->cap);
+        mem_free(c->x->m, b->bytes);
     *b = (concat_buf){0};
     return rc;
 }
@@ -814,7 +814,7 @@ static int eval_slice(const evalctx *c, const cypher_ast_node *e, value *out)
         items[i - from] = value_retain(value_list_items(&s)[i]);
     if (value_list_from(c->x->m, items, (size_t)(to - from), out) != 0)
         rc = exec_oom(c->x);
-    mem_free(c->x->m, items, (size_t)(to - from + 1) * sizeof(value));
+    mem_free(c->x->m, items);
 done:
     value_release(&s);
     value_release(&f);
@@ -827,7 +827,7 @@ done:
 static int eval_list(const evalctx *c, const cypher_ast_node *e, value *out)
 {
     size_t n = e->u.list.count;
-    value *items = mem_calloc(c->x->m, (n ? n : 1) * sizeof(value));
+    value *items = mem_calloc(c->x->m, n * sizeof(value));
     if (!items)
         return exec_oom(c->x);
     int rc = 0;
@@ -838,14 +838,14 @@ static int eval_list(const evalctx *c, const cypher_ast_node *e, value *out)
     if (rc != 0)
         for (size_t i = 0; i < n; i++)
             value_release(&items[i]);
-    mem_free(c->x->m, items, (n ? n : 1) * sizeof(value));
+    mem_free(c->x->m, items);
     return rc;
 }
 
 static int eval_map(const evalctx *c, const cypher_ast_node *e, value *out)
 {
     size_t n = e->u.list.count;
-    value *kv = mem_calloc(c->x->m, 2 * (n ? n : 1) * sizeof(value));
+    value *kv = mem_calloc(c->x->m, 2 * n * sizeof(value));
     if (!kv)
         return exec_oom(c->x);
     int rc = 0;
@@ -860,7 +860,7 @@ static int eval_map(const evalctx *c, const cypher_ast_node *e, value *out)
     if (rc != 0)
         for (size_t i = 0; i < 2 * n; i++)
             value_release(&kv[i]);
-    mem_free(c->x->m, kv, 2 * (n ? n : 1) * sizeof(value));
+    mem_free(c->x->m, kv);
     return rc;
 }
 
@@ -914,7 +914,7 @@ static int eval_comprehension(const evalctx *c, const cypher_ast_node *e, value 
     if (value_is_null(&src))
         return 0;
     size_t n = value_list_len(&src);
-    value *items = mem_calloc(c->x->m, (n ? n : 1) * sizeof(value));
+    value *items = mem_calloc(c->x->m, n * sizeof(value));
     if (!items) {
         value_release(&src);
         return exec_oom(c->x);
@@ -975,7 +975,7 @@ static int eval_comprehension(const evalctx *c, const cypher_ast_node *e, value 
     if (rc != 0 || e->kind == CYPHER_AST_QUANTIFIER)
         for (size_t i = 0; i < kept; i++)
             value_release(&items[i]);
-    mem_free(c->x->m, items, (n ? n : 1) * sizeof(value));
+    mem_free(c->x->m, items);
     value_release(&src);
     return rc;
 }
@@ -1062,12 +1062,12 @@ bool expr_same(exec *x, const cypher_ast_node *a, const cypher_ast_node *b)
     if (cypher_ast_print(a, x->m, &pa, &la) != 0)
         return false;
     if (cypher_ast_print(b, x->m, &pb, &lb) != 0) {
-        mem_free(x->m, pa, la + 1);
+        mem_free(x->m, pa);
         return false;
     }
     bool same = la == lb && memcmp(pa, pb, la) == 0;
-    mem_free(x->m, pa, la + 1);
-    mem_free(x->m, pb, lb + 1);
+    mem_free(x->m, pa);
+    mem_free(x->m, pb);
     return same;
 }
 
@@ -1189,9 +1189,9 @@ static int eval_map_projection(const evalctx *c, const cypher_ast_node *e, value
 done:
     value_release(&all);
     if (k)
-        mem_free(c->x->m, k, cap * sizeof(value));
+        mem_free(c->x->m, k);
     if (v)
-        mem_free(c->x->m, v, cap * sizeof(value));
+        mem_free(c->x->m, v);
     value_release(&subj);
     return rc;
 }

@@ -129,11 +129,11 @@ static void frame_close(frame *f)
     if (f->row) {
         for (size_t i = 0; i < f->row_width; i++)
             value_release(&f->row[i]);
-        mem_free(x->m, f->row, f->row_width * sizeof(value));
+        mem_free(x->m, f->row);
     }
     scope_free(&f->sc);
     if (x->used_rels)
-        mem_free(x->m, x->used_rels, x->capused * sizeof *x->used_rels);
+        mem_free(x->m, x->used_rels);
     x->used_rels = f->saved_used;
     x->nused = f->saved_nused;
     x->capused = f->saved_capused;
@@ -277,7 +277,7 @@ static int gather_one(exec *x, value *row, void *ctx)
     }
     if (g->n == g->cap) {
         size_t cap = g->cap ? g->cap * 2 : 8;
-        value *it = mem_realloc(x->m, g->items, g->cap * sizeof *it, cap * sizeof *it);
+        value *it = mem_realloc(x->m, g->items, cap * sizeof *it);
         if (!it)
             return exec_oom(x);
         g->items = it;
@@ -310,7 +310,7 @@ int eval_pattern_comprehension(const evalctx *c, const cypher_ast_node *e, value
         for (size_t i = 0; i < g.n; i++)
             value_release(&g.items[i]);
     if (g.items)
-        mem_free(c->x->m, g.items, g.cap * sizeof *g.items);
+        mem_free(c->x->m, g.items);
     return rc == 0 ? 0 : -1;
 }
 

@@ -88,6 +88,19 @@ long scope_find(const scope *s, const char *name, size_t len)
     return -1;
 }
 
+/* Doubles s's room; the bindings come from x->m, which s remembers. */
+static int scope_grow(exec *x, scope *s)
+{
+    size_t cap = s->cap ? s->cap * 2 : 8;
+    binding *b = mem_realloc(x->m, s->b, cap * sizeof *b);
+    if (!b)
+        return exec_oom(x);
+    s->b = b;
+    s->cap = cap;
+    s->m = x->m;
+    return 0;
+}
+
 int scope_add(exec *x, scope *s, const char *name, size_t len, size_t *slot)
 {
     long have = scope_find(s, name, len);
@@ -96,14 +109,8 @@ int scope_add(exec *x, scope *s, const char *name, size_t len, size_t *slot)
             *slot = (size_t)have;
         return 0;
     }
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 8;
-        binding *b = mem_realloc(x->m, s->b, s->cap * sizeof *b, cap * sizeof *b);
-        if (!b)
-            return exec_oom(x);
-        s->b = b;
-        s->cap = cap;
-    }
+    if (s->n == s->cap && scope_grow(x, s) != 0)
+        return -1;
     s->b[s->n].name = name;
     s->b[s->n].len = len;
     s->b[s->n].slot = x->width++;
@@ -115,14 +122,8 @@ int scope_add(exec *x, scope *s, const char *name, size_t len, size_t *slot)
 
 int scope_push(exec *x, scope *s, const binding *bd)
 {
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 8;
-        binding *b = mem_realloc(x->m, s->b, s->cap * sizeof *b, cap * sizeof *b);
-        if (!b)
-            return exec_oom(x);
-        s->b = b;
-        s->cap = cap;
-    }
+    if (s->n == s->cap && scope_grow(x, s) != 0)
+        return -1;
     s->b[s->n++] = *bd;
     return 0;
 }
@@ -141,7 +142,7 @@ int scope_copy(exec *x, const scope *from, scope *to)
 void scope_free(scope *s)
 {
     if (s->b)
-        mem_free(mem_scratch(), s->b, s->cap * sizeof *s->b);
+        mem_free(s->m, s->b);
     memset(s, 0, sizeof *s);
 }
 
@@ -185,8 +186,7 @@ int rowset_push(exec *x, rowset *r, value *row)
     }
     if (r->nrows == r->cap) {
         size_t cap = r->cap ? r->cap * 2 : 16;
-        value *c = mem_realloc(x->m, r->cells, mem_array_size(r->cap, w * sizeof(value)),
-                               mem_array_size(cap, w * sizeof(value)));
+        value *c = mem_realloc(x->m, r->cells, mem_array_size(cap, w * sizeof(value)));
         if (!c) {
             for (size_t i = 0; i < r->width; i++)
                 value_release(&row[i]);
@@ -194,6 +194,7 @@ int rowset_push(exec *x, rowset *r, value *row)
         }
         r->cells = c;
         r->cap = cap;
+        r->m = x->m;
     }
     value *dst = r->cells + r->nrows * w;
     for (size_t i = 0; i < r->width; i++) {
@@ -208,11 +209,10 @@ value *rowset_row(const rowset *r, size_t i) { return r->cells + i * (r->width ?
 
 void rowset_free(rowset *r)
 {
-    size_t w = r->width ? r->width : 1;
     for (size_t i = 0; i < r->nrows * r->width; i++)
         value_release(&r->cells[i]);
     if (r->cells)
-        mem_free(mem_scratch(), r->cells, r->cap * w * sizeof(value));
+        mem_free(r->m, r->cells);
     memset(r, 0, sizeof *r);
 }
 
@@ -293,7 +293,7 @@ int entity_properties_map(exec *x, const value *ent, value *out)
         rc = exec_status(x, NULL, s);
         goto done;
     }
-    kv = mem_calloc(x->m, 2 * (n ? n : 1) * sizeof(value));
+    kv = mem_calloc(x->m, 2 * n * sizeof(value));
     if (!kv) {
         rc = exec_oom(x);
         goto done;
@@ -315,10 +315,10 @@ int entity_properties_map(exec *x, const value *ent, value *out)
     else if (rc != 0)
         for (size_t i = 0; i < 2 * n; i++)
             value_release(&kv[i]);
-    mem_free(x->m, kv, 2 * (n ? n : 1) * sizeof(value));
+    mem_free(x->m, kv);
 done:
     if (keys != stack)
-        mem_free(x->m, keys, n * sizeof *keys);
+        mem_free(x->m, keys);
     return rc;
 }
 
@@ -339,10 +339,10 @@ int exec_index_list(exec *x, strata_index **ids, size_t *n)
     return 0;
 }
 
-void exec_index_list_free(exec *x, strata_index **ids, size_t n)
+void exec_index_list_free(exec *x, strata_index **ids)
 {
     if (*ids)
-        mem_free(x->m, *ids, n * sizeof **ids);
+        mem_free(x->m, *ids);
     *ids = NULL;
 }
 
@@ -388,9 +388,9 @@ int node_labels_list(exec *x, uint64_t node, value *out)
         rc = exec_oom(x);
 done:
     if (items)
-        mem_free(x->m, items, n * sizeof *items);
+        mem_free(x->m, items);
     if (toks)
-        mem_free(x->m, toks, n * sizeof *toks);
+        mem_free(x->m, toks);
     return rc;
 }
 

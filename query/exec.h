@@ -63,12 +63,14 @@ typedef struct binding {
 typedef struct scope {
     binding *b;
     size_t n, cap;
+    mem_ctx *m;             /* what b came from (scope_free frees it there) */
 } scope;
 
 typedef struct rowset {
     value *cells;           /* nrows * width, owned */
     size_t nrows, cap;      /* cap in rows */
     size_t width;
+    mem_ctx *m;             /* what cells came from (rowset_free frees it there) */
 } rowset;
 
 typedef struct profile profile;   /* query/profile.h */
@@ -249,7 +251,7 @@ int node_labels_list(exec *x, uint64_t node, value *out);
    when there are none; free with exec_index_list_free) and *n.  -1 when
    out of memory. */
 int exec_index_list(exec *x, strata_index **ids, size_t *n);
-void exec_index_list_free(exec *x, strata_index **ids, size_t n);
+void exec_index_list_free(exec *x, strata_index **ids);
 int make_string(exec *x, const char *s, size_t len, value *out);
 /* Converts a parameter / map value for storage as a property: checks the
    storable types (TypeError otherwise). */

@@ -145,7 +145,7 @@ static int fn_keys(const evalctx *c, const cypher_ast_node *at, value *a, size_t
     for (size_t i = 0; i < m; i++)
         items[i] = value_retain(value_map_keys(&map)[i]);
     int rc = value_list_from(c->x->m, items, m, out) == 0 ? 0 : exec_oom(c->x);
-    mem_free(c->x->m, items, (m ? m : 1) * sizeof(value));
+    mem_free(c->x->m, items);
     value_release(&map);
     return rc;
 }
@@ -211,7 +211,7 @@ static int list_of(const evalctx *c, const value *src, size_t from, size_t to, b
     for (size_t i = 0; i < m; i++)
         items[i] = value_retain(value_list_items(src)[reverse ? to - 1 - i : from + i]);
     int rc = value_list_from(c->x->m, items, m, out) == 0 ? 0 : exec_oom(c->x);
-    mem_free(c->x->m, items, (m ? m : 1) * sizeof(value));
+    mem_free(c->x->m, items);
     return rc;
 }
 
@@ -259,13 +259,13 @@ static int fn_range(const evalctx *c, const cypher_ast_node *at, value *a, size_
        2^63 - 1, 2^62)). */
     for (size_t i = 0; i < m; i++) {
         if (exec_tick(c->x) != 0) {
-            mem_free(c->x->m, items, m * sizeof(value));
+            mem_free(c->x->m, items);
             return -1;
         }
         items[i] = value_int((int64_t)((uint64_t)from + (uint64_t)i * (uint64_t)step));
     }
     int rc = value_list_from(c->x->m, items, m, out) == 0 ? 0 : exec_oom(c->x);
-    mem_free(c->x->m, items, (m ? m : 1) * sizeof(value));
+    mem_free(c->x->m, items);
     return rc;
 }
 
@@ -511,7 +511,7 @@ static int path_items(const evalctx *c, const cypher_ast_node *at, const value *
     for (size_t i = 0; i < cnt; i++)
         items[i] = value_retain(value_list_items(p)[from + 2 * i]);
     int rc = value_list_from(c->x->m, items, cnt, out);
-    mem_free(c->x->m, items, (cnt ? cnt : 1) * sizeof(value));
+    mem_free(c->x->m, items);
     return rc != 0 ? exec_oom(c->x) : 0;
 }
 

@@ -34,7 +34,7 @@ static int out_reserve(outbuf *b, size_t more)
             return exec_oom(b->x);
         cap *= 2;
     }
-    char *p = mem_realloc(b->x->m, b->p, b->cap, cap);
+    char *p = mem_realloc(b->x->m, b->p, cap);
     if (!p)
         return exec_oom(b->x);
     b->p = p;
@@ -63,7 +63,7 @@ static int out_finish(outbuf *b, int rc, value *out)
     if (rc == 0)
         rc = make_string(b->x, b->p ? b->p : "", b->len, out);
     if (b->p)
-        mem_free(b->x->m, b->p, b->cap);
+        mem_free(b->x->m, b->p);
     b->p = NULL;
     return rc;
 }
@@ -379,8 +379,7 @@ int strfn_split(const evalctx *c, const cypher_ast_node *at, value *a, size_t n,
             break;
         }
         if (cnt == cap) {
-            value *grown = mem_realloc(c->x->m, items, cap * sizeof(value),
-                                       2 * cap * sizeof(value));
+            value *grown = mem_realloc(c->x->m, items, 2 * cap * sizeof(value));
             if (!grown) {
                 rc = exec_oom(c->x);
                 break;
@@ -400,6 +399,6 @@ int strfn_split(const evalctx *c, const cypher_ast_node *at, value *a, size_t n,
     else if (rc != 0)
         for (size_t k = 0; k < cnt; k++)
             value_release(&items[k]);
-    mem_free(c->x->m, items, cap * sizeof(value));
+    mem_free(c->x->m, items);
     return rc;
 }

@@ -83,7 +83,7 @@ id_map *id_map_new(void)
     m->cap = 1024;
     m->slots = new_slots(m->cap);
     if (!m->slots) {
-        mem_free(mem_scratch(), m, sizeof *m);
+        mem_free(mem_scratch(), m);
         return NULL;
     }
     return m;
@@ -96,13 +96,13 @@ void id_map_free(id_map **mp)
     id_map *m = *mp;
     for (size_t i = 0; i < m->nspaces; i++)
         if (m->spaces[i].nodes)
-            mem_free(mem_scratch(), m->spaces[i].nodes, m->spaces[i].cap * sizeof(uint64_t));
+            mem_free(mem_scratch(), m->spaces[i].nodes);
     if (m->spaces)
-        mem_free(mem_scratch(), m->spaces, m->nspaces * sizeof *m->spaces);
-    mem_free(mem_scratch(), m->slots, m->cap * sizeof *m->slots);
+        mem_free(mem_scratch(), m->spaces);
+    mem_free(mem_scratch(), m->slots);
     if (m->arena)
-        mem_free(mem_scratch(), m->arena, m->arena_cap);
-    mem_free(mem_scratch(), m, sizeof *m);
+        mem_free(mem_scratch(), m->arena);
+    mem_free(mem_scratch(), m);
     *mp = NULL;
 }
 
@@ -143,7 +143,7 @@ static int grow_table(id_map *m)
             j = (j + 1) & (cap - 1);
         fresh[j] = m->slots[i];
     }
-    mem_free(mem_scratch(), m->slots, m->cap * sizeof *m->slots);
+    mem_free(mem_scratch(), m->slots);
     m->slots = fresh;
     m->cap = cap;
     return 0;
@@ -156,7 +156,7 @@ static int arena_reserve(id_map *m, size_t more)
     size_t cap = m->arena_cap ? m->arena_cap : 1 << 16;
     while (cap - m->arena_len < more)
         cap *= 2;
-    char *a = mem_realloc(mem_scratch(), m->arena, m->arena_cap, cap);
+    char *a = mem_realloc(mem_scratch(), m->arena, cap);
     if (!a)
         return -1;
     m->arena = a;
@@ -222,7 +222,7 @@ static dense_space *space_state(id_map *m, uint32_t space)
     if (space < m->nspaces)
         return &m->spaces[space];
     size_t n = (size_t)space + 1;
-    dense_space *d = mem_realloc(mem_scratch(), m->spaces, m->nspaces * sizeof *d, n * sizeof *d);
+    dense_space *d = mem_realloc(mem_scratch(), m->spaces, n * sizeof *d);
     if (!d)
         return NULL;
     memset(d + m->nspaces, 0, (n - m->nspaces) * sizeof *d);
@@ -243,8 +243,7 @@ static int dense_grow(dense_space *d, uint64_t v)
     size_t cap = d->cap ? d->cap : 64;
     while (cap <= v)
         cap *= 2;
-    uint64_t *nodes = mem_realloc(mem_scratch(), d->nodes, d->cap * sizeof *nodes,
-                                  mem_array_size(cap, sizeof *nodes));
+    uint64_t *nodes = mem_realloc(mem_scratch(), d->nodes, mem_array_size(cap, sizeof *nodes));
     if (!nodes)
         return -1;
     for (size_t i = d->cap; i < cap; i++)
@@ -272,7 +271,7 @@ static int move_to_table(id_map *m, uint32_t space, dense_space *d)
         table_add(m, space, key, (size_t)len, d->nodes[i], NULL);
     }
     if (d->nodes)
-        mem_free(mem_scratch(), d->nodes, d->cap * sizeof *d->nodes);
+        mem_free(mem_scratch(), d->nodes);
     m->dense_count -= d->count;
     *d = (dense_space){.hashed = true};
     return 0;

@@ -192,8 +192,7 @@ static int parse_values(importer *im, const header *h, const csv_reader *r)
 static int grow_labels(importer *im)
 {
     size_t cap = im->cap_labels ? im->cap_labels * 2 : 8;
-    strata_token *l = mem_realloc(mem_scratch(), im->labels, im->cap_labels * sizeof *l,
-                                  cap * sizeof *l);
+    strata_token *l = mem_realloc(mem_scratch(), im->labels, cap * sizeof *l);
     if (!l)
         return -1;
     im->labels = l;
@@ -204,7 +203,7 @@ static int grow_labels(importer *im)
 static int grow_name(importer *im, size_t len)
 {
     size_t cap = len + 1 > 2 * im->name_cap ? len + 1 : 2 * im->name_cap;
-    char *b = mem_realloc(mem_scratch(), im->name, im->name_cap, cap);
+    char *b = mem_realloc(mem_scratch(), im->name, cap);
     if (!b)
         return -1;
     im->name = b;
@@ -263,15 +262,14 @@ static void remember_labels(importer *im, csv_field f, size_t from)
     size_t n = im->nlabels - from;
     im->label_cached = false;
     if (f.len + 1 > im->label_cap) {
-        char *b = mem_realloc(mem_scratch(), im->label_field, im->label_cap, f.len + 1);
+        char *b = mem_realloc(mem_scratch(), im->label_field, f.len + 1);
         if (!b)
             return;
         im->label_field = b;
         im->label_cap = f.len + 1;
     }
     if (n > im->label_tokens_cap) {
-        strata_token *t = mem_realloc(mem_scratch(), im->label_tokens,
-                                      im->label_tokens_cap * sizeof *t, n * sizeof *t);
+        strata_token *t = mem_realloc(mem_scratch(), im->label_tokens, n * sizeof *t);
         if (!t)
             return;
         im->label_tokens = t;
@@ -382,7 +380,7 @@ static void remember_type(importer *im, const char *name, size_t len, strata_tok
 {
     type_seen *t = &im->types[im->next_type];
     if (len + 1 > t->cap) {
-        char *b = mem_realloc(mem_scratch(), t->name, t->cap, len + 1);
+        char *b = mem_realloc(mem_scratch(), t->name, len + 1);
         if (!b)
             return;
         t->name = b;
@@ -549,7 +547,7 @@ static int read_header(importer *im, const strata_import_source *src, csv_reader
         return -1;
     }
     free_values(im, im->nvals);
-    mem_free(mem_scratch(), im->vals, im->nvals * sizeof *im->vals);
+    mem_free(mem_scratch(), im->vals);
     im->nvals = h->n;
     if (!(im->vals = mem_calloc(mem_scratch(), mem_array_size(h->n, sizeof *im->vals)))) {
         im->nvals = 0;
@@ -692,18 +690,18 @@ static void importer_free(importer *im)
     id_spaces_free(&im->spaces);
     free_values(im, im->nvals);
     if (im->vals)
-        mem_free(mem_scratch(), im->vals, im->nvals * sizeof *im->vals);
+        mem_free(mem_scratch(), im->vals);
     if (im->labels)
-        mem_free(mem_scratch(), im->labels, im->cap_labels * sizeof *im->labels);
+        mem_free(mem_scratch(), im->labels);
     if (im->name)
-        mem_free(mem_scratch(), im->name, im->name_cap);
+        mem_free(mem_scratch(), im->name);
     for (size_t i = 0; i < TYPES_SEEN; i++)
         if (im->types[i].name)
-            mem_free(mem_scratch(), im->types[i].name, im->types[i].cap);
+            mem_free(mem_scratch(), im->types[i].name);
     if (im->label_field)
-        mem_free(mem_scratch(), im->label_field, im->label_cap);
+        mem_free(mem_scratch(), im->label_field);
     if (im->label_tokens)
-        mem_free(mem_scratch(), im->label_tokens, im->label_tokens_cap * sizeof *im->label_tokens);
+        mem_free(mem_scratch(), im->label_tokens);
 }
 
 strata_status strata_import(strata_graph *g, const strata_import_options *opts,

@@ -40,7 +40,7 @@ static char *copy_name(const char *s, size_t len)
 static void free_name(char *s)
 {
     if (s)
-        mem_free(mem_scratch(), s, strlen(s) + 1);
+        mem_free(mem_scratch(), s);
 }
 
 const char *id_space_name(const id_spaces *s, uint32_t i)
@@ -59,8 +59,7 @@ static long id_space(id_spaces *s, const char *name, size_t len)
             return (long)i;
     if (s->n + 1 >= s->cap) {
         size_t cap = s->cap ? 2 * s->cap : 4;
-        char **names = mem_realloc(mem_scratch(), s->names, s->cap * sizeof *names,
-                                   cap * sizeof *names);
+        char **names = mem_realloc(mem_scratch(), s->names, cap * sizeof *names);
         if (!names)
             return -1;
         s->names = names;
@@ -80,7 +79,7 @@ void id_spaces_free(id_spaces *s)
     for (size_t i = 1; i < s->n; i++)
         free_name(s->names[i]);
     if (s->names)
-        mem_free(mem_scratch(), s->names, s->cap * sizeof *s->names);
+        mem_free(mem_scratch(), s->names);
     memset(s, 0, sizeof *s);
 }
 
@@ -89,7 +88,7 @@ void header_free(header *h)
     if (h->cols) {
         for (size_t i = 0; i < h->n; i++)
             free_name(h->cols[i].name);
-        mem_free(mem_scratch(), h->cols, h->n * sizeof *h->cols);
+        mem_free(mem_scratch(), h->cols);
     }
     memset(h, 0, sizeof *h);
 }
@@ -374,7 +373,7 @@ static int array_value(const column *c, const char *s, size_t len, char delim, v
     if (rc != 0)
         for (size_t i = 0; i < n; i++)
             value_release(&items[i]);
-    mem_free(mem_scratch(), items, n * sizeof *items);
+    mem_free(mem_scratch(), items);
     return rc;
 }
 

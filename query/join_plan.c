@@ -281,9 +281,9 @@ static int split_where(exec *x, join_plan *p)
     p->by_step = mem_alloc(x->m, n * sizeof *p->by_step);
     if (!p->conj || !p->by_step) {
         if (p->conj)
-            mem_free(x->m, p->conj, n * sizeof *p->conj);
+            mem_free(x->m, p->conj);
         if (p->by_step)
-            mem_free(x->m, p->by_step, n * sizeof *p->by_step);
+            mem_free(x->m, p->by_step);
         p->conj = NULL;
         p->by_step = NULL;
         return exec_oom(x);
@@ -972,10 +972,10 @@ void join_plan_free(exec *x, join_plan **pp)
     if (!p)
         return;
     if (p->conj) {
-        mem_free(x->m, p->conj, p->nconj * sizeof *p->conj);
-        mem_free(x->m, p->by_step, p->nconj * sizeof *p->by_step);
+        mem_free(x->m, p->conj);
+        mem_free(x->m, p->by_step);
     }
-    mem_free(x->m, p, sizeof *p);
+    mem_free(x->m, p);
     *pp = NULL;
 }
 

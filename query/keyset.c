@@ -81,14 +81,14 @@ static int reserve(keyset *s)
         uint64_t *h = t ? mem_alloc(s->m, mem_array_size(cap, sizeof *h)) : NULL;
         if (!h) {
             if (t)
-                mem_free(s->m, t, tuple_bytes(s, cap));
+                mem_free(s->m, t);
             return -1;
         }
         if (s->cap) {
             memcpy(t, s->tuples, s->n * s->width * sizeof *t);
             memcpy(h, s->hashes, s->n * sizeof *h);
-            mem_free(s->m, s->tuples, tuple_bytes(s, s->cap));
-            mem_free(s->m, s->hashes, s->cap * sizeof *h);
+            mem_free(s->m, s->tuples);
+            mem_free(s->m, s->hashes);
         }
         s->tuples = t;
         s->hashes = h;
@@ -107,7 +107,7 @@ static int reserve(keyset *s)
         slots[p] = slot_tag(s->hashes[i]) | (i + 1);
     }
     if (s->slots)
-        mem_free(s->m, s->slots, s->nslots * sizeof *slots);
+        mem_free(s->m, s->slots);
     s->slots = slots;
     s->nslots = nslots;
     return 0;
@@ -148,10 +148,10 @@ void keyset_free(keyset *s)
     for (size_t i = 0; i < s->n * s->width; i++)
         value_release(&s->tuples[i]);
     if (s->tuples)
-        mem_free(s->m, s->tuples, tuple_bytes(s, s->cap));
+        mem_free(s->m, s->tuples);
     if (s->hashes)
-        mem_free(s->m, s->hashes, s->cap * sizeof *s->hashes);
+        mem_free(s->m, s->hashes);
     if (s->slots)
-        mem_free(s->m, s->slots, s->nslots * sizeof *s->slots);
+        mem_free(s->m, s->slots);
     keyset_init(s, s->m, s->width);
 }

@@ -51,8 +51,7 @@ static int reserve_group(exec *x, group_state *gs)
     size_t n = gs->groups.n;
     if (n == gs->capreps) {
         size_t cap = gs->capreps ? gs->capreps * 2 : 4;
-        value *r = mem_realloc(x->m, gs->reps, gs->capreps ? rep_bytes(gs, gs->capreps) : 0,
-                               rep_bytes(gs, cap));
+        value *r = mem_realloc(x->m, gs->reps, rep_bytes(gs, cap));
         if (!r)
             return exec_oom(x);
         memset((char *)r + rep_bytes(gs, gs->capreps), 0,
@@ -62,8 +61,7 @@ static int reserve_group(exec *x, group_state *gs)
     }
     if (n == gs->capaccs) {
         size_t cap = gs->capaccs ? gs->capaccs * 2 : 4;
-        acc *a = mem_realloc(x->m, gs->accs, gs->capaccs ? acc_bytes(gs, gs->capaccs) : 0,
-                             acc_bytes(gs, cap));
+        acc *a = mem_realloc(x->m, gs->accs, acc_bytes(gs, cap));
         if (!a)
             return exec_oom(x);
         memset((char *)a + acc_bytes(gs, gs->capaccs), 0,
@@ -212,18 +210,18 @@ static void aggregate_close(exec *x, stage *st)
         for (size_t i = 0; i < gs->width; i++)
             value_release(&gs->reps[g * gs->width + i]);
         for (size_t a = 0; a < gs->p->ncalls; a++)
-            acc_free(&gs->accs[g * gs->p->ncalls + a]);
+            acc_free(x, &gs->accs[g * gs->p->ncalls + a]);
     }
     if (gs->reps)
-        mem_free(x->m, gs->reps, rep_bytes(gs, gs->capreps));
+        mem_free(x->m, gs->reps);
     if (gs->accs)
-        mem_free(x->m, gs->accs, acc_bytes(gs, gs->capaccs));
+        mem_free(x->m, gs->accs);
     keyset_free(&gs->groups);
     if (gs->out)
-        mem_free(x->m, gs->out, (gs->width ? gs->width : 1) * sizeof *gs->out);
-    mem_free(x->m, gs->keys, (gs->nkeys ? gs->nkeys : 1) * sizeof *gs->keys);
-    mem_free(x->m, gs->kinds, (gs->p->ncalls ? gs->p->ncalls : 1) * sizeof *gs->kinds);
-    mem_free(x->m, gs, sizeof *gs);
+        mem_free(x->m, gs->out);
+    mem_free(x->m, gs->keys);
+    mem_free(x->m, gs->kinds);
+    mem_free(x->m, gs);
     st->state = NULL;
 }
 
@@ -241,10 +239,10 @@ int aggregate_step_open(exec *x, const projection *p, stage *st)
     gs->kinds = mem_alloc(x->m, (p->ncalls ? p->ncalls : 1) * sizeof *gs->kinds);
     if (!gs->keys || !gs->kinds) {
         if (gs->keys)
-            mem_free(x->m, gs->keys, (gs->nkeys ? gs->nkeys : 1) * sizeof *gs->keys);
+            mem_free(x->m, gs->keys);
         if (gs->kinds)
-            mem_free(x->m, gs->kinds, (p->ncalls ? p->ncalls : 1) * sizeof *gs->kinds);
-        mem_free(x->m, gs, sizeof *gs);
+            mem_free(x->m, gs->kinds);
+        mem_free(x->m, gs);
         st->state = NULL;
         return exec_oom(x);
     }

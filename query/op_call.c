@@ -43,8 +43,7 @@ static int push_row(exec *x, proc_rows *r, value *row)
 {
     if (r->n == r->cap) {
         size_t cap = r->cap ? r->cap * 2 : 16;
-        value *c = mem_realloc(x->m, r->cells, r->cap * r->width * sizeof(value),
-                               cap * r->width * sizeof(value));
+        value *c = mem_realloc(x->m, r->cells, cap * r->width * sizeof(value));
         if (!c) {
             for (size_t i = 0; i < r->width; i++)
                 value_release(&row[i]);
@@ -63,7 +62,7 @@ static void free_rows(exec *x, proc_rows *r)
     for (size_t i = 0; i < r->n * r->width; i++)
         value_release(&r->cells[i]);
     if (r->cells)
-        mem_free(x->m, r->cells, r->cap * r->width * sizeof(value));
+        mem_free(x->m, r->cells);
 }
 
 static int cmp_names(const void *a, const void *b)
@@ -78,7 +77,7 @@ static int token_rows(exec *x, strata_token_kind kind, const label_index *in_use
 {
     const interner *t = exec_view(x)->ver->cat->tokens[kind];
     uint32_t n = intern_count(t);
-    const char **names = mem_alloc(x->m, (n ? n : 1) * sizeof *names);
+    const char **names = mem_alloc(x->m, n * sizeof *names);
     if (!names)
         return exec_oom(x);
     size_t k = 0;
@@ -93,7 +92,7 @@ static int token_rows(exec *x, strata_token_kind kind, const label_index *in_use
         if (rc == 0)
             rc = push_row(x, out, &v);
     }
-    mem_free(x->m, names, (n ? n : 1) * sizeof *names);
+    mem_free(x->m, names);
     return rc;
 }
 
@@ -160,7 +159,7 @@ static int schema_rows(exec *x, bool constraints, proc_rows *out)
     if (exec_index_list(x, &buf, &n) != 0)
         return exec_oom(x);
     int rc = rows_of_indexes(x, v, buf, n, constraints, out);
-    exec_index_list_free(x, &buf, n);
+    exec_index_list_free(x, &buf);
     return rc;
 }
 
@@ -362,7 +361,7 @@ int op_call(exec *x, const cypher_ast_node *cl, scope *sc, rowset *in, rowset *o
         }
     }
     if (row)
-        mem_free(x->m, row, (x->width ? x->width : 1) * sizeof(value));
+        mem_free(x->m, row);
     free_rows(x, &pr);
     return rc;
 }

@@ -181,6 +181,6 @@ int op_create(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in, row
             for (size_t i = 0; i < x->width; i++)
                 value_release(&row[i]);
     }
-    mem_free(x->m, row, rowsz);
+    mem_free(x->m, row);
     return rc;
 }

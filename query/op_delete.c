@@ -13,7 +13,7 @@ static int idvec_push(exec *x, idvec *iv, uint64_t id)
 {
     if (iv->n == iv->cap) {
         size_t cap = iv->cap ? iv->cap * 2 : 16;
-        uint64_t *v = mem_realloc(x->m, iv->v, iv->cap * sizeof *v, cap * sizeof *v);
+        uint64_t *v = mem_realloc(x->m, iv->v, cap * sizeof *v);
         if (!v)
             return exec_oom(x);
         iv->v = v;
@@ -98,8 +98,8 @@ int op_delete(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in)
             x->stats.nodes_deleted++;
     }
     if (nodes.v)
-        mem_free(x->m, nodes.v, nodes.cap * sizeof *nodes.v);
+        mem_free(x->m, nodes.v);
     if (rels.v)
-        mem_free(x->m, rels.v, rels.cap * sizeof *rels.v);
+        mem_free(x->m, rels.v);
     return rc;
 }

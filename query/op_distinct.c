@@ -33,8 +33,8 @@ static void distinct_close(exec *x, stage *st)
     if (!ds)
         return;
     keyset_free(&ds->seen);
-    mem_free(x->m, ds->tuple, (ds->p->nitems ? ds->p->nitems : 1) * sizeof *ds->tuple);
-    mem_free(x->m, ds, sizeof *ds);
+    mem_free(x->m, ds->tuple);
+    mem_free(x->m, ds);
     st->state = NULL;
 }
 
@@ -44,7 +44,7 @@ int distinct_step_open(exec *x, const projection *p, stage *st)
     value *tuple = ds ? mem_calloc(x->m, (p->nitems ? p->nitems : 1) * sizeof *tuple) : NULL;
     if (!tuple) {
         if (ds)
-            mem_free(x->m, ds, sizeof *ds);
+            mem_free(x->m, ds);
         return exec_oom(x);
     }
     ds->p = p;

@@ -242,7 +242,7 @@ static int count_from(exec *x, join_state *js, size_t j, uint64_t node, uint64_t
         return -1;
     if (m->n == m->cap) {
         size_t cap = m->cap ? m->cap * 2 : 64;
-        uint64_t *v = mem_realloc(x->m, m->vals, m->cap * sizeof *v, cap * sizeof *v);
+        uint64_t *v = mem_realloc(x->m, m->vals, cap * sizeof *v);
         if (!v)
             return exec_oom(x);
         m->vals = v;
@@ -320,7 +320,7 @@ static int collect_ends(exec *x, join_state *js, size_t j, size_t *n)
             continue;
         if (*n == js->cap_ends) {
             size_t cap = js->cap_ends ? js->cap_ends * 2 : 64;
-            uint64_t *v = mem_realloc(x->m, js->ends, js->cap_ends * sizeof *v, cap * sizeof *v);
+            uint64_t *v = mem_realloc(x->m, js->ends, cap * sizeof *v);
             if (!v)
                 return exec_oom(x);
             js->ends = v;
@@ -485,7 +485,7 @@ static int probe_set_build(exec *x, join_state *js, const jedge *e, uint32_t z, 
     while (scan_next(&sc, &rid, &other)) {
         if (ps->n == ps->cap) {
             size_t cap = ps->cap ? ps->cap * 2 : 16;
-            uint64_t(*v)[2] = mem_realloc(x->m, ps->v, ps->cap * sizeof *v, cap * sizeof *v);
+            uint64_t(*v)[2] = mem_realloc(x->m, ps->v, cap * sizeof *v);
             if (!v)
                 return exec_oom(x);
             ps->v = v;
@@ -747,7 +747,7 @@ static void probe_sets_free(exec *x, join_state *js)
 {
     for (size_t i = 0; i < JOIN_MAX_EDGES; i++)
         if (js->probes[i].v)
-            mem_free(x->m, js->probes[i].v, js->probes[i].cap * sizeof *js->probes[i].v);
+            mem_free(x->m, js->probes[i].v);
 }
 
 static void join_close(exec *x, stage *s)
@@ -758,18 +758,18 @@ static void join_close(exec *x, stage *s)
     if (js->row_open)
         row_end(x, js);
     if (js->row)
-        mem_free(x->m, js->row, (js->width ? js->width : 1) * sizeof(value));
+        mem_free(x->m, js->row);
     for (size_t j = 0; j < JOIN_MAX_VERTICES; j++) {
         id_index_free(x->m, &js->memos[j].at);
         if (js->memos[j].vals)
-            mem_free(x->m, js->memos[j].vals, js->memos[j].cap * sizeof(uint64_t));
+            mem_free(x->m, js->memos[j].vals);
     }
     if (js->ends)
-        mem_free(x->m, js->ends, js->cap_ends * sizeof *js->ends);
+        mem_free(x->m, js->ends);
     probe_sets_free(x, js);
     join_plan_free(x, &js->p);
     scope_free(&js->sc);
-    mem_free(x->m, js, sizeof *js);
+    mem_free(x->m, js);
     s->state = NULL;
 }
 
@@ -825,17 +825,17 @@ static void worker_fini(worker *w)
     exec *x = &w->x;
     regex_cache_free(x);
     if (x->used_rels)
-        mem_free(x->m, x->used_rels, x->capused * sizeof *x->used_rels);
+        mem_free(x->m, x->used_rels);
     for (size_t j = 0; j < JOIN_MAX_VERTICES; j++) {
         id_index_free(x->m, &w->js.memos[j].at);
         if (w->js.memos[j].vals)
-            mem_free(x->m, w->js.memos[j].vals, w->js.memos[j].cap * sizeof(uint64_t));
+            mem_free(x->m, w->js.memos[j].vals);
     }
     if (w->js.ends)
-        mem_free(x->m, w->js.ends, w->js.cap_ends * sizeof *w->js.ends);
+        mem_free(x->m, w->js.ends);
     probe_sets_free(x, &w->js);
     if (w->js.row)
-        mem_free(x->m, w->js.row, (w->js.width ? w->js.width : 1) * sizeof(value));
+        mem_free(x->m, w->js.row);
 }
 
 static void *worker_run(void *arg)
@@ -901,7 +901,7 @@ static int count_parallel(exec *x, join_state *js, const uint64_t *cands, size_t
             rc = count_overflow(x, NULL);
         worker_fini(&ws[t]);
     }
-    mem_free(x->m, ws, threads * sizeof *ws);
+    mem_free(x->m, ws);
     return rc;
 }
 

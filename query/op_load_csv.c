@@ -103,9 +103,9 @@ static bool has_scheme(const char *s)
 }
 
 /* The local path a LOAD CSV source names (see the top), in a new string
-   from malloc-free scratch memory: *path, *size to free it. */
+   from x->m: *path. */
 static int resolve_path(exec *x, const cypher_ast_node *at, const char *url, size_t len,
-                        char **path, size_t *size)
+                        char **path)
 {
     const char *p = url;
     bool is_url = strncasecmp(url, "file:", 5) == 0;
@@ -127,17 +127,17 @@ static int resolve_path(exec *x, const cypher_ast_node *at, const char *url, siz
     }
     if (strlen(p) != len - (size_t)(p - url))
         return exec_fail(x, at, "ArgumentError", NULL, "LOAD CSV: the path holds a NUL byte");
-    *size = strlen(p) + 1;
-    *path = mem_alloc(x->m, *size);
+    size_t size = strlen(p) + 1;
+    *path = mem_alloc(x->m, size);
     if (!*path)
         return exec_oom(x);
-    memcpy(*path, p, *size);
+    memcpy(*path, p, size);
     if (is_url && percent_decode(*path) != 0) {
-        mem_free(x->m, *path, *size);
+        mem_free(x->m, *path);
         return exec_fail(x, at, "ArgumentError", NULL, "LOAD CSV: bad %% escape in '%s'", url);
     }
     if (!**path) {
-        mem_free(x->m, *path, *size);
+        mem_free(x->m, *path);
         return exec_fail(x, at, "ArgumentError", NULL, "LOAD CSV: empty path");
     }
     return 0;
@@ -175,7 +175,7 @@ static void source_close(exec *x, csv_source *src)
     for (size_t i = 0; i < src->nkeys; i++)
         value_release(&src->keys[i]);
     if (src->keys)
-        mem_free(x->m, src->keys, src->nkeys * sizeof *src->keys);
+        mem_free(x->m, src->keys);
     value_release(&src->path);
     memset(src, 0, sizeof *src);
 }
@@ -232,7 +232,7 @@ static int resolve_in_dir(exec *x, const cypher_ast_node *at, const char *dir, c
     snprintf(joined, n, "%s/%s", dir, path);
     *out = realpath(joined, NULL);
     int err = errno;
-    mem_free(x->m, joined, n);
+    mem_free(x->m, joined);
     if (!*out)
         return exec_fail(x, at, "IOError", NULL, "LOAD CSV: cannot read '%s': %s", path,
                          strerror(err));
@@ -327,7 +327,7 @@ static int check_header(exec *x, const cypher_ast_node *at, csv_source *src)
                            (int)(len > 100 ? 100 : len), name, order[k - 1] + 1,
                            order[k] + 1);
         }
-    mem_free(x->m, order, n * sizeof *order);
+    mem_free(x->m, order);
     return rc;
 }
 
@@ -347,8 +347,7 @@ static int source_open(exec *x, const cypher_ast_node *clause, const value *url,
         return exec_fail(x, clause, "SecurityError", NULL,
                          "LOAD CSV is disabled for this graph");
     char *path = NULL;
-    size_t size = 0;
-    if (resolve_path(x, at, s, len, &path, &size) != 0)
+    if (resolve_path(x, at, s, len, &path) != 0)
         return -1;
     int rc = 0;
     /* %-escapes can spell any bytes; file() and the messages need text */
@@ -375,7 +374,7 @@ static int source_open(exec *x, const cypher_ast_node *clause, const value *url,
         free(abs);
     }
     free(canon);
-    mem_free(x->m, path, size);
+    mem_free(x->m, path);
     if (rc != 0 || !clause->u.load_csv.with_headers)
         return rc;
     csv_status st = csv_next(src->r);
@@ -428,9 +427,9 @@ static int record_value(exec *x, const cypher_ast_node *clause, csv_source *src,
         }
     }
     if (vals)
-        mem_free(x->m, vals, (cnt ? cnt : 1) * sizeof *vals);
+        mem_free(x->m, vals);
     if (keys)
-        mem_free(x->m, keys, (cnt ? cnt : 1) * sizeof *keys);
+        mem_free(x->m, keys);
     return rc;
 }
 
@@ -557,7 +556,7 @@ static int load(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in, r
     if (rc == 0)
         rc = sink_flush(x, &k);
     if (row)
-        mem_free(x->m, row, rowsz);
+        mem_free(x->m, row);
     scope_free(&before);
     return rc;
 }

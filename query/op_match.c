@@ -161,7 +161,7 @@ static int rel_push(exec *x, uint64_t id)
 {
     if (x->nused == x->capused) {
         size_t cap = x->capused ? x->capused * 2 : 16;
-        uint64_t *r = mem_realloc(x->m, x->used_rels, x->capused * sizeof *r, cap * sizeof *r);
+        uint64_t *r = mem_realloc(x->m, x->used_rels, cap * sizeof *r);
         if (!r)
             return exec_oom(x);
         x->used_rels = r;
@@ -226,8 +226,7 @@ static int shortest_ok(walk *w, bool *ok)
         }
     if (w->nends == w->capends) {
         size_t cap = w->capends ? w->capends * 2 : 8;
-        uint64_t *e = mem_realloc(w->x->m, w->ends, w->capends * 2 * sizeof *e,
-                                  cap * 2 * sizeof *e);
+        uint64_t *e = mem_realloc(w->x->m, w->ends, cap * 2 * sizeof *e);
         if (!e)
             return exec_oom(w->x);
         w->ends = e;
@@ -270,7 +269,7 @@ static int path_value(walk *w, value *out)
             items[b] = t;
         }
     int rc = value_path_from(w->x->m, items, cnt, out);
-    mem_free(w->x->m, items, cnt * sizeof(value));
+    mem_free(w->x->m, items);
     return rc != 0 ? exec_oom(w->x) : 0;
 }
 
@@ -369,8 +368,7 @@ int walk_stk_push(walk *w, uint64_t rid, uint64_t node)
 {
     if (w->nstk == w->capstk) {
         size_t cap = w->capstk ? w->capstk * 2 : 16;
-        uint64_t *s = mem_realloc(w->x->m, w->stk, w->capstk * 2 * sizeof *s,
-                                  cap * 2 * sizeof *s);
+        uint64_t *s = mem_realloc(w->x->m, w->stk, cap * 2 * sizeof *s);
         if (!s)
             return exec_oom(w->x);
         w->stk = s;
@@ -396,7 +394,7 @@ int walk_var_done(walk *w, size_t i, uint64_t cur)
         for (size_t k = 0; k < len; k++)
             items[k] = value_rel(w->stk[2 * (off + (w->reversed ? len - 1 - k : k))]);
         int rc = value_list_from(w->x->m, items, len, &w->row[slot]);
-        mem_free(w->x->m, items, (len ? len : 1) * sizeof(value));
+        mem_free(w->x->m, items);
         if (rc != 0)
             return exec_oom(w->x);
     }
@@ -476,7 +474,7 @@ static int var_enter(walk *w, const var_spec *vs, uint64_t cur, int64_t depth, b
         return 0;
     if (w->nframes == w->capframes) {
         size_t cap = w->capframes ? w->capframes * 2 : 16;
-        var_frame *f = mem_realloc(w->x->m, w->frames, w->capframes * sizeof *f, cap * sizeof *f);
+        var_frame *f = mem_realloc(w->x->m, w->frames, cap * sizeof *f);
         if (!f)
             return exec_oom(w->x);
         w->frames = f;
@@ -669,13 +667,13 @@ static void walk_fini(walk *w)
     id_set_free(w->x->m, &w->used_set);
     w->used_set_on = false;
     if (w->frames)
-        mem_free(w->x->m, w->frames, w->capframes * sizeof *w->frames);
+        mem_free(w->x->m, w->frames);
     w->frames = NULL;
     w->nframes = w->capframes = 0;
     if (w->stk)
-        mem_free(w->x->m, w->stk, w->capstk * 2 * sizeof *w->stk);
+        mem_free(w->x->m, w->stk);
     if (w->ends)
-        mem_free(w->x->m, w->ends, w->capends * 2 * sizeof *w->ends);
+        mem_free(w->x->m, w->ends);
     w->stk = NULL;
     w->ends = NULL;
 }
@@ -1007,14 +1005,14 @@ static size_t plan_block_size(size_t n)
 static int plan_parts(exec *x, match_state *ms, const scope *sc)
 {
     const cypher_ast_node *clause = ms->clause;
-    size_t n = ms->nparts, alloc = n ? n : 1;
+    size_t n = ms->nparts;
     /* one block: the plans, the order, and the parts placed so far */
-    ms->plans = mem_alloc(x->m, plan_block_size(alloc));
+    ms->plans = mem_alloc(x->m, plan_block_size(n));
     if (!ms->plans)
         return exec_oom(x);
-    ms->order = (size_t *)(ms->plans + alloc);
-    bool *placed = (bool *)(ms->order + alloc);
-    memset(placed, 0, alloc * sizeof *placed);
+    ms->order = (size_t *)(ms->plans + n);
+    bool *placed = (bool *)(ms->order + n);
+    memset(placed, 0, n * sizeof *placed);
     clause_bound cb = {sc, ms->in_width, clause, placed};
     for (size_t k = 0; k < n; k++) {
         size_t best = n;
@@ -1134,11 +1132,11 @@ static void match_close(exec *x, stage *s)
     if (ms->row_open)
         match_end(x, s, false);   /* stopped inside a row (LIMIT, error) */
     if (ms->row)
-        mem_free(x->m, ms->row, (ms->width ? ms->width : 1) * sizeof(value));
+        mem_free(x->m, ms->row);
     if (ms->plans)
-        mem_free(x->m, ms->plans, plan_block_size(ms->nparts ? ms->nparts : 1));
+        mem_free(x->m, ms->plans);
     scope_free(&ms->sc);
-    mem_free(x->m, ms, sizeof *ms);
+    mem_free(x->m, ms);
     s->state = NULL;
 }
 

@@ -17,7 +17,7 @@ static int keep_match(exec *x, value *row, void *ctx)
     for (size_t i = 0; i < m->matches->width; i++)
         copy[i] = value_retain(row[i]);
     int rc = rowset_push(x, m->matches, copy);
-    mem_free(x->m, copy, (m->matches->width ? m->matches->width : 1) * sizeof(value));
+    mem_free(x->m, copy);
     return rc;
 }
 
@@ -128,6 +128,6 @@ int op_merge(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in, rows
             value_release(&row[i]);
         rowset_free(&matches);
     }
-    mem_free(x->m, row, rowsz);
+    mem_free(x->m, row);
     return rc;
 }

@@ -40,8 +40,7 @@ static int collect_calls(const cypher_ast_node *e, void *ctx)
                 }
         if (cs->n == cs->cap) {
             size_t cap = cs->cap ? cs->cap * 2 : 8;
-            const cypher_ast_node **v = mem_realloc(cs->x->m, cs->v, cs->cap * sizeof *v,
-                                                    cap * sizeof *v);
+            const cypher_ast_node **v = mem_realloc(cs->x->m, cs->v, cap * sizeof *v);
             if (!v) {
                 cs->err = exec_oom(cs->x);
                 return 1;
@@ -113,7 +112,7 @@ static int project_items(exec *x, const cypher_ast_node *clause, const scope *sc
             items[nitems].src_slot = stars[i].slot;
             nitems++;
         }
-        mem_free(x->m, stars, nstars * sizeof *stars);
+        mem_free(x->m, stars);
     } else if (clause->u.projection.star && clause->kind == CYPHER_AST_RETURN) {
         /* WITH * over no variables passes the rows on; RETURN * has no
            columns to return */
@@ -196,8 +195,8 @@ static void map_close(exec *x, stage *st)
     if (!ms)
         return;
     if (ms->proj)
-        mem_free(x->m, ms->proj, (ms->width ? ms->width : 1) * sizeof(value));
-    mem_free(x->m, ms, sizeof *ms);
+        mem_free(x->m, ms->proj);
+    mem_free(x->m, ms);
     st->state = NULL;
 }
 
@@ -263,8 +262,8 @@ static void window_close(exec *x, stage *st)
     if (!ws)
         return;
     if (ws->out)
-        mem_free(x->m, ws->out, (ws->width ? ws->width : 1) * sizeof(value));
-    mem_free(x->m, ws, sizeof *ws);
+        mem_free(x->m, ws->out);
+    mem_free(x->m, ws);
     st->state = NULL;
 }
 
@@ -328,13 +327,13 @@ static void project_close(exec *x, stage *s)
             ps->steps[i].close(x, &ps->steps[i]);
     projection *p = &ps->p;
     if (p->items)
-        mem_free(x->m, p->items, p->capitems * sizeof *p->items);
+        mem_free(x->m, p->items);
     if (p->calls)
-        mem_free(x->m, p->calls, p->capcalls * sizeof *p->calls);
+        mem_free(x->m, p->calls);
     scope_free(&p->in);
     scope_free(&p->out);
     scope_free(&p->both);
-    mem_free(x->m, ps, sizeof *ps);
+    mem_free(x->m, ps);
     s->state = NULL;
 }
 

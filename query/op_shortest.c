@@ -273,7 +273,7 @@ static int emit_through(search *s, uint32_t meet, uint32_t lf, uint32_t lb)
     walk *w = s->w;
     size_t need = (size_t)lf + lb + 2;
     if (need > s->capchoice) {
-        uint32_t *c = mem_realloc(w->x->m, s->choice, s->capchoice * sizeof *c, need * sizeof *c);
+        uint32_t *c = mem_realloc(w->x->m, s->choice, need * sizeof *c);
         if (!c)
             return exec_oom(w->x);
         s->choice = c;
@@ -420,6 +420,6 @@ int shortest_bfs(walk *w, size_t i, uint64_t from)
     bfs_side_free(w->x->m, &s.fw);
     bfs_side_free(w->x->m, &s.bw);
     if (s.choice)
-        mem_free(w->x->m, s.choice, s.capchoice * sizeof *s.choice);
+        mem_free(w->x->m, s.choice);
     return rc;
 }

@@ -50,15 +50,15 @@ static int find_stand_ins(const cypher_ast_node *e, void *ctx)
             size_t *it = p ? mem_alloc(si->x->m, cap * sizeof *it) : NULL;
             if (!it) {
                 if (p)
-                    mem_free(si->x->m, p, cap * sizeof *p);
+                    mem_free(si->x->m, p);
                 si->err = exec_oom(si->x);
                 return 1;
             }
             if (si->cap) {
                 memcpy(p, si->parts, si->n * sizeof *p);
                 memcpy(it, si->item_of, si->n * sizeof *it);
-                mem_free(si->x->m, si->parts, si->cap * sizeof *p);
-                mem_free(si->x->m, si->item_of, si->cap * sizeof *it);
+                mem_free(si->x->m, si->parts);
+                mem_free(si->x->m, si->item_of);
             }
             si->parts = p;
             si->item_of = it;
@@ -169,9 +169,7 @@ static int reserve_row(exec *x, sort_state *ss)
 {
     if (ss->n == ss->capcells) {
         size_t cap = ss->capcells ? ss->capcells * 2 : 4;
-        size_t old = mem_array_size(ss->capcells, ss->stride * sizeof(value));
-        value *c = mem_realloc(x->m, ss->cells, old,
-                               mem_array_size(cap, ss->stride * sizeof(value)));
+        value *c = mem_realloc(x->m, ss->cells, mem_array_size(cap, ss->stride * sizeof(value)));
         if (!c)
             return exec_oom(x);
         ss->cells = c;
@@ -179,8 +177,7 @@ static int reserve_row(exec *x, sort_state *ss)
     }
     if (ss->n == ss->caprows) {
         size_t cap = ss->caprows ? ss->caprows * 2 : 4;
-        size_t *h = mem_realloc(x->m, ss->heap, ss->caprows * sizeof *h,
-                                mem_array_size(cap, sizeof *h));
+        size_t *h = mem_realloc(x->m, ss->heap, mem_array_size(cap, sizeof *h));
         if (!h)
             return exec_oom(x);
         ss->heap = h;
@@ -273,16 +270,16 @@ static void sort_close(exec *x, stage *st)
     for (size_t i = 0; i < ss->n; i++)
         release_kept(ss, ss->heap[i]);
     if (ss->cells)
-        mem_free(x->m, ss->cells, mem_array_size(ss->capcells, ss->stride * sizeof(value)));
+        mem_free(x->m, ss->cells);
     if (ss->heap)
-        mem_free(x->m, ss->heap, ss->caprows * sizeof *ss->heap);
+        mem_free(x->m, ss->heap);
     if (ss->vals)
-        mem_free(x->m, ss->vals, (ss->si.n ? ss->si.n : 1) * sizeof *ss->vals);
+        mem_free(x->m, ss->vals);
     if (ss->si.parts)
-        mem_free(x->m, ss->si.parts, ss->si.cap * sizeof *ss->si.parts);
+        mem_free(x->m, ss->si.parts);
     if (ss->si.item_of)
-        mem_free(x->m, ss->si.item_of, ss->si.cap * sizeof *ss->si.item_of);
-    mem_free(x->m, ss, sizeof *ss);
+        mem_free(x->m, ss->si.item_of);
+    mem_free(x->m, ss);
     st->state = NULL;
 }
 

@@ -75,10 +75,10 @@ static void unwind_close(exec *x, stage *s)
         return;
     if (u->row) {
         unwind_end(u);
-        mem_free(x->m, u->row, (u->width ? u->width : 1) * sizeof(value));
+        mem_free(x->m, u->row);
     }
     scope_free(&u->before);
-    mem_free(x->m, u, sizeof *u);
+    mem_free(x->m, u);
     s->state = NULL;
 }
 

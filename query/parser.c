@@ -2281,7 +2281,7 @@ static bool lex_all(parser *p)
         if (p->ntoks == p->cap) {
             size_t cap = p->cap ? p->cap * 2 : 64;
             size_t bytes = mem_array_size(cap, sizeof *p->toks);
-            cypher_token *toks = mem_realloc(p->m, p->toks, p->cap * sizeof *p->toks, bytes);
+            cypher_token *toks = mem_realloc(p->m, p->toks, bytes);
             if (!toks)
                 return false;
             p->toks = toks;
@@ -2398,9 +2398,9 @@ static int parse_text(const char *text, size_t len, mem_ctx *m, cypher_ast **out
     }
 cleanup:
     if (p.after_close)
-        mem_free(m, p.after_close, p.ntoks * sizeof *p.after_close);
+        mem_free(m, p.after_close);
     if (p.toks)
-        mem_free(m, p.toks, p.cap * sizeof *p.toks);
+        mem_free(m, p.toks);
     cypher_ast_free(&p.ast);
     return *out ? 0 : -1;
 }

@@ -7,9 +7,9 @@ void bfs_side_free(mem_ctx *m, bfs_side *s)
 {
     id_index_free(m, &s->seen);
     if (s->nodes)
-        mem_free(m, s->nodes, s->cap * sizeof *s->nodes);
+        mem_free(m, s->nodes);
     if (s->preds)
-        mem_free(m, s->preds, s->cappreds * sizeof *s->preds);
+        mem_free(m, s->preds);
     *s = (bfs_side){0};
 }
 
@@ -23,7 +23,7 @@ static int grow(exec *x, void **p, size_t *cap, size_t need, size_t elem_size)
     if (c > UINT32_MAX)
         return exec_fail(x, NULL, "ArgumentError", NULL,
                          "a shortest-path search over more than %u nodes", UINT32_MAX);
-    void *q = mem_realloc(x->m, *p, *cap * elem_size, c * elem_size);
+    void *q = mem_realloc(x->m, *p, c * elem_size);
     if (!q)
         return exec_oom(x);
     *p = q;

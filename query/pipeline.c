@@ -103,9 +103,9 @@ void pipeline_close(exec *x, pipeline **pp)
         if (p->st[i].close)
             p->st[i].close(x, &p->st[i]);
     if (p->wide)
-        mem_free(x->m, p->wide, (p->width ? p->width : 1) * sizeof *p->wide);
+        mem_free(x->m, p->wide);
     rowset_free(&p->in);
-    mem_free(x->m, p, pipeline_size(p->n));
+    mem_free(x->m, p);
 }
 
 pipeline *pipeline_open(exec *x, const cypher_ast_node *const *clauses, size_t n, scope *sc,

@@ -42,8 +42,8 @@ static void plan_destroy(cached_plan *p)
     mem_ctx *m = mem_scratch();
     cypher_ast_free(&p->ast);
     if (p->text)
-        mem_free(m, p->text, p->len + 1);
-    mem_free(m, p, sizeof *p);
+        mem_free(m, p->text);
+    mem_free(m, p);
 }
 
 static void lru_unlink(plan_cache *c, cached_plan *p)
@@ -99,7 +99,7 @@ static void cache_free(plan_cache *c)
 {
     plan_cache_clear(c);   /* every plan is released by the time the graph goes */
     pthread_mutex_destroy(&c->lock);
-    mem_free(mem_scratch(), c, sizeof *c);
+    mem_free(mem_scratch(), c);
 }
 
 plan_cache *plan_cache_for(catalog *cat)
@@ -114,7 +114,7 @@ plan_cache *plan_cache_for(catalog *cat)
     cat->plans_free = cache_free;   /* the same function whoever wins */
     if (!atomic_compare_exchange_strong(&cat->plans, &c, made)) {
         pthread_mutex_destroy(&made->lock);
-        mem_free(mem_scratch(), made, sizeof *made);
+        mem_free(mem_scratch(), made);
         return c;
     }
     return made;

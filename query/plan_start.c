@@ -259,7 +259,7 @@ static void best_index(exec *x, facts *f, strata_token label, const cypher_ast_n
         if (p.estimate < best->estimate)
             *best = p;
     }
-    exec_index_list_free(x, &buf, n);
+    exec_index_list_free(x, &buf);
 }
 
 /* Adds label (by name) to a union plan, unless no node has it (that
@@ -452,7 +452,7 @@ static int prefix_end(exec *x, const value *prefix, value *out)
     memcpy(buf, s, len);
     buf[len - 1] = (char)((unsigned char)buf[len - 1] + 1);
     int rc = make_string(x, buf, len, out);
-    mem_free(x->m, buf, len);
+    mem_free(x->m, buf);
     return rc;
 }
 

@@ -156,7 +156,7 @@ static int write_back(exec *x, const cypher_ast_node *cl, const algo_proc *p,
         fields[0] = value_int((int64_t)t->nrows);
         rc = make_string(x, key, cfg->property_len, &fields[1]);
     }
-    mem_free(x->m, key, cfg->property_len + 1);
+    mem_free(x->m, key);
     return rc;
 }
 
@@ -231,7 +231,7 @@ int proc_algo_op(exec *x, const cypher_ast_node *cl, scope *sc, rowset *in, rows
     int rc = 0;
     for (size_t r = 0; r < in->nrows && rc == 0; r++)
         rc = run_row(x, cl, &p, sc, rowset_row(in, r), in_width, field, slot, n, row, out);
-    mem_free(x->m, row, (x->width ? x->width : 1) * sizeof(value));
+    mem_free(x->m, row);
     return rc;
 }
 

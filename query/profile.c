@@ -80,7 +80,7 @@ int profile_clause_end(exec *x, const cypher_ast_node *cl, uint64_t rows)
     profile *pr = x->prof;
     if (pr->n == pr->cap) {
         size_t cap = pr->cap ? pr->cap * 2 : 8;
-        profile_step *s = mem_realloc(x->m, pr->steps, pr->cap * sizeof *s, cap * sizeof *s);
+        profile_step *s = mem_realloc(x->m, pr->steps, cap * sizeof *s);
         if (!s)
             return exec_oom(x);
         pr->steps = s;
@@ -165,5 +165,5 @@ int profile_rows(exec *x, scope *cols, rowset *rows)
 void profile_free(exec *x)
 {
     if (x->prof && x->prof->steps)
-        mem_free(x->m, x->prof->steps, x->prof->cap * sizeof *x->prof->steps);
+        mem_free(x->m, x->prof->steps);
 }

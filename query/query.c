@@ -28,7 +28,6 @@
 struct strata_result {
     size_t ncols;
     char *colblock;             /* cols, handles and row in one block */
-    size_t colblock_size;
     char **cols;
     size_t nrows, next;
     value *cells;               /* nrows * ncols, owned */
@@ -309,8 +308,7 @@ static int take_rows(exec *x, strata_result *r, const scope *cols, const rowset 
             if (!added)
                 continue;
         }
-        value *cells = mem_realloc(x->m, r->cells, r->nrows * n * sizeof(value),
-                                   (r->nrows + 1) * (n ? n : 1) * sizeof(value));
+        value *cells = mem_realloc(x->m, r->cells, (r->nrows + 1) * n * sizeof(value));
         if (!cells)
             return exec_oom(x);
         r->cells = cells;
@@ -329,12 +327,11 @@ static int set_columns(exec *x, strata_result *r, const scope *cols)
     for (size_t i = 0; i < n; i++)
         names += cols->b[i].len + 1;
     size_t size = n * (sizeof *r->handles + sizeof *r->row + sizeof *r->cols) + names;
-    char *block = mem_alloc(x->m, size ? size : 1);
+    char *block = mem_alloc(x->m, size);
     if (!block)
         return exec_oom(x);
     r->ncols = n;
     r->colblock = block;
-    r->colblock_size = size ? size : 1;
     r->handles = (strata_value *)block;
     r->row = (const strata_value **)(r->handles + n);
     r->cols = (char **)(r->row + n);
@@ -353,7 +350,7 @@ static int set_columns(exec *x, strata_result *r, const scope *cols)
 static void exec_release(exec *x)
 {
     if (x->used_rels)
-        mem_free(x->m, x->used_rels, x->capused * sizeof *x->used_rels);
+        mem_free(x->m, x->used_rels);
     x->used_rels = NULL;
     x->capused = x->nused = 0;
     regex_cache_free(x);
@@ -366,7 +363,7 @@ static void lazy_free(strata_result *r)
         pipeline_close(&r->xs, &r->pipe);
     rowset_free(&r->buf);
     if (r->slots)
-        mem_free(mem_scratch(), r->slots, (r->ncols ? r->ncols : 1) * sizeof *r->slots);
+        mem_free(r->xs.m, r->slots);   /* lazy_start's x is &r->xs */
     r->slots = NULL;
     exec_release(&r->xs);
     plan_release(&r->plan);
@@ -377,7 +374,7 @@ static void lazy_free(strata_result *r)
    so most statements' errors still come from strata_query itself. */
 static int lazy_start(exec *x, strata_result *r, query_out *out)
 {
-    r->slots = mem_alloc(x->m, (out->cols.n ? out->cols.n : 1) * sizeof *r->slots);
+    r->slots = mem_alloc(x->m, out->cols.n * sizeof *r->slots);
     if (!r->slots)
         return exec_oom(x);
     for (size_t c = 0; c < out->cols.n; c++)
@@ -723,10 +720,8 @@ static strata_status query_run(strata_graph *g, strata_view *v, const char *text
     if (x->err.category) {
         for (size_t i = 0; i < r->nrows * r->ncols; i++)
             value_release(&r->cells[i]);
-        /* freed here with the size it has: strata_result_free would
-           compute it from nrows, which is about to be 0 */
         if (r->cells)
-            mem_free(m, r->cells, r->nrows * (r->ncols ? r->ncols : 1) * sizeof(value));
+            mem_free(m, r->cells);
         r->cells = NULL;
         r->nrows = 0;
         strata_status st = fail_result(g, r, x->err.category, x->err.detail, x->err.message,
@@ -734,7 +729,7 @@ static strata_status query_run(strata_graph *g, strata_view *v, const char *text
         r->plan = plan;     /* lazy_free releases it with the pipeline */
         lazy_free(r);
         if (own)
-            mem_free(m, own, sizeof *own);
+            mem_free(m, own);
         return st;
     }
     r->stats = (strata_query_stats){x->stats.nodes_created, x->stats.nodes_deleted,
@@ -744,7 +739,7 @@ static strata_status query_run(strata_graph *g, strata_view *v, const char *text
     if (r->view || r->pipe) {
         /* taken for a lazy statement, which wrote nothing */
         if (own)
-            mem_free(m, own, sizeof *own);
+            mem_free(m, own);
         own = NULL;
     }
     if (r->pipe) {
@@ -765,7 +760,7 @@ static strata_status query_run(strata_graph *g, strata_view *v, const char *text
        nothing is allocated. */
     strata_status st = graph_snapshot_own_into(g, own);
     if (st != STRATA_OK) {
-        mem_free(m, own, sizeof *own);
+        mem_free(m, own);
         return fail_result(g, r, "ArgumentError", NULL, strata_errmsg(g), 1, 1);
     }
     r->view = own;
@@ -837,7 +832,7 @@ strata_status strata_view_eval(strata_view *v, const char *text, const strata_va
         return STRATA_ENOMEM;
     snprintf(q, cap, "%s%s%s", head, text, tail);
     strata_status st = query_run(NULL, v, q, params, NULL, out);
-    mem_free(m, q, cap);
+    mem_free(m, q);
     if (*out && (*out)->failed && (*out)->err.line > 1)
         (*out)->err.line--;
     return st;
@@ -916,11 +911,11 @@ void strata_result_free(strata_result **rp)
     for (size_t i = 0; i < r->nrows * r->ncols; i++)
         value_release(&r->cells[i]);
     if (r->cells)
-        mem_free(m, r->cells, r->nrows * (r->ncols ? r->ncols : 1) * sizeof(value));
+        mem_free(m, r->cells);
     if (r->colblock)
-        mem_free(m, r->colblock, r->colblock_size);
+        mem_free(m, r->colblock);
     strata_view_release(&r->view);
     cancel_release(&r->cancel);
-    mem_free(m, r, sizeof *r);
+    mem_free(m, r);
     *rp = NULL;
 }

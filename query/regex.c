@@ -34,31 +34,9 @@ uint64_t regex_compile_count(void) { return compiles; }
 
 /* ---- PCRE2's memory through mem_ctx ---- */
 
-/* mem_free wants the size: each block carries it in a header kept at the
-   strictest alignment, so what PCRE2 gets stays aligned. */
-typedef union block_header {
-    size_t size;
-    max_align_t align;
-} block_header;
+static void *pcre_alloc(PCRE2_SIZE size, void *m) { return mem_alloc(m, size); }
 
-static void *pcre_alloc(PCRE2_SIZE size, void *m)
-{
-    if (size > SIZE_MAX - sizeof(block_header))
-        return NULL;
-    block_header *h = mem_alloc(m, size + sizeof *h);
-    if (!h)
-        return NULL;
-    h->size = size + sizeof *h;
-    return h + 1;
-}
-
-static void pcre_free(void *p, void *m)
-{
-    if (!p)
-        return;
-    block_header *h = (block_header *)p - 1;
-    mem_free(m, h, h->size);
-}
+static void pcre_free(void *p, void *m) { mem_free(m, p); }
 
 static regex_cache *cache_new(exec *x)
 {
@@ -89,7 +67,7 @@ static void entry_clear(regex_cache *rc, regex_entry *e)
     if (!e->pattern)
         return;
     pcre2_code_free(e->code);
-    mem_free(rc->m, e->pattern, e->len ? e->len : 1);
+    mem_free(rc->m, e->pattern);
     *e = (regex_entry){0};
 }
 
@@ -104,7 +82,7 @@ void regex_cache_free(exec *x)
     pcre2_match_context_free(rc->match);
     pcre2_compile_context_free(rc->compile);
     pcre2_general_context_free(rc->gen);
-    mem_free(rc->m, rc, sizeof *rc);
+    mem_free(rc->m, rc);
     x->regexes = NULL;
 }
 

@@ -26,7 +26,6 @@ enum { K_ANY, K_NODE, K_REL, K_PATH, K_VALUE };
    that scopes can be copied and grown without an owner for each. */
 typedef struct name_block {
     struct name_block *next;
-    size_t size;
 } name_block;
 
 typedef struct name_arena {
@@ -84,7 +83,6 @@ static void *arena_alloc(name_arena *a, size_t size)
     if (!b)
         return NULL;
     b->next = a->blocks;
-    b->size = total;
     a->blocks = b;
     return b + 1;
 }
@@ -94,7 +92,7 @@ static void arena_free(name_arena *a)
     while (a->blocks) {
         name_block *b = a->blocks;
         a->blocks = b->next;
-        mem_free(a->x->m, b, b->size);
+        mem_free(a->x->m, b);
     }
 }
 

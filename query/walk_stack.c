@@ -14,7 +14,7 @@ int u64_stack_reserve(mem_ctx *m, u64_stack *s, size_t extra)
             return -1;
         cap *= 2;
     }
-    uint64_t *v = mem_realloc(m, s->v, s->cap * sizeof *v, cap * sizeof *v);
+    uint64_t *v = mem_realloc(m, s->v, cap * sizeof *v);
     if (!v)
         return -1;
     s->v = v;
@@ -25,7 +25,7 @@ int u64_stack_reserve(mem_ctx *m, u64_stack *s, size_t extra)
 void u64_stack_free(mem_ctx *m, u64_stack *s)
 {
     if (s->v)
-        mem_free(m, s->v, s->cap * sizeof *s->v);
+        mem_free(m, s->v);
     *s = (u64_stack){0};
 }
 
@@ -57,9 +57,9 @@ static int set_rehash(mem_ctx *m, id_set *s, size_t want)
                 0};
     if (!t.keys || !t.counts) {
         if (t.keys)
-            mem_free(m, t.keys, cap * sizeof *t.keys);
+            mem_free(m, t.keys);
         if (t.counts)
-            mem_free(m, t.counts, cap * sizeof *t.counts);
+            mem_free(m, t.counts);
         return -1;
     }
     for (size_t i = 0; i < s->cap; i++)
@@ -111,9 +111,9 @@ bool id_set_has(const id_set *s, uint64_t id)
 void id_set_free(mem_ctx *m, id_set *s)
 {
     if (s->keys)
-        mem_free(m, s->keys, s->cap * sizeof *s->keys);
+        mem_free(m, s->keys);
     if (s->counts)
-        mem_free(m, s->counts, s->cap * sizeof *s->counts);
+        mem_free(m, s->counts);
     *s = (id_set){0};
 }
 
@@ -134,9 +134,9 @@ static int map_grow(mem_ctx *m, id_index *map)
                 map->n};
     if (!t.keys || !t.vals) {
         if (t.keys)
-            mem_free(m, t.keys, cap * sizeof *t.keys);
+            mem_free(m, t.keys);
         if (t.vals)
-            mem_free(m, t.vals, cap * sizeof *t.vals);
+            mem_free(m, t.vals);
         return -1;
     }
     for (size_t i = 0; i < map->cap; i++)
@@ -177,8 +177,8 @@ bool id_index_get(const id_index *map, uint64_t key, uint32_t *val)
 void id_index_free(mem_ctx *m, id_index *map)
 {
     if (map->keys)
-        mem_free(m, map->keys, map->cap * sizeof *map->keys);
+        mem_free(m, map->keys);
     if (map->vals)
-        mem_free(m, map->vals, map->cap * sizeof *map->vals);
+        mem_free(m, map->vals);
     *map = (id_index){0};
 }

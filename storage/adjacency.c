@@ -114,7 +114,7 @@ void adj_release(mem_ctx *m, adj_block **bp)
     adj_block *b = *bp;
     *bp = NULL;
     if (b && atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) == 1)
-        mem_free(m, b, block_size(b->segcap, b->cap));
+        mem_free_sized(m, b, block_size(b->segcap, b->cap));
 }
 
 static uint32_t grow(uint32_t have, uint32_t need, uint32_t floor)
@@ -156,8 +156,8 @@ int adj_reserve_segments(mem_ctx *m, adj_block **bp, uint32_t add, uint32_t add_
     if (b && !shared) {
         if (cap == old_cap && segcap == old_segcap)
             return 0;
-        adj_block *n = mem_realloc(m, b, block_size(old_segcap, old_cap),
-                                   block_size(segcap, cap));
+        adj_block *n = mem_realloc_sized(m, b, block_size(old_segcap, old_cap),
+                                         block_size(segcap, cap));
         if (!n)
             return -1;
         /* The entries follow the directory: move them past its new end. */

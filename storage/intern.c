@@ -100,21 +100,21 @@ void intern_free(interner **tp)
     struct intern_table *tab = atomic_load(&t->table);
     while (tab) {
         struct intern_table *older = tab->older;
-        mem_free(t->m, tab, table_size(tab->mask + 1));
+        mem_free_sized(t->m, tab, table_size(tab->mask + 1));
         tab = older;
     }
     uint32_t n = atomic_load(&t->count);
     for (uint32_t id = 0; id < n; id++) {
         struct intern_entry *e = (struct intern_entry *)entry_of(t, id);
-        mem_free(t->m, e, sizeof *e + e->len + 1);
+        mem_free_sized(t->m, e, sizeof *e + e->len + 1);
     }
     for (unsigned s = 0; s < NSEG; s++) {
         entry_ptr *seg = atomic_load(&t->seg[s]);
         if (seg)
-            mem_free(t->m, seg, seg_len(s) * sizeof *seg);
+            mem_free_sized(t->m, seg, seg_len(s) * sizeof *seg);
     }
     pthread_mutex_destroy(&t->lock);
-    mem_free(t->m, t, sizeof *t);
+    mem_free_sized(t->m, t, sizeof *t);
     *tp = NULL;
 }
 
@@ -205,7 +205,7 @@ int intern_add(interner *t, const void *bytes, size_t len, uint32_t *id)
     if (!e)
         goto cleanup;
     if (table_reserve(t, n) != 0) {
-        mem_free(t->m, e, sizeof *e + len + 1);
+        mem_free_sized(t->m, e, sizeof *e + len + 1);
         goto cleanup;
     }
     e->len = (uint32_t)len;

@@ -8,12 +8,36 @@
  * graph's storage can be measured and released apart from query scratch.
  *
  * Invariants:
- *   1. mem_ctx_bytes(m) == bytes handed out by m and not yet freed (for the
- *      scratch context, in test builds only).
- *   2. Every free names the size it was allocated with (sized deallocation;
- *      also what keeps invariant 1 exact without asking the allocator).
+ *   1. mem_ctx_bytes(m) == the usable bytes of every block allocated from m
+ *      and not yet freed (for the scratch context, in test builds only).  A
+ *      block's usable size is what the allocator set aside for it: its size
+ *      class (jemalloc's nallocx / sallocx), malloc_usable_size otherwise.
+ *   2. A block's count is worked out from the block (or its size class),
+ *      never from a size the caller remembers, and comes out the same when
+ *      it is allocated and when it is freed.  So either free below is
+ *      exact for any block (and after any realloc): which one a caller
+ *      uses is a matter of speed, never of the count.
  *   3. A context lives while anything allocated from it lives: it is
  *      refcounted, and each structure that allocates from it holds a ref.
+ *
+ * Two frees (and two reallocs):
+ *   mem_free(m, p)              the common path: scratch, values, strings,
+ *                               rows, temporary arrays.  The caller keeps no
+ *                               size; a counted context asks the allocator
+ *                               for the block's size (one lookup, which the
+ *                               free needs anyway without a size).
+ *   mem_free_sized(m, p, size)  graph storage (chunks, property records,
+ *                               adjacency blocks, index nodes), whose size
+ *                               is at hand from its capacity: jemalloc frees
+ *                               it without looking the block up, and the
+ *                               count comes from the size class.  size must
+ *                               be what the block was allocated (or last
+ *                               reallocated) with, or anything up to its
+ *                               usable size: a wrong size is undefined
+ *                               behaviour in jemalloc, so test builds check
+ *                               each one and abort naming it.
+ *   Release builds do not count the scratch context, so there mem_free
+ *   of scratch memory is the allocator's plain free.
  *
  * Failure injection (test builds, STRATA_TESTING): mem_fail_at(k) makes the
  * k-th allocation from now fail, process-wide; every caller must turn that
@@ -50,9 +74,15 @@ int mem_huge_pages(void);
 /* NULL on failure (or injected failure).  size 0 is treated as 1. */
 void *mem_alloc(mem_ctx *m, size_t size);
 void *mem_calloc(mem_ctx *m, size_t size);
-/* Like realloc; on failure returns NULL and p is untouched. */
-void *mem_realloc(mem_ctx *m, void *p, size_t old_size, size_t new_size);
-void mem_free(mem_ctx *m, void *p, size_t size);
+/* Like realloc (p NULL allocates); on failure returns NULL and p is
+   untouched.  The _sized form names p's current size (as mem_free_sized). */
+void *mem_realloc(mem_ctx *m, void *p, size_t new_size);
+void *mem_realloc_sized(mem_ctx *m, void *p, size_t old_size, size_t new_size);
+/* p may be NULL.  m must be the context p was allocated from. */
+void mem_free(mem_ctx *m, void *p);
+void mem_free_sized(mem_ctx *m, void *p, size_t size);
+/* The bytes p counts in m (invariant 1): its usable size. */
+size_t mem_usable_size(const mem_ctx *m, void *p);
 /* The size the allocator really hands out for a request of size (its
    size class), so growable arrays can use the slack instead of wasting
    it.  size itself without jemalloc. */

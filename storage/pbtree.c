@@ -123,7 +123,7 @@ static void pool_put(pbtree_pool *pool, mem_ctx *m, struct pbtree_node *x)
     if (pool->n < PBTREE_POOL_KEEP)
         pool_push(pool, x);
     else
-        mem_free(m, x, sizeof *x);
+        mem_free_sized(m, x, sizeof *x);
 }
 
 static void node_unref(struct pbtree_node *x, mem_ctx *m)
@@ -135,7 +135,7 @@ static void node_unref(struct pbtree_node *x, mem_ctx *m)
         if (!x->leaf)
             node_unref(x->kid[i], m);
     }
-    mem_free(m, x, sizeof *x);
+    mem_free_sized(m, x, sizeof *x);
 }
 
 /* Makes *slot private to this tree, copying it from the pool when shared;
@@ -337,7 +337,7 @@ int pbtree_build(pbtree *t, mem_ctx *m, const pbtree_entry *e, uint64_t n)
                     node_unref(level[i], m);
                 for (uint64_t i = lo; i < count; i++)
                     node_unref(level[i], m);
-                mem_free(mem_scratch(), level, bytes);
+                mem_free_sized(mem_scratch(), level, bytes);
                 return -1;
             }
             for (uint64_t i = lo; i < hi; i++) {
@@ -354,12 +354,12 @@ int pbtree_build(pbtree *t, mem_ctx *m, const pbtree_entry *e, uint64_t n)
     t->root = level[0];
     t->height = (uint32_t)height;
     t->count = n;
-    mem_free(mem_scratch(), level, bytes);
+    mem_free_sized(mem_scratch(), level, bytes);
     return 0;
 fail_leaves:
     for (uint64_t i = 0; i < done; i++)
         node_unref(level[i], m);
-    mem_free(mem_scratch(), level, bytes);
+    mem_free_sized(mem_scratch(), level, bytes);
     return -1;
 }
 
@@ -386,7 +386,7 @@ void pbtree_pool_free(pbtree_pool *pool, mem_ctx *m)
     while (pool->free) {
         struct pbtree_node *x = pool->free;
         pool->free = x->next_free;
-        mem_free(m, x, sizeof *x);
+        mem_free_sized(m, x, sizeof *x);
     }
     pool->n = 0;
 }
@@ -407,7 +407,7 @@ void pbtree_pool_move(pbtree_pool *to, pbtree_pool *from, uint32_t keep, mem_ctx
         struct pbtree_node *x = to->free;
         to->free = x->next_free;
         to->n--;
-        mem_free(m, x, sizeof *x);
+        mem_free_sized(m, x, sizeof *x);
     }
 }
 

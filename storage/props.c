@@ -84,7 +84,7 @@ void props_release(mem_ctx *m, prop_rec **rp)
         return;
     for (uint32_t i = 0; i < r->len; i++)
         value_release(&vals(r)[i]);
-    mem_free(m, r, rec_size(r->cap));
+    mem_free_sized(m, r, rec_size(r->cap));
 }
 
 prop_rec *props_new(mem_ctx *m, uint32_t cap)
@@ -138,7 +138,7 @@ static int make_private(mem_ctx *m, prop_rec **rp, uint32_t need)
     if (r && atomic_load_explicit(&r->refs, memory_order_acquire) == 1) {
         if (need <= old_cap)
             return 0;
-        prop_rec *n = mem_realloc(m, r, rec_size(old_cap), rec_size(cap));
+        prop_rec *n = mem_realloc_sized(m, r, rec_size(old_cap), rec_size(cap));
         if (!n)
             return -1;
         /* The keys sit after cap values: move them up to the new end. */

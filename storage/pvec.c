@@ -67,7 +67,7 @@ static void chunk_free(struct pvec_chunk *c, uint32_t height, const pvec_ops *op
         for (unsigned k = 0; k < PVEC_FANOUT; k++)
             ops->release(c->body + (size_t)k * ops->elem_size, m);
     }
-    mem_free(m, c, chunk_size(ops, height));
+    mem_free_sized(m, c, chunk_size(ops, height));
 }
 
 /* A private copy of a shared chunk; the copy owns new references to

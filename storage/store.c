@@ -19,7 +19,7 @@ static const pvec_ops adj_ops = { sizeof(adj_block *), adj_elem_retain, adj_elem
 
 void id_list_free(id_list *l, mem_ctx *m)
 {
-    mem_free(m, l->ids, l->cap * sizeof *l->ids);
+    mem_free_sized(m, l->ids, l->cap * sizeof *l->ids);
     *l = (id_list){ 0 };
 }
 
@@ -35,7 +35,7 @@ static int collect_id(uint64_t i, const void *a, const void *b, void *arg)
     id_list *l = d->out;
     if (l->n == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 64;
-        uint64_t *ids = mem_realloc(d->m, l->ids, l->cap * sizeof *ids, cap * sizeof *ids);
+        uint64_t *ids = mem_realloc_sized(d->m, l->ids, l->cap * sizeof *ids, cap * sizeof *ids);
         if (!ids)
             return -1;
         l->ids = ids;
@@ -61,7 +61,7 @@ static int merge_runs(id_list *l, size_t mid, mem_ctx *m)
         if (k == 0 || to[k - 1] != x)
             to[k++] = x;
     }
-    mem_free(m, l->ids, l->cap * sizeof *l->ids);
+    mem_free_sized(m, l->ids, l->cap * sizeof *l->ids);
     l->ids = to;
     l->cap = l->n;
     l->n = k;

@@ -13,7 +13,7 @@
  *   8       8     u: bool, int, float, id or heap pointer (the same bytes
  *                 as the inline area's last eight)
  *
- * A heap object is a 32-byte header (refs, ctx, size, len) followed by its
+ * A heap object is a 24-byte header (refs, ctx, len) followed by its
  * payload: a string's bytes and a NUL; a list's or path's len items; a
  * map's len keys followed by its len values.
  *
@@ -23,7 +23,8 @@
  *      after the string's bytes, which supplies value_str()'s NUL.
  *   2. A heap object is immutable once its constructor returns; refs counts
  *      the owned cells that point at it, and the one that drops it to zero
- *      frees it (children first) with the size it was allocated with.
+ *      frees it (children first).  Its size is not stored: mem_free needs
+ *      none, and value_heap_size asks the allocator (mem_usable_size).
  *   3. Each heap object holds a ref on its mem_ctx (mem.h invariant 3), so a
  *      context outlives every value allocated from it.
  *   4. A map's keys are strings in strictly increasing byte order, which is
@@ -63,7 +64,6 @@
 struct value_heap {
     atomic_size_t refs;
     mem_ctx *ctx;
-    size_t size;     /* bytes allocated: mem_free needs it back exactly */
     size_t len;      /* string bytes, list or path items, map entries */
     value items[];   /* a string's bytes are stored over this too */
 };
@@ -130,7 +130,6 @@ static struct value_heap *heap_new(mem_ctx *m, size_t len, size_t payload)
         return NULL;
     atomic_init(&h->refs, 1);
     h->ctx = m;
-    h->size = size;
     h->len = len;
     mem_ctx_retain(m);
     return h;
@@ -142,7 +141,7 @@ static void heap_free(value_type t, struct value_heap *h)
     for (size_t i = 0; i < n; i++)
         value_release(&h->items[i]);
     mem_ctx *m = h->ctx;
-    mem_free(m, h, h->size);
+    mem_free(m, h);
     mem_ctx_release(m);
 }
 
@@ -220,7 +219,7 @@ size_t value_heap_size(const value *v)
     struct value_heap *h = heap_of(v);
     if (!h)
         return 0;
-    size_t total = h->size;
+    size_t total = mem_usable_size(h->ctx, h);
     size_t n = heap_cells(value_kind(v), h);
     for (size_t i = 0; i < n; i++)
         total += value_heap_size(&h->items[i]);
@@ -232,7 +231,7 @@ size_t value_private_size(const value *v)
     struct value_heap *h = heap_of(v);
     if (!h || atomic_load_explicit(&h->refs, memory_order_acquire) != 1)
         return 0;
-    size_t total = h->size;
+    size_t total = mem_usable_size(h->ctx, h);
     size_t n = heap_cells(value_kind(v), h);
     for (size_t i = 0; i < n; i++)
         total += value_private_size(&h->items[i]);
@@ -446,7 +445,7 @@ int value_map_from(mem_ctx *m, value *keys, value *vals, size_t n, value *out)
             value_release(&e[i].val);
         }
     }
-    mem_free(m, e, esize);
+    mem_free(m, e);
     *out = heap_value(VAL_MAP, h);
     set_depth(out, depth);
     return 0;
@@ -457,7 +456,7 @@ fail:
             value_release(&e[i].key);
             value_release(&e[i].val);
         }
-        mem_free(m, e, esize);
+        mem_free(m, e);
     } else {
         release_all(keys, n);
         release_all(vals, n);

@@ -47,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         size_t len;
         if (cypher_ast_print(cypher_ast_root(ast), m, &printed, &len) != 0 || strlen(printed) != len)
             abort();
-        mem_free(m, printed, len + 1);
+        mem_free(m, printed);
         cypher_ast_free(&ast);
     } else {
         if (ast || !err.category || !err.message[0] || err.offset > size || err.line == 0 ||

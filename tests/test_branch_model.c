@@ -42,11 +42,12 @@
  *       the lineage's bytes, the same from every graph of the lineage;
  *   (f) a Cypher lookup by label and property on a random view returns
  *       the model's nodes, whichever indices that graph has.
- * "Equals" covers counts, existence, labels, properties, relationship
- * endpoints and types, neighbours per direction and type with degrees,
- * label and type scans, the lineage's late-interned key, and per index
- * its definition, entry count and a lookup of every value present plus an
- * absent one.
+ * "Equals" is support/model_compare.h's (counts, existence, labels,
+ * properties, relationship endpoints and types, neighbours per direction
+ * and type with degrees, label and type scans, and per index its
+ * definition, entry count, depth and a lookup of every value present plus
+ * an absent one) with the lineage's tokens, and the lineage's
+ * late-interned key.
  *
  * test_branch_model_faults runs the same steps with allocation failure:
  * every engine call of every step — writes, statement and transaction
@@ -78,7 +79,6 @@
 
 #include "strata.h"
 #include "storage/mem.h"
-#include "support/model_value.h"
 
 #define MAX_IDS 40        /* ids probed by every comparison */
 #define NODE_LIMIT 20     /* above 16: node trees grow a level (4-way chunks in tests) */
@@ -101,48 +101,18 @@
 #define FAULT_SEEDS 4
 #define FAULT_STEPS 150
 #define INT_RANGE 5       /* small: equal values and unique clashes are common */
-#define ABSENT_INT 999
 
-/* Two strings short enough to live inside a value cell, two long enough to
-   go to the heap. */
-static const char *const string_pool[] = { "x", "y", "a heap string, one",
-                                           "a heap string, two" };
-
-/* ---- the reference model -------------------------------------------------- */
-
-typedef struct mnode {
-    bool alive;
-    uint8_t labels;          /* bit l: carries model label l */
-    mval props[NKEYS];
-} mnode;
-
-typedef struct mrel {
-    bool alive;
-    uint32_t start, end, type;   /* type: model type */
-    mval props[NKEYS];
-} mrel;
-
-typedef struct mindex {
-    strata_index id;
-    strata_index_kind kind;
-    uint32_t label, key;     /* model label and key: node indices on one key */
-} mindex;
-
-typedef struct model {
-    mnode node[MAX_IDS];
-    mrel rel[MAX_IDS];
-    uint32_t nodes_live, rels_live;
-    mindex idx[MAX_INDEXES];
-    uint32_t nidx;
-} model;
+/* The reference model (mnode, mrel, mindex, model: node indices on one
+   key, mrel.seq unused) and its comparison with a view are
+   support/model.h's, keyed here by the ids the engine returns; this run
+   is the test's own. */
+#define MODEL_OWN_RUN
+#include "support/model.h"
 
 /* The tokens of one lineage.  The second lineage interns a padding name
    of each kind first, so its tokens differ from the first's: a token used
    in the wrong lineage shows. */
-typedef struct lineage {
-    strata_token label[NLABELS], type[NTYPES], key[NKEYS];
-    uint32_t nkeys;          /* keys interned: NKEYS - 1, then NKEYS */
-} lineage;
+typedef model_tokens lineage;   /* nkeys: keys interned, NKEYS - 1 then NKEYS */
 
 typedef struct mgraph {
     strata_graph *g;         /* NULL: the slot is free */
@@ -281,27 +251,16 @@ static void set_op(run *r, const char *fmt, ...)
 
 /* ---- model state ---------------------------------------------------------- */
 
-static bool node_alive(const model *m, uint64_t id) { return id < MAX_IDS && m->node[id].alive; }
-static bool rel_alive(const model *m, uint64_t id) { return id < MAX_IDS && m->rel[id].alive; }
-
-static bool node_connected(const model *m, uint32_t n)
-{
-    for (uint32_t r = 0; r < MAX_IDS; r++)
-        if (m->rel[r].alive && (m->rel[r].start == n || m->rel[r].end == n))
-            return true;
-    return false;
-}
-
 static void model_rel_free(model *m, uint32_t id)
 {
     memset(&m->rel[id], 0, sizeof m->rel[id]);
-    m->rels_live--;
+    m->rels.live--;
 }
 
 static void model_node_free(model *m, uint32_t id)
 {
     memset(&m->node[id], 0, sizeof m->node[id]);
-    m->nodes_live--;
+    m->nodes.live--;
 }
 
 static void model_detach_delete(model *m, uint32_t n)
@@ -315,10 +274,10 @@ static void model_detach_delete(model *m, uint32_t n)
 /* Whether node id is in index d, with its key value in *key. */
 static bool index_key(const model *m, const mindex *d, uint32_t id, mval *key)
 {
-    if (!m->node[id].alive || !(m->node[id].labels >> d->label & 1) ||
-        m->node[id].props[d->key].kind == MV_NONE)
+    if (!m->node[id].alive || !(m->node[id].labels >> d->token & 1) ||
+        m->node[id].props[d->keys[0]].kind == MV_NONE)
         return false;
-    *key = m->node[id].props[d->key];
+    *key = m->node[id].props[d->keys[0]];
     return true;
 }
 
@@ -335,14 +294,6 @@ static bool unique_clash(const model *m, const mindex *d)
                 return true;
         n++;
     }
-    return false;
-}
-
-static bool unique_violated(const model *m)
-{
-    for (uint32_t i = 0; i < m->nidx; i++)
-        if (m->idx[i].kind == STRATA_INDEX_UNIQUE && unique_clash(m, &m->idx[i]))
-            return true;
     return false;
 }
 
@@ -657,258 +608,7 @@ static const char *order_broken(const change_list *l, size_t *at)
 
 /* ---- comparing a view with a model ------------------------------------------ */
 
-static size_t drain(strata_node_iter *it, strata_id *ids, size_t cap)
-{
-    size_t n = 0;
-    strata_id id;
-    while (n < 4 * cap && strata_node_iter_next(it, &id)) {
-        if (n < cap)
-            ids[n] = id;
-        n++;
-    }
-    strata_node_iter_free(&it);
-    return n;
-}
-
-static void expect_ids(run *r, const char *what, const strata_id *got, size_t ngot,
-                       const strata_id *want, size_t nwant)
-{
-    if (ngot == nwant && memcmp(got, want, nwant * sizeof *want) == 0)
-        return;
-    char g[512] = "", w[512] = "";
-    for (size_t i = 0, o = 0; i < ngot && i < MAX_IDS && o < sizeof g; i++)
-        o += (size_t)snprintf(g + o, sizeof g - o, " %" PRIu64, got[i]);
-    for (size_t i = 0, o = 0; i < nwant && o < sizeof w; i++)
-        o += (size_t)snprintf(w + o, sizeof w - o, " %" PRIu64, want[i]);
-    mismatch(r, "%s: got %zu ids [%s ], the model has %zu [%s ]", what, ngot, g, nwant, w);
-}
-
-static void compare_props(run *r, strata_view *v, const lineage *L, bool rel, uint32_t id,
-                          const mval *props)
-{
-    const char *what = rel ? "relationship" : "node";
-    strata_token keys[NKEYS + 4], want_keys[NKEYS];
-    size_t n = 0, nwant = 0;
-    for (uint32_t k = 0; k < NKEYS; k++)   /* model keys are in token order */
-        if (props[k].kind != MV_NONE)
-            want_keys[nwant++] = L->key[k];
-    strata_status s = rel ? strata_rel_keys(v, id, keys, NKEYS + 4, &n)
-                          : strata_node_keys(v, id, keys, NKEYS + 4, &n);
-    if (s != STRATA_OK || n != nwant || memcmp(keys, want_keys, n * sizeof *keys) != 0)
-        mismatch(r, "%s %u has %zu property keys (%s), the model %zu", what, id, n,
-                 strata_errstr(s), nwant);
-    for (uint32_t k = 0; k < L->nkeys; k++) {
-        strata_value *got = NULL;
-        s = rel ? strata_rel_get(v, id, L->key[k], &got) : strata_node_get(v, id, L->key[k], &got);
-        if (s != STRATA_OK)
-            mismatch(r, "%s %u get property %u: %s", what, id, k, strata_errstr(s));
-        if (!api_matches(got, &props[k])) {
-            char a[64], b[64];
-            api_text(got, a, sizeof a);
-            strata_value_free(&got);
-            mismatch(r, "%s %u property %s is %s, the model has %s", what, id, key_names[k], a,
-                     mval_text(&props[k], b, sizeof b));
-        }
-        strata_value_free(&got);
-    }
-}
-
-static void compare_node(run *r, strata_view *v, const lineage *L, const model *m, uint32_t id)
-{
-    const mnode *x = &m->node[id];
-    if (strata_node_exists(v, id) != x->alive)
-        mismatch(r, "node %u %s, the model says it %s", id,
-                 x->alive ? "does not exist" : "exists", x->alive ? "does" : "does not");
-    if (!x->alive)
-        return;
-    strata_token labels[NLABELS + 4], want[NLABELS];
-    size_t n = 0, nwant = 0;
-    for (uint32_t l = 0; l < NLABELS; l++)
-        if (x->labels >> l & 1)
-            want[nwant++] = L->label[l];
-    strata_status s = strata_node_labels(v, id, labels, NLABELS + 4, &n);
-    if (s != STRATA_OK || n != nwant || memcmp(labels, want, n * sizeof *labels) != 0)
-        mismatch(r, "node %u has %zu labels (%s), the model %zu (mask %#x)", id, n,
-                 strata_errstr(s), nwant, x->labels);
-    compare_props(r, v, L, false, id, x->props);
-}
-
-static void compare_rel(run *r, strata_view *v, const lineage *L, const model *m, uint32_t id)
-{
-    const mrel *e = &m->rel[id];
-    if (strata_rel_exists(v, id) != e->alive)
-        mismatch(r, "relationship %u %s, the model says it %s", id,
-                 e->alive ? "does not exist" : "exists", e->alive ? "does" : "does not");
-    if (!e->alive)
-        return;
-    strata_id start = UINT64_MAX, end = UINT64_MAX;
-    strata_token type = UINT32_MAX;
-    strata_status s = strata_rel_info(v, id, &start, &end, &type);
-    if (s != STRATA_OK || start != e->start || end != e->end || type != L->type[e->type])
-        mismatch(r, "relationship %u is %" PRIu64 " -[%u]-> %" PRIu64 " (%s), the model has "
-                 "%u -[%u]-> %u", id, start, type, end, strata_errstr(s), e->start,
-                 L->type[e->type], e->end);
-    compare_props(r, v, L, true, id, e->props);
-}
-
-static void compare_scans(run *r, strata_view *v, const lineage *L, const model *m)
-{
-    strata_id got[MAX_IDS], want[MAX_IDS];
-    strata_node_iter *it = NULL;
-    char what[64];
-    size_t nwant = 0;
-    for (uint32_t id = 0; id < MAX_IDS; id++)
-        if (m->node[id].alive)
-            want[nwant++] = id;
-    if (strata_nodes(v, &it) != STRATA_OK)
-        mismatch(r, "strata_nodes failed: %s", strata_view_errmsg(v));
-    expect_ids(r, "strata_nodes", got, drain(it, got, MAX_IDS), want, nwant);
-    for (uint32_t l = 0; l < NLABELS; l++) {
-        nwant = 0;
-        for (uint32_t id = 0; id < MAX_IDS; id++)
-            if (m->node[id].alive && (m->node[id].labels >> l & 1))
-                want[nwant++] = id;
-        if (strata_nodes_by_label(v, L->label[l], &it) != STRATA_OK)
-            mismatch(r, "strata_nodes_by_label failed: %s", strata_view_errmsg(v));
-        snprintf(what, sizeof what, "nodes with label %s", label_names[l]);
-        expect_ids(r, what, got, drain(it, got, MAX_IDS), want, nwant);
-    }
-    for (uint32_t t = 0; t < NTYPES; t++) {
-        nwant = 0;
-        for (uint32_t id = 0; id < MAX_IDS; id++)
-            if (m->rel[id].alive && m->rel[id].type == t)
-                want[nwant++] = id;
-        if (strata_rels_by_type(v, L->type[t], &it) != STRATA_OK)
-            mismatch(r, "strata_rels_by_type failed: %s", strata_view_errmsg(v));
-        snprintf(what, sizeof what, "relationships of type %s", type_names[t]);
-        expect_ids(r, what, got, drain(it, got, MAX_IDS), want, nwant);
-    }
-}
-
-typedef struct edge {
-    strata_id rel, other;
-} edge;
-
-static int edge_cmp(const void *a, const void *b)
-{
-    const edge *x = a, *y = b;
-    if (x->rel != y->rel)
-        return x->rel < y->rel ? -1 : 1;
-    return (x->other > y->other) - (x->other < y->other);
-}
-
-/* The model's neighbours of n: BOTH reports a self-loop once. */
-static size_t model_edges(const model *m, uint32_t n, strata_direction dir, int type, edge *out)
-{
-    size_t k = 0;
-    for (uint32_t id = 0; id < MAX_IDS; id++) {
-        const mrel *e = &m->rel[id];
-        if (!e->alive || (type >= 0 && e->type != (uint32_t)type))
-            continue;
-        if ((dir & STRATA_OUT) && e->start == n)
-            out[k++] = (edge){ id, e->end };
-        else if ((dir & STRATA_IN) && e->end == n)
-            out[k++] = (edge){ id, e->start };
-    }
-    qsort(out, k, sizeof *out, edge_cmp);
-    return k;
-}
-
-static void compare_neighbours(run *r, strata_view *v, const lineage *L, const model *m,
-                               uint32_t n)
-{
-    static const strata_direction dirs[] = { STRATA_OUT, STRATA_IN, STRATA_BOTH };
-    for (size_t d = 0; d < sizeof dirs / sizeof *dirs; d++)
-        for (int t = -1; t < NTYPES; t++) {
-            strata_token tok = t < 0 ? STRATA_ANY_TYPE : L->type[t];
-            edge got[2 * MAX_IDS], want[2 * MAX_IDS];
-            size_t nwant = model_edges(m, n, dirs[d], t, want), ngot = 0;
-            strata_edge_iter *it = NULL;
-            if (strata_neighbours(v, n, dirs[d], tok, &it) != STRATA_OK)
-                mismatch(r, "strata_neighbours of node %u: %s", n, strata_view_errmsg(v));
-            edge e;
-            while (ngot < 2 * MAX_IDS && strata_edge_iter_next(it, &e.rel, &e.other))
-                got[ngot++] = e;
-            strata_edge_iter_free(&it);
-            qsort(got, ngot, sizeof *got, edge_cmp);
-            bool same = ngot == nwant;
-            for (size_t i = 0; same && i < ngot; i++)
-                same = got[i].rel == want[i].rel && got[i].other == want[i].other;
-            if (!same)
-                mismatch(r, "node %u has %zu neighbours (direction %d, type %d), the model %zu",
-                         n, ngot, (int)dirs[d], t, nwant);
-            uint64_t deg = UINT64_MAX;
-            if (strata_node_degree(v, n, dirs[d], tok, &deg) != STRATA_OK || deg != nwant)
-                mismatch(r, "degree of node %u (direction %d, type %d) is %" PRIu64
-                         ", the model %zu", n, (int)dirs[d], t, deg, nwant);
-        }
-}
-
-static void compare_lookup(run *r, strata_view *v, const model *m, const mindex *d,
-                           const mval *key)
-{
-    strata_id want[MAX_IDS], got[MAX_IDS];
-    size_t nwant = 0;
-    mval k;
-    for (uint32_t id = 0; id < MAX_IDS; id++)
-        if (index_key(m, d, id, &k) && mval_eq(&k, key))
-            want[nwant++] = id;
-    strata_value *part = mval_to_api(key);
-    strata_node_iter *it = NULL;
-    strata_status s = strata_index_lookup(v, d->id, (const strata_value *const *)&part, 1, &it);
-    strata_value_free(&part);
-    char kt[64], what[128];
-    mval_text(key, kt, sizeof kt);
-    if (s != STRATA_OK)
-        mismatch(r, "lookup of %s in index %u: %s (%s)", kt, d->id, strata_errstr(s),
-                 strata_view_errmsg(v));
-    snprintf(what, sizeof what, "lookup of %s in index %u", kt, d->id);
-    expect_ids(r, what, got, drain(it, got, MAX_IDS), want, nwant);
-}
-
-static void compare_indexes(run *r, strata_view *v, const lineage *L, const model *m)
-{
-    strata_index ids[MAX_INDEXES + 4];
-    size_t n = 0;
-    strata_status s = strata_indexes(v, ids, MAX_INDEXES + 4, &n);
-    if (s != STRATA_OK || n != m->nidx)
-        mismatch(r, "the view lists %zu indices (%s), the model %u", n, strata_errstr(s),
-                 m->nidx);
-    for (uint32_t i = 0; i < m->nidx; i++) {
-        const mindex *d = &m->idx[i];
-        bool listed = false;
-        for (size_t j = 0; j < n && !listed; j++)
-            listed = ids[j] == d->id;
-        if (!listed)
-            mismatch(r, "index %u is not listed by strata_indexes", d->id);
-        strata_index_info info;
-        s = strata_index_info_get(v, d->id, &info);
-        if (s != STRATA_OK)
-            mismatch(r, "index %u info: %s (%s)", d->id, strata_errstr(s),
-                     strata_view_errmsg(v));
-        mval keys[MAX_IDS];
-        uint32_t nkeys = 0, entries = 0;
-        for (uint32_t id = 0; id < MAX_IDS; id++) {
-            if (!index_key(m, d, id, &keys[nkeys]))
-                continue;
-            entries++;
-            bool seen = false;
-            for (uint32_t j = 0; j < nkeys && !seen; j++)
-                seen = mval_eq(&keys[j], &keys[nkeys]);
-            nkeys += !seen;
-        }
-        if (info.kind != d->kind || info.relationships || info.token != L->label[d->label] ||
-            info.nkeys != 1 || info.keys[0] != L->key[d->key])
-            mismatch(r, "index %u is not the model's definition", d->id);
-        if (info.entries != entries)
-            mismatch(r, "index %u holds %" PRIu64 " entries, the model %u", d->id, info.entries,
-                     entries);
-        for (uint32_t j = 0; j < nkeys; j++)
-            compare_lookup(r, v, m, d, &keys[j]);
-        mval absent = mv_int(ABSENT_INT);
-        compare_lookup(r, v, m, d, &absent);
-    }
-}
+#include "support/model_compare.h"
 
 /* The late key is the lineage's: known to every view of it, taken before
    it was interned or not, with the same token. */
@@ -921,25 +621,13 @@ static void compare_catalog(run *r, strata_view *v, const lineage *L)
                  strata_errstr(s), t, L->nkeys == NKEYS ? "yes" : "no");
 }
 
+/* support/model_compare.h's checks (neighbour order and range probes
+   aside: this model keeps no creation order, and the checks' generator
+   picks the diffs), and the lineage's catalog. */
 static void compare_view(run *r, strata_view *v, const lineage *L, const model *m)
 {
-    strata_status s = strata_integrity_check(v);
-    if (s != STRATA_OK)
-        mismatch(r, "strata_integrity_check: %s (%s)", strata_errstr(s), strata_view_errmsg(v));
-    if (strata_node_count(v) != m->nodes_live || strata_rel_count(v) != m->rels_live)
-        mismatch(r, "%" PRIu64 " nodes and %" PRIu64 " relationships, the model has %u and %u",
-                 strata_node_count(v), strata_rel_count(v), m->nodes_live, m->rels_live);
-    for (uint32_t id = 0; id < MAX_IDS; id++)
-        compare_node(r, v, L, m, id);
-    for (uint32_t id = 0; id < MAX_IDS; id++)
-        compare_rel(r, v, L, m, id);
-    compare_scans(r, v, L, m);
-    for (uint32_t id = 0; id < MAX_IDS; id++)
-        if (m->node[id].alive)
-            compare_neighbours(r, v, L, m, id);
-    compare_indexes(r, v, L, m);
+    model_compare_view(r, v, L, m, 0);
     compare_catalog(r, v, L);
-    r->views_compared++;
 }
 
 /* ---- checking diffs -------------------------------------------------------------- */
@@ -1160,7 +848,7 @@ static strata_id returned_id(run *r, const mgraph *G, const call *c, bool rel)
 
 static bool w_node_create(run *r, mgraph *G)
 {
-    if (G->work->nodes_live >= NODE_LIMIT)
+    if (G->work->nodes.live >= NODE_LIMIT)
         return false;
     const lineage *L = &r->lin[G->lin];
     call c = { .kind = C_NODE_CREATE, .g = G->g };
@@ -1178,7 +866,7 @@ static bool w_node_create(run *r, mgraph *G)
     strata_id id = returned_id(r, G, &c, false);
     *r->next = *G->work;
     r->next->node[id] = (mnode){ .alive = true, .labels = mask };
-    r->next->nodes_live++;
+    r->next->nodes.live++;
     apply(r, G);
     return true;
 }
@@ -1266,7 +954,7 @@ static bool w_rel_remove(run *r, mgraph *G) { return w_prop(r, G, true, false); 
 
 static bool w_rel_create(run *r, mgraph *G)
 {
-    if (G->work->rels_live >= REL_LIMIT)
+    if (G->work->rels.live >= REL_LIMIT)
         return false;
     uint32_t start = pick_id(r, G->work, false, 3);
     uint32_t end = chance(&r->rng, 15) ? start : pick_id(r, G->work, false, 3);
@@ -1283,7 +971,7 @@ static bool w_rel_create(run *r, mgraph *G)
     strata_id id = returned_id(r, G, &c, true);
     *r->next = *G->work;
     r->next->rel[id] = (mrel){ .alive = true, .start = start, .end = end, .type = t };
-    r->next->rels_live++;
+    r->next->rels.live++;
     apply(r, G);
     return true;
 }
@@ -1329,7 +1017,7 @@ static bool w_unique_clash(run *r, mgraph *G)
     /* Mostly another node with the label: setting its key clashes. */
     uint32_t labelled[MAX_IDS], nl = 0;
     for (uint32_t id = 0; id < MAX_IDS; id++)
-        if (id != a && m->node[id].alive && (m->node[id].labels >> d->label & 1))
+        if (id != a && m->node[id].alive && (m->node[id].labels >> d->token & 1))
             labelled[nl++] = id;
     uint32_t b = nl && chance(&r->rng, 70) ? labelled[below(&r->rng, nl)] : pick_id(r, m, false, 0);
     if (b == a || !node_alive(m, b))
@@ -1338,19 +1026,19 @@ static bool w_unique_clash(run *r, mgraph *G)
     *r->next = *m;
     call c = { .g = G->g, .a = b };
     char text[64];
-    if (mval_eq(&m->node[b].props[d->key], &key)) {
+    if (mval_eq(&m->node[b].props[d->keys[0]], &key)) {
         set_op(r, "%s: unique clash with node %u on index %u: add label %s to node %u", G->name,
-               a, d->id, label_names[d->label], b);
+               a, d->id, label_names[d->token], b);
         c.kind = C_LABEL_ADD;
-        c.token = L->label[d->label];
-        r->next->node[b].labels |= (uint8_t)(1u << d->label);
+        c.token = L->label[d->token];
+        r->next->node[b].labels |= (uint8_t)(1u << d->token);
     } else {
         set_op(r, "%s: unique clash with node %u on index %u: set %s of node %u to %s", G->name,
-               a, d->id, key_names[d->key], b, mval_text(&key, text, sizeof text));
+               a, d->id, key_names[d->keys[0]], b, mval_text(&key, text, sizeof text));
         c.kind = C_NODE_SET;
-        c.token = L->key[d->key];
+        c.token = L->key[d->keys[0]];
         c.val = mval_to_api(&key);
-        r->next->node[b].props[d->key] = key;
+        r->next->node[b].props[d->keys[0]] = key;
     }
     write_call(r, G, &c, STRATA_OK);
     strata_value_free(&c.val);
@@ -1457,7 +1145,7 @@ static bool op_transaction(run *r)
 static int find_index(const model *m, strata_index_kind kind, uint32_t label, uint32_t key)
 {
     for (uint32_t i = 0; i < m->nidx; i++)
-        if (m->idx[i].kind == kind && m->idx[i].label == label && m->idx[i].key == key)
+        if (m->idx[i].kind == kind && m->idx[i].token == label && m->idx[i].keys[0] == key)
             return (int)i;
     return -1;
 }
@@ -1479,16 +1167,16 @@ static bool op_index_create(run *r)
     /* Unique half the time: constraints make writes refusable. */
     strata_index_kind kind = chance(&r->rng, 50) ? STRATA_INDEX_UNIQUE
                                                  : (strata_index_kind)below(&r->rng, 2);
-    mindex d = { .kind = kind, .label = below(&r->rng, NLABELS),
-                 .key = below(&r->rng, L->nkeys) };
-    int same = find_index(G->work, d.kind, d.label, d.key);
+    mindex d = { .kind = kind, .token = below(&r->rng, NLABELS), .nkeys = 1,
+                 .keys = { below(&r->rng, L->nkeys) } };
+    int same = find_index(G->work, d.kind, d.token, d.keys[0]);
     if (same < 0 && G->work->nidx >= MAX_INDEXES)
         return false;
     static const char *const kinds[] = { "hash", "range", "unique" };
-    set_op(r, "%s: create a %s index on %s(%s)", G->name, kinds[d.kind], label_names[d.label],
-           key_names[d.key]);
+    set_op(r, "%s: create a %s index on %s(%s)", G->name, kinds[d.kind], label_names[d.token],
+           key_names[d.keys[0]]);
     call c = { .kind = C_INDEX_CREATE, .g = G->g, .index_kind = d.kind,
-               .labels = { L->label[d.label] }, .token = L->key[d.key] };
+               .labels = { L->label[d.token] }, .token = L->key[d.keys[0]] };
     strata_status want = STRATA_OK;
     *r->next = *G->work;
     if (G->in_txn)
@@ -1954,10 +1642,10 @@ static void check_memstats(run *r)
         strata_status s = strata_memory_stats(G->g, &ms);
         if (s != STRATA_OK)
             mismatch(r, "strata_memory_stats: %s (%s)", strata_errstr(s), strata_errmsg(G->g));
-        if (ms.nodes != G->committed->nodes_live || ms.relationships != G->committed->rels_live)
+        if (ms.nodes != G->committed->nodes.live || ms.relationships != G->committed->rels.live)
             mismatch(r, "%" PRIu64 " nodes and %" PRIu64 " relationships, the model has %u and %u",
-                     ms.nodes, ms.relationships, G->committed->nodes_live,
-                     G->committed->rels_live);
+                     ms.nodes, ms.relationships, G->committed->nodes.live,
+                     G->committed->rels.live);
         if (ms.private_bytes > ms.graph_bytes)
             mismatch(r, "%" PRIu64 " private bytes of %" PRIu64 " in the lineage",
                      ms.private_bytes, ms.graph_bytes);

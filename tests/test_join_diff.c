@@ -22,6 +22,7 @@
 #include "storage/mem.h"
 #include "strata.h"
 #include "support/model_value.h"
+#include "support/rows.h"
 
 static void run(strata_graph *g, const char *text)
 {
@@ -162,41 +163,6 @@ static void random_query(uint64_t *s, char *q, size_t size)
     }
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The rows of q on g, rendered and sorted; *n rows. */
-static char **rows(strata_graph *g, const char *q, size_t *n)
-{
-    strata_result *r = NULL;
-    if (strata_query(g, q, NULL, &r) != STRATA_OK)
-        fail_msg("%s: %s", q, strata_result_error(r)->message);
-    size_t cols = strata_result_columns(r, NULL), cap = 16;
-    char **out = malloc(cap * sizeof *out);
-    *n = 0;
-    const strata_value *const *row;
-    while (strata_result_next(r, &row)) {
-        char buf[256] = "";
-        for (size_t c = 0; c < cols; c++) {
-            int64_t i;
-            size_t used = strlen(buf);
-            if (strata_value_get_int(row[c], &i) == STRATA_OK)
-                snprintf(buf + used, sizeof buf - used, "%lld,", (long long)i);
-            else
-                snprintf(buf + used, sizeof buf - used, "null,");
-        }
-        if (*n == cap)
-            out = realloc(out, (cap *= 2) * sizeof *out);
-        out[(*n)++] = strdup(buf);
-    }
-    assert_null(strata_result_error(r));
-    strata_result_free(&r);
-    qsort(out, *n, sizeof *out, cmp_str);
-    return out;
-}
-
 /* How the plan of q runs: 1 joined, 2 joined and counted, 3 counted with
    a leaf that must differ from another node. */
 static int plan_kind(strata_graph *g, const char *q)
@@ -253,10 +219,8 @@ static void test_join_agrees_with_walker(void **state)
             for (size_t i = 0; i < n0; i++)
                 if (strcmp(r0[i], r1[i]) != 0)
                     fail_msg("seed %d: %s: row %s joined, %s walked", seed, q, r0[i], r1[i]);
-            for (size_t i = 0; i < n0; i++)
-                free(r0[i]), free(r1[i]);
-            free(r0);
-            free(r1);
+            rows_free(r0, n0);
+            rows_free(r1, n1);
         }
         strata_graph_free(&g);
     }
@@ -299,8 +263,7 @@ static int64_t count_of(strata_graph *g, const char *q)
     char **c = rows(g, q, &n);
     assert_int_equal(n, 1);
     int64_t v = strtoll(c[0], NULL, 10);
-    free(c[0]);
-    free(c);
+    rows_free(c, n);
     return v;
 }
 

@@ -56,7 +56,7 @@ static bool context_memory_advised(void)
     assert_non_null(p);
     memset(p, 1, size);
     bool hg = advised(p + size / 2);
-    mem_free(m, p, size);
+    mem_free(m, p);
     mem_ctx_release(m);
     return hg;
 }

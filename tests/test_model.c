@@ -169,7 +169,7 @@ static bool op_index_create(run *r)
     char text[128];
     index_text(&d, text, sizeof text);
     snprintf(r->op, sizeof r->op, "create a %s", text);
-    strata_token keys[MAX_PARTS] = { r->key[d.keys[0]], r->key[d.keys[1]] };
+    strata_token keys[MAX_PARTS] = { r->tok.key[d.keys[0]], r->tok.key[d.keys[1]] };
     strata_index got = UINT32_MAX;
     strata_status s =
         strata_index_create(r->g, d.kind, d.on_rels, index_token(r, &d), keys, d.nkeys, &got);
@@ -269,7 +269,7 @@ static bool op_unique_clash(run *r)
     snprintf(r->op, sizeof r->op, "unique clash with node %u on index %u: add label %u to %u", a,
              d->id, d->token, best);
     r->next->node[best].labels |= (uint8_t)(1u << d->token);
-    expect_write(r, strata_node_add_label(r->g, best, r->label[d->token]));
+    expect_write(r, strata_node_add_label(r->g, best, r->tok.label[d->token]));
     return true;
 }
 

@@ -72,7 +72,7 @@ static char *parse_to_string(mem_ctx *m, const char *query, size_t len, cypher_e
     assert_int_equal(strlen(printed), plen);
     char *copy = strdup(printed);
     assert_non_null(copy);
-    mem_free(m, printed, plen + 1);
+    mem_free(m, printed);
     cypher_ast_free(&ast);
     assert_null(ast);
     return copy;
@@ -994,7 +994,7 @@ static void test_out_of_memory(void **state)
             size_t len;
             assert_int_equal(cypher_ast_print(cypher_ast_root(ast), m, &printed, &len), 0);
             assert_string_equal(printed, expected);
-            mem_free(m, printed, len + 1);
+            mem_free(m, printed);
             cypher_ast_free(&ast);
             break;
         }
@@ -1015,7 +1015,7 @@ static void test_out_of_memory(void **state)
         int rc = cypher_ast_print(cypher_ast_root(ast), m, &printed, &len);
         mem_fail_clear();
         if (rc == 0) {
-            mem_free(m, printed, len + 1);
+            mem_free(m, printed);
             break;
         }
         assert_null(printed);
@@ -1201,7 +1201,7 @@ static void check_query(struct corpus_stats *st, const char *path, int line, con
         char *printed;
         size_t len;
         assert_int_equal(cypher_ast_print(cypher_ast_root(ast), m, &printed, &len), 0);
-        mem_free(m, printed, len + 1);
+        mem_free(m, printed);
         cypher_ast_free(&ast);
     }
     assert_int_equal(mem_ctx_bytes(m), before);

@@ -13,6 +13,7 @@
 
 #include "strata.h"
 #include "support/model_value.h"
+#include "support/rows.h"
 
 /* A property value as Cypher text: ints, floats, short strings, booleans;
    sometimes a value of another type than its neighbours. */
@@ -115,62 +116,6 @@ static void random_query(uint64_t *s, char *q, size_t size)
     }
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static void render(char *buf, size_t size, const strata_value *v)
-{
-    int64_t i;
-    double f;
-    const char *str;
-    size_t len;
-    size_t used = strlen(buf);
-    if (strata_value_get_int(v, &i) == STRATA_OK)
-        snprintf(buf + used, size - used, "%lld,", (long long)i);
-    else if (strata_value_get_float(v, &f) == STRATA_OK)
-        snprintf(buf + used, size - used, "%g,", f);
-    else if (strata_value_get_string(v, &str, &len) == STRATA_OK)
-        snprintf(buf + used, size - used, "'%.*s',", (int)len, str);
-    else if (strata_value_type(v) == STRATA_LIST) {
-        snprintf(buf + used, size - used, "[");
-        for (size_t k = 0; k < strata_value_list_len(v); k++) {
-            strata_value *e = NULL;
-            assert_int_equal(strata_value_list_get(v, k, &e), STRATA_OK);
-            render(buf, size, e);
-            strata_value_free(&e);
-        }
-        used = strlen(buf);
-        snprintf(buf + used, size - used, "],");
-    } else
-        snprintf(buf + used, size - used, "null,");
-}
-
-/* The rows of q on g, each rendered, sorted; *n rows. */
-static char **rows(strata_graph *g, const char *q, size_t *n)
-{
-    strata_result *r = NULL;
-    if (strata_query(g, q, NULL, &r) != STRATA_OK)
-        fail_msg("%s: %s", q, strata_result_error(r)->message);
-    size_t cols = strata_result_columns(r, NULL), cap = 16;
-    char **out = malloc(cap * sizeof *out);
-    *n = 0;
-    const strata_value *const *row;
-    while (strata_result_next(r, &row)) {
-        char buf[512] = "";
-        for (size_t c = 0; c < cols; c++)
-            render(buf, sizeof buf, row[c]);
-        if (*n == cap)
-            out = realloc(out, (cap *= 2) * sizeof *out);
-        out[(*n)++] = strdup(buf);
-    }
-    assert_null(strata_result_error(r));
-    strata_result_free(&r);
-    qsort(out, *n, sizeof *out, cmp_str);
-    return out;
-}
-
 /* Whether the graph's plan for q seeks an index. */
 static bool uses_index(strata_graph *g, const char *q)
 {
@@ -213,10 +158,8 @@ static void test_seeks_agree_with_scans(void **state)
                 if (strcmp(r0[i], r1[i]) != 0)
                     fail_msg("seed %d: %s: row %s with indices, %s without", seed, q, r0[i],
                              r1[i]);
-            for (size_t i = 0; i < n0; i++)
-                free(r0[i]), free(r1[i]);
-            free(r0);
-            free(r1);
+            rows_free(r0, n0);
+            rows_free(r1, n1);
         }
         strata_graph_free(&g[0]);
         strata_graph_free(&g[1]);

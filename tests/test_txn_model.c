@@ -340,8 +340,8 @@ static void check_step(run *r)
 static void add_index(run *r, strata_index_kind kind, uint32_t label, uint32_t key)
 {
     mindex d = { .kind = kind, .token = label, .nkeys = 1, .keys = { key } };
-    assert_int_equal(strata_index_create(r->g, kind, false, r->label[label], &r->key[key], 1,
-                                         &d.id),
+    assert_int_equal(strata_index_create(r->g, kind, false, r->tok.label[label], &r->tok.key[key],
+                                         1, &d.id),
                      STRATA_OK);
     r->work->idx[r->work->nidx++] = d;
 }
