@@ -5,8 +5,10 @@
  * Outside core/ a strata_graph is opaque: its lock, versions, journal and
  * statement state are core/graph_impl.h, private to core/.  A query on a
  * graph reads the writer's own state and reports its errors on the handle;
- * these calls give it exactly that.  None locks: they are made on the
- * writer's thread, which alone changes what they read.
+ * these calls give it exactly that, on the writer's thread.  Only
+ * graph_snapshot_own_into takes the graph's lock (once per query); the
+ * others touch what the writer's thread alone changes, so they lock
+ * nothing and cost a call.
  */
 #ifndef STRATA_CORE_GRAPH_HANDLE_H
 #define STRATA_CORE_GRAPH_HANDLE_H
