@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "algo/algo.h"
-#include "core/graph_impl.h"
+#include "core/version.h"
 
 /* ---- errors and memory ---- */
 

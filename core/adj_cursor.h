@@ -13,7 +13,7 @@
 #ifndef STRATA_CORE_ADJ_CURSOR_H
 #define STRATA_CORE_ADJ_CURSOR_H
 
-#include "core/graph_impl.h"
+#include "core/version.h"
 #include "storage/adjacency.h"
 
 typedef struct adj_cursor {

@@ -1,5 +1,10 @@
 /*
- * graph_impl — versions, views and the graph handle.
+ * graph_impl — the graph handle and its write entry; private to core/.
+ *
+ * Versions, the catalog and views are core/version.h, the read side that
+ * algo/ and query/ include; what query/ asks of a handle is
+ * core/graph_handle.h.  This header is the rest, which only core/ (and
+ * tests of its internals) may include (tests/check_includes.sh).
  *
  * A version is a small header of pointers to the graph-sized structures
  * (store.h, label_index.h).  The graph publishes its current version; a
@@ -38,16 +43,10 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 
-#include "strata.h"
-#include "index/index_set.h"
-#include "index/label_index.h"
+#include "core/graph_handle.h"
+#include "core/version.h"
 #include "journal/journal.h"
-#include "storage/intern.h"
-#include "storage/mem.h"
-#include "storage/store.h"
-#include "storage/value.h"
 
-#define ERRMSG_MAX 256
 #define MAX_LABELS_PER_NODE 1024
 
 /* What a graph shares with every branch made from it, and they with
@@ -55,7 +54,7 @@
    side may be freed on the other, and one set of token catalogs, so a
    token id means the same name in every branch and a diff compares ids.
    A name interned in one branch is known, unused, in the others. */
-typedef struct lineage {
+struct lineage {
     atomic_uint refs;
     mem_ctx *m;
     interner *tokens[3];   /* by strata_token_kind */
@@ -73,57 +72,7 @@ typedef struct lineage {
        and a branch inherits those records: numbered per graph, a branch's
        statement could match its source's and skip the save. */
     atomic_uint_fast64_t stmt_serial;
-} lineage;
-
-/* The state every version of one graph shares: its lineage's memory and
-   catalogs (the pointers copied here, so reads need no second hop) and
-   what belongs to this graph alone. */
-struct plan_cache;
-
-typedef struct catalog {
-    atomic_uint refs;
-    lineage *lin;          /* holds a reference */
-    mem_ctx *m;            /* lin->m */
-    interner *tokens[3];   /* lin->tokens */
-    interner *labelsets;   /* lin->labelsets */
-    /* The query layer's checked statements (query/plan_cache.h), made on
-       first use and freed with the catalog: one cache per graph, shared by
-       its views. */
-    _Atomic(struct plan_cache *) plans;
-    void (*plans_free)(struct plan_cache *);
-    /* strata_interrupt: the running query stops.  Here rather than in the
-       graph because a result read lazily may outlive the graph. */
-    atomic_bool interrupt;
-    /* strata_set_query_threads: 0 one per processor. */
-    atomic_uint query_threads;
-    /* strata_set_csv_options (core/csv_options.c): read by LOAD CSV on any
-       view, set while no query runs.  import_dir is canonical, or NULL. */
-    bool csv_disabled;
-    char *import_dir;
-    size_t import_dir_size;
-    size_t csv_field_max;
-} catalog;
-
-/* strata_cancel: one request flag that any number of queries may watch.
-   Refcounted because a result read lazily keeps watching it after the
-   caller has let go of its handle. */
-struct strata_cancel {
-    atomic_uint refs;
-    atomic_bool requested;
 };
-
-/* A reference for a result that watches c (NULL-safe). */
-strata_cancel *cancel_retain(strata_cancel *c);
-void cancel_release(strata_cancel **c);
-
-typedef struct version {
-    atomic_uint refs;
-    catalog *cat;
-    store st;
-    label_index *labels;      /* label -> nodes */
-    label_index *rel_types;   /* relationship type -> relationships */
-    index_set *indexes;       /* property, range, unique, composite */
-} version;
 
 struct strata_graph {
     pthread_mutex_t lock;   /* serialises write calls; guards what follows */
@@ -169,15 +118,6 @@ static inline version *graph_writer_version(strata_graph *g) { return *graph_wri
    transaction drops its version.) */
 static inline bool graph_journaling(const strata_graph *g) { return g->in_stmt; }
 
-struct strata_view {
-    version *ver;
-    char err[ERRMSG_MAX];
-};
-
-struct strata_value {
-    value v;
-};
-
 /* One iterator type walks node ids or relationship ids from any source. */
 typedef enum iter_mode {
     ITER_ALL_NODES,   /* every live node, by scanning slots */
@@ -204,8 +144,6 @@ struct strata_node_iter {
 /* A new iterator holding a reference on ver. */
 strata_status iter_new(strata_view *v, iter_mode mode, strata_node_iter **out);
 
-void version_retain(version *v);
-void version_release(version **vp);
 /* A new version sharing everything with src: O(1).  NULL when out of
    memory. */
 version *version_fork(const version *src);
@@ -236,12 +174,6 @@ void graph_keep_base(strata_graph *g, version **vp);
    Called under the lock. */
 version *stmt_materialize(strata_graph *g);
 
-/* strata_snapshot_own into a view the caller allocated (from
-   mem_scratch()): allocates nothing, so a statement that committed can
-   always hand out the view of its writes.  Fails only inside an open
-   statement. */
-strata_status graph_snapshot_own_into(strata_graph *g, strata_view *v);
-
 #ifdef STRATA_TESTING
 /* Makes the next in-place rollback of a statement fail as if replaying
    had needed memory — which it cannot, by construction (txn.c) — so tests
@@ -249,18 +181,8 @@ strata_status graph_snapshot_own_into(strata_graph *g, strata_view *v);
 void txn_test_fail_next_rollback(void);
 #endif
 
-/* Records a message on the handle and returns s. */
-strata_status graph_fail(strata_graph *g, strata_status s, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-strata_status view_fail(strata_view *v, strata_status s, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
 /* Whether v may be a property value: booleans, integers, floats, strings,
    temporals and flat lists of those without nulls (core/write.c). */
 bool prop_storable(const value *v);
-
-/* The labels of a label set: count and the i-th token. */
-size_t labelset_len(const catalog *c, uint32_t ls);
-uint32_t labelset_at(const catalog *c, uint32_t ls, size_t i);
 
 #endif

@@ -424,3 +424,9 @@ void strata_edge_iter_free(strata_edge_iter **it)
     mem_free_sized(mem_scratch(), *it, sizeof **it);
     *it = NULL;
 }
+
+/* ---- the graph handle, for a query on it (core/graph_handle.h) ----------- */
+
+catalog *graph_catalog(const strata_graph *g) { return g->cat; }
+
+version *graph_query_version(strata_graph *g) { return graph_writer_version(g); }

@@ -14,7 +14,7 @@
 #ifndef STRATA_CORE_VIEW_BULK_H
 #define STRATA_CORE_VIEW_BULK_H
 
-#include "core/graph_impl.h"
+#include "core/version.h"
 #include "storage/adjacency.h"
 #include "storage/props.h"
 

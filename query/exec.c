@@ -10,11 +10,11 @@
 
 strata_view *exec_view(exec *x)
 {
-    /* Writer's thread only: g->current / g->tx change only on this thread,
-       so reading them needs no lock.  A query on a view reads one fixed
-       version. */
+    /* Writer's thread only: the writer's version changes only on this
+       thread, so reading it needs no lock.  A query on a view reads one
+       fixed version. */
     if (x->g)
-        x->view.ver = graph_writer_version(x->g);
+        x->view.ver = graph_query_version(x->g);
     return &x->view;
 }
 

@@ -16,11 +16,12 @@
  *
  * Reading the graph.  The executor runs on the writer's thread inside a
  * statement (strata_statement_begin/end), so the writer's own version
- * (g->tx in a transaction, else g->current) is the state it must read,
- * its own writes included.  strata_snapshot_own is refused inside a
- * statement, so exec keeps a strata_view on the stack that *borrows* that
- * version without a reference (exec_view re-reads the pointer before every
- * use, because a write under a held view may fork and replace it).  No
+ * (graph_query_version: an open transaction's working version, else the
+ * current one) is the state it must read, its own writes included.
+ * strata_snapshot_own is refused inside a statement, so exec keeps a
+ * strata_view on the stack that *borrows* that version without a
+ * reference (exec_view re-reads the pointer before every use, because a
+ * write under a held view may fork and replace it).  No
  * reference means no fork: a statement that only reads costs nothing.
  * Iterators do take a reference while they live; operators drain them
  * into arrays before any write runs.
@@ -37,7 +38,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/graph_impl.h"
+#include "core/graph_handle.h"
 #include "query/ast.h"
 #include "storage/value.h"
 

@@ -34,7 +34,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "core/graph_impl.h"
+#include "core/graph_handle.h"
 #include "query/csv.h"
 #include "query/id_map.h"
 #include "query/import_header.h"
@@ -462,7 +462,7 @@ static int rel_row(importer *im, const header *h, const csv_reader *r, const cha
 /* -1 when the caller's callback or strata_interrupt asks to stop. */
 static int check_stop(importer *im, bool report_progress)
 {
-    if (atomic_load_explicit(&im->g->cat->interrupt, memory_order_relaxed)) {
+    if (atomic_load_explicit(&graph_catalog(im->g)->interrupt, memory_order_relaxed)) {
         fault(im, STRATA_EINTERRUPTED, 0, "the import was interrupted");
         return -1;
     }
@@ -723,7 +723,7 @@ strata_status strata_import(strata_graph *g, const strata_import_options *opts,
         .quote = opts->quote ? opts->quote : '"',
     };
     /* as a query does: a request made before the call is not this one's */
-    atomic_store(&g->cat->interrupt, false);
+    atomic_store(&graph_catalog(g)->interrupt, false);
     int rc = check_options(&im);
     if (rc == 0 && !(im.ids = id_map_new())) {
         out_of_memory(&im, "starting the import");

@@ -22,7 +22,7 @@
 
 #include <stddef.h>
 
-#include "core/graph_impl.h"
+#include "core/version.h"
 #include "query/ast.h"
 
 #define PLAN_CACHE_ENTRIES 256

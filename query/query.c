@@ -505,7 +505,7 @@ strata_status strata_query_writes(strata_graph *g, const char *text, bool *write
     if (!g || !text || !writes)
         return STRATA_EINVAL;
     size_t len = strlen(text);
-    plan_cache *cache = plan_cache_for(g->cat);
+    plan_cache *cache = plan_cache_for(graph_catalog(g));
     cached_plan *plan = cache ? plan_cache_get(cache, text, len) : NULL;
     cypher_ast *ast = NULL;
     if (!plan) {
@@ -687,13 +687,13 @@ static strata_status query_run(strata_graph *g, strata_view *v, const char *text
         return fail_result(g, r, "ArgumentError", NULL, "parameters must be a map", 1, 1);
     exec *x = &r->xs;
     *x = (exec){.g = g, .m = m, .params = params ? &params->v : NULL,
-                .interrupt = g ? &g->cat->interrupt : NULL,
+                .interrupt = g ? &graph_catalog(g)->interrupt : NULL,
                 .result_interrupt = &r->interrupted,
                 .cancel = cancel ? &cancel->requested : NULL};
     if (v)
         x->view.ver = v->ver;
     else
-        atomic_store(&g->cat->interrupt, false);
+        atomic_store(&graph_catalog(g)->interrupt, false);
     cypher_error perr;
     cached_plan *plan = checked_plan(x, text, &perr);
     if (!plan && !x->err.category) {

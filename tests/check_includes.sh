@@ -3,7 +3,9 @@
 # storage <- index <- journal <- core <- algo <- query <- cli (docs/ARCHITECTURE.md);
 # each may include itself and the ones to its left, and include/ from
 # anywhere; python/src, server/ and cli/ are clients and include strata.h
-# alone (cli/ also the server's headers, for strata serve).
+# alone (cli/ also the server's headers, for strata serve).  Outside core/
+# and tests/, nothing includes core/graph_impl.h: the layers above core read
+# its read side, core/version.h and core/graph_handle.h.
 root=${1:-.}
 layers="storage index journal core algo query cli"
 rank() {
@@ -59,6 +61,18 @@ for f in $(find "$root/cli" -name '*.[ch]' 2>/dev/null); do
         esac
     done
 done
-[ $checked -gt 0 ] || { echo "include order: no sources found under $root"; exit 1; }
-[ $bad -eq 0 ] && echo "include order: $checked files follow storage <- index <- journal <- core <- algo <- query <- cli"
+# The graph handle's internals (its lock, versions, journal and statement
+# state) are private to core/: the layers above read core/version.h and
+# core/graph_handle.h.  Tests of core's internals may include them too.
+private=0
+for f in $(find "$root" \( -path "$root/core" -o -path "$root/tests" -o -path "$root/build*" \
+                           -o -path "$root/.*" \) -prune -o -name '*.[ch]' -print); do
+    private=$((private + 1))
+    if grep -Eq '^[[:space:]]*#[[:space:]]*include[[:space:]]*["<]([^">]*/)?graph_impl\.h[">]' "$f"; then
+        echo "include order: ${f#$root/} includes core/graph_impl.h, private to core/ (use core/version.h or core/graph_handle.h)"
+        bad=1
+    fi
+done
+[ $checked -gt 0 ] && [ $private -gt 0 ] || { echo "include order: no sources found under $root"; exit 1; }
+[ $bad -eq 0 ] && echo "include order: $checked files follow storage <- index <- journal <- core <- algo <- query <- cli; $private outside core/ leave core/graph_impl.h alone"
 exit $bad

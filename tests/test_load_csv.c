@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "storage/mem.h"
+#include "core/graph_impl.h"   /* reads the graph's catalog */
 #include "query/plan_cache.h"
 #include "strata.h"
 

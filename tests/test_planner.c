@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "core/graph_impl.h"   /* reads the graph's catalog */
 #include "query/plan_cache.h"
 #include "storage/mem.h"
 #include "strata.h"
