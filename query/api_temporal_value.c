@@ -11,7 +11,7 @@
    saved and loaded again. */
 #include <string.h>
 
-#include "core/graph_impl.h"
+#include "core/version.h"
 #include "query/temporal_zone.h"
 #include "storage/temporal.h"
 
