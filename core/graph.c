@@ -1,5 +1,15 @@
-/* The graph handle: lifecycle, versions, fork and fold-back, snapshots,
-   errors.  The design is in graph_impl.h. */
+/*
+ * The graph handle: lifecycle, versions, the write bracket with its fork
+ * and fold-back, views, errors, tokens.  The design is in graph_impl.h.
+ *
+ * What this file owns: the versions the handle holds and the role each
+ * plays — current, tx, published, bases — and moving references between
+ * them.  What it does not: why.  Which state a reader gets, where a fork
+ * puts the version it replaced, and everything about statements and
+ * transactions is core/txn.c's, which calls this file; this file calls
+ * nothing of txn.c's (it reads graph_writer_slot, the one accessor that
+ * names the writer's version, and frees the journal with the handle).
+ */
 #include <stdio.h>
 #include <string.h>
 
@@ -205,6 +215,12 @@ static version *version_share(const version *src, catalog *cat)
 
 version *version_fork(const version *src) { return version_share(src, src->cat); }
 
+size_t version_private_bytes(const version *v)
+{
+    return sizeof *v + store_private_bytes(&v->st) + labelidx_private_bytes(v->labels) +
+           labelidx_private_bytes(v->rel_types) + idxset_private_bytes(v->indexes);
+}
+
 /* A graph whose current version is v, of catalog c; takes a reference on
    c (v holds its own). */
 static strata_graph *graph_make(catalog *c, version *v)
@@ -339,7 +355,6 @@ version *graph_write_begin(strata_graph *g)
     pool_borrow(g);
     fold_back(g);
     g->fork_old = NULL;
-    g->write_mark = g->j.n;
     return graph_writer_version(g);
 }
 
@@ -367,12 +382,13 @@ void graph_keep_base(strata_graph *g, version **vp)
     version_release(&v);
 }
 
-version *graph_writable(strata_graph *g)
+/* The fork itself, kept out of line so that the common case, an unshared
+   version written in place, costs its caller a load and a compare (no
+   register saves for a path it does not take: bench/fork_cost). */
+static __attribute__((noinline)) version *fork_shared(strata_graph *g, bool to_published)
 {
     version **slot = graph_writer_slot(g);
     version *cur = *slot;
-    if (atomic_load_explicit(&cur->refs, memory_order_acquire) == 1)
-        return cur;
     if (g->nbases == g->capbases) {
         size_t cap = g->capbases ? g->capbases * 2 : 4;
         version **b = mem_realloc_sized(g->m, g->bases, g->capbases * sizeof *b, cap * sizeof *b);
@@ -384,11 +400,9 @@ version *graph_writable(strata_graph *g)
     version *v = version_fork(cur);
     if (!v)
         goto nomem;
-    if (!g->in_txn && g->in_stmt && g->j.n == g->stmt_mark && !g->published) {
-        /* The statement's first write, and a view holds the state before
-           it: that state is what readers get until the statement ends (the
-           graph's reference moves to published, and from there to bases
-           or back to current when the statement ends). */
+    if (to_published) {
+        /* The slot's reference moves to published (txn.c hands it on to
+           bases or back to current when the statement ends). */
         g->published = cur;
         g->fork_published = true;
     } else {
@@ -404,6 +418,16 @@ nomem:
     return NULL;
 }
 
+version *graph_fork_writer(strata_graph *g, bool to_published)
+{
+    version *cur = graph_writer_version(g);
+    if (atomic_load_explicit(&cur->refs, memory_order_acquire) == 1)
+        return cur;
+    return fork_shared(g, to_published);
+}
+
+version *graph_writable(strata_graph *g) { return graph_fork_writer(g, false); }
+
 void graph_write_end(strata_graph *g)
 {
     pool_return(g);
@@ -413,9 +437,9 @@ void graph_write_end(strata_graph *g)
 
 /* Puts back the version the failed call's fork replaced.  The fork is
    unshared (no view can be taken while the call holds the lock) and the
-   old version was never written, so dropping the fork is the whole undo;
-   the journal entries the call pushed in its prepare phase (saved index
-   stacks of the fork) go with it. */
+   old version was never written, so dropping the fork is the whole undo
+   (of the graph: txn_write_finish drops the journal entries that went
+   with the fork). */
 static void unfork(strata_graph *g)
 {
     version **slot = graph_writer_slot(g);
@@ -427,7 +451,6 @@ static void unfork(strata_graph *g)
         /* the call added it last: nothing else adds bases within a call */
         g->nbases--;
     }
-    journal_truncate(&g->j, g->m, g->write_mark);
 }
 
 void graph_write_finish(strata_graph *g, strata_status s)
@@ -508,34 +531,6 @@ void cancel_release(strata_cancel **cp)
 
 void strata_cancel_free(strata_cancel **c) { cancel_release(c); }
 
-strata_status strata_snapshot(strata_graph *g, strata_view **out)
-{
-    if (!g || !out)
-        return g ? graph_fail(g, STRATA_EINVAL, "strata_snapshot: out is NULL")
-                 : STRATA_EINVAL;
-    strata_view *v = mem_alloc(mem_scratch(), sizeof *v);
-    if (!v)
-        return graph_fail(g, STRATA_ENOMEM, "out of memory taking a snapshot");
-    v->err[0] = '\0';
-    pthread_mutex_lock(&g->lock);
-    /* Outside a transaction, current holds an open statement's writes once
-       it has made some: readers need the state before it (NULL when
-       building that ran out of memory). */
-    bool mid_statement = g->in_stmt && !g->in_txn && g->j.n > g->stmt_mark;
-    if (mid_statement && !g->published)
-        g->published = stmt_materialize(g);
-    v->ver = g->published ? g->published : mid_statement ? NULL : g->current;
-    if (v->ver)
-        version_retain(v->ver);
-    pthread_mutex_unlock(&g->lock);
-    if (!v->ver) {
-        mem_free_sized(mem_scratch(), v, sizeof *v);
-        return graph_fail(g, STRATA_ENOMEM, "out of memory taking a snapshot during a statement");
-    }
-    *out = v;
-    return STRATA_OK;
-}
-
 strata_status strata_view_clone(strata_view *v, strata_view **out)
 {
     if (!v || !out)
@@ -559,40 +554,6 @@ void strata_view_release(strata_view **vp)
     version_release(&(*vp)->ver);
     mem_free_sized(mem_scratch(), *vp, sizeof **vp);
     *vp = NULL;
-}
-
-/* Bytes only v holds (docs/BRANCHES.md: what a branch costs). */
-static size_t version_private_bytes(const version *v)
-{
-    return sizeof *v + store_private_bytes(&v->st) + labelidx_private_bytes(v->labels) +
-           labelidx_private_bytes(v->rel_types) + idxset_private_bytes(v->indexes);
-}
-
-strata_status strata_memory_stats(strata_graph *g, strata_memstats *out)
-{
-    if (!g || !out)
-        return g ? graph_fail(g, STRATA_EINVAL, "strata_memory_stats: out is NULL")
-                 : STRATA_EINVAL;
-    pthread_mutex_lock(&g->lock);
-    /* Counts describe the last committed state, as a snapshot would. */
-    const version *committed = g->published ? g->published : g->current;
-    const store *s = &committed->st;
-    *out = (strata_memstats){
-        .graph_bytes = mem_ctx_bytes(g->m),
-        .private_bytes = version_private_bytes(committed),
-        .nodes = s->node_live,
-        .relationships = s->rel_live,
-        .node_slots = store_node_slots(s),
-        .rel_slots = store_rel_slots(s),
-    };
-    if (!g->published && g->in_stmt && !g->in_txn) {
-        out->nodes = g->stmt_counts[0];
-        out->relationships = g->stmt_counts[1];
-        out->node_slots = g->stmt_counts[2];
-        out->rel_slots = g->stmt_counts[3];
-    }
-    pthread_mutex_unlock(&g->lock);
-    return STRATA_OK;
 }
 
 /* ---- tokens -------------------------------------------------------------- */

@@ -113,10 +113,6 @@ static inline version **graph_writer_slot(strata_graph *g)
 }
 static inline version *graph_writer_version(strata_graph *g) { return *graph_writer_slot(g); }
 
-/* Whether writes are being journaled: a statement is open.  (Outside a
-   statement, a transaction's writes need no journal: rolling back the
-   transaction drops its version.) */
-static inline bool graph_journaling(const strata_graph *g) { return g->in_stmt; }
 
 /* One iterator type walks node ids or relationship ids from any source. */
 typedef enum iter_mode {
@@ -147,32 +143,33 @@ strata_status iter_new(strata_view *v, iter_mode mode, strata_node_iter **out);
 /* A new version sharing everything with src: O(1).  NULL when out of
    memory. */
 version *version_fork(const version *src);
+/* Bytes only v holds (docs/BRANCHES.md: what a branch costs). */
+size_t version_private_bytes(const version *v);
 
 /* Locks the graph, folds back, and returns the current version to read
    and validate against (it may still be shared with views: do not write
    it).  Never fails.  graph_write_end unlocks. */
 version *graph_write_begin(strata_graph *g);
-/* The current version made writable, forking it when a view shares it;
+/* The writer's version made writable, forking it when a view shares it;
    NULL (message set, graph unchanged) when the fork ran out of memory.
-   Called once validation has passed, so a rejected write never forks. */
+   Called once validation has passed, so a rejected write never forks.
+   The replaced version goes to bases, or with to_published to published
+   (core/txn.c decides: txn_writable; graph_writable is for calls made
+   outside statements). */
+version *graph_fork_writer(strata_graph *g, bool to_published);
 version *graph_writable(strata_graph *g);
 /* Ends a call that wrote nothing (or cannot fail after graph_writable):
    unlocks. */
 void graph_write_end(strata_graph *g);
 /* Ends a write call with its status: a call that failed after forking
-   (out of memory in its prepare phase) drops the fork it made and the
-   journal entries it pushed, so a failed write leaves the graph unforked
-   as well as unchanged (strata.h).  Unlocks. */
+   (out of memory in its prepare phase) drops the fork it made, so a
+   failed write leaves the graph unforked as well as unchanged (strata.h;
+   txn_write_finish also drops the journal entries it pushed).  Unlocks. */
 void graph_write_finish(strata_graph *g, strata_status s);
 /* Hands the graph's reference on a version it no longer uses to bases
    while views may share it (for fold-back and is_forked), else drops it. */
 void graph_keep_base(strata_graph *g, version **vp);
 
-/* A new version holding the state before the open statement (outside a
-   transaction), built by replaying the journal onto a fork of the
-   writer's version: O(the statement's writes).  NULL when out of memory.
-   Called under the lock. */
-version *stmt_materialize(strata_graph *g);
 
 #ifdef STRATA_TESTING
 /* Makes the next in-place rollback of a statement fail as if replaying

@@ -1,4 +1,5 @@
 #include "core/index_maint.h"
+#include "core/txn.h"
 
 #include <stdio.h>
 
@@ -137,25 +138,10 @@ strata_status idxplan_prepare(strata_graph *g, version *v, const idx_plan *p)
         return STRATA_OK;
     if (idxset_own(g->m, &v->indexes) != 0)
         return graph_fail(g, STRATA_ENOMEM, "out of memory updating an index");
-    /* In a statement, the first write to each index saves its stack (a
-       shared reference, in the journal); the stack is then shared, so
-       lstack_prepare copies its header and pushes a private level that
-       takes all of the statement's writes.  Rolling back puts the saved
-       stack back: no replay, no memory. */
-    if (graph_journaling(g)) {
-        if (journal_reserve(&g->j, g->m, p->n) != 0)
-            return graph_fail(g, STRATA_ENOMEM, "out of memory updating an index");
-        for (uint32_t i = 0; i < p->n; i++) {
-            uint64_t *tag = idxset_stmt_mut(v->indexes, p->c[i].pos);
-            if (*tag == g->stmt_serial)
-                continue;
-            *tag = g->stmt_serial;
-            undo_entry *e = journal_push(&g->j, UNDO_INDEX_STACK);
-            e->key = idxset_def(v->indexes, p->c[i].pos)->id;
-            e->u.stack = *idxset_stack_mut(v->indexes, p->c[i].pos);
-            lstack_retain(e->u.stack);
-        }
-    }
+    /* In a statement, the first write to each index saves its stack, in
+       the room the write reserved (an UNDO_INDEX_STACK per change). */
+    for (uint32_t i = 0; i < p->n; i++)
+        txn_save_index_stack(g, v, p->c[i].pos);
     /* Every change draws on one pool, so each stack reserves for all of
        them: a delete and an insert per change. */
     for (uint32_t i = 0; i < p->n; i++)

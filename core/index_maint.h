@@ -41,7 +41,9 @@ strata_status idxplan_build(strata_graph *g, version *v, uint64_t id, const enti
 /* STRATA_ECONSTRAINT (with a message naming index and holder) when a
    unique index already holds another entity under a new key. */
 strata_status idxplan_check(strata_graph *g, version *v, const idx_plan *p);
-/* Owns the set and prepares every touched stack.  STRATA_ENOMEM or OK. */
+/* Owns the set and prepares every touched stack.  STRATA_ENOMEM or OK.
+   In a statement the caller has reserved journal room for an
+   UNDO_INDEX_STACK per change (txn_journal_reserve). */
 strata_status idxplan_prepare(strata_graph *g, version *v, const idx_plan *p);
 void idxplan_commit(strata_graph *g, version *v, const idx_plan *p);
 void idxplan_free(idx_plan *p);

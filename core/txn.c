@@ -1,36 +1,80 @@
 /*
- * Statements and transactions: the undo journal's replay, and how a reader
- * gets the committed state while a statement is open.
+ * Statements and transactions: the one owner of a graph's statement and
+ * transaction state (in_txn, tx, published, in_stmt, stmt_*, the journal
+ * and write_mark in graph_impl.h), of which version the writer and a
+ * reader get, of what a write journals, and of the journal's replay.
  *
- * States of a graph (graph_impl.h has the fields):
+ * Layering: this file calls core/graph.c (the write bracket, the fork,
+ * bases, versions); graph.c calls nothing here.  The write path (write.c,
+ * index_maint.c) reaches this state only through core/txn.h, whose
+ * predicates name it.
+ *
+ * States:
  *
  *   idle         writes are single atomic calls on current.
- *   statement    (strata_statement_begin) writes go in place into current,
- *                each appending its undo entries to the journal.  A reader
- *                arriving meanwhile must not see them: if the statement's
- *                first write forked (a view held current), the state before
- *                the statement is that view's version and becomes
- *                `published`; otherwise stmt_materialize() builds it once,
- *                by replaying the journal onto a fork (O(the statement's
- *                writes), the one bounded critical section a reader may
- *                wait out).  Commit drops `published`; rollback either
- *                swaps back to `published` or replays the journal in place.
- *   transaction  (strata_begin) writes go to tx, a version readers never
- *                see; commit publishes it as current in O(1), rollback
- *                drops it.  A statement inside a transaction journals as
- *                above, so it can be rolled back alone.
+ *   statement    (stmt_open) writes go in place into the writer's version,
+ *                each appending its undo entries to the journal.  Outside
+ *                a transaction that version is current (stmt_writes_current)
+ *                and a reader arriving once the statement has written
+ *                (stmt_hides_current) must not see its writes: if the
+ *                statement's first write forked (a view held current), the
+ *                state before the statement is that view's version and
+ *                becomes `published`; otherwise stmt_materialize() builds
+ *                it once, by replaying the journal onto a fork (O(the
+ *                statement's writes), the one bounded critical section a
+ *                reader may wait out).
+ *   transaction  (txn_open) writes go to tx, a version readers never see.
+ *                A statement inside a transaction journals as above, so it
+ *                can be rolled back alone.
+ *
+ * Transitions, and the function that makes each:
+ *
+ *   idle -> statement, transaction -> statement in it
+ *                strata_statement_begin: stmt_mark, stmt_serial, the counts
+ *                strata_memory_stats reports meanwhile.
+ *   statement -> idle (or back to its transaction)
+ *                strata_statement_end: commit hands `published` to bases;
+ *                rollback swaps back to `published`, or else replays the
+ *                journal in place.  The journal is emptied either way.
+ *   idle -> transaction
+ *                strata_begin: tx shares current (O(1)).
+ *   transaction -> idle
+ *                strata_commit: tx becomes current (O(1));
+ *                strata_rollback: tx is dropped, with any open statement.
+ *   within a statement, a write call (txn_write_begin .. txn_writable ..
+ *   txn_write_finish): the statement's first write, if it forks, puts
+ *   the version it replaced in `published`; a call that fails after its
+ *   fork drops the journal entries it pushed with the fork.
+ *   within a statement, a reader (strata_snapshot): builds `published`
+ *   once if the statement has written and it is not there yet.
+ *
+ * Invariants:
+ *   1. in_txn == (tx != NULL): tx is the writer's version exactly while a
+ *      transaction is open.
+ *   2. published is set only inside a statement outside a transaction,
+ *      and is then the state before the statement, what strata_snapshot
+ *      returns.
+ *   3. Inside a statement the journal holds, from stmt_mark on, what
+ *      undoes each of its writes, in write order; outside one it is empty.
+ *   4. Nothing can take a view of the writer's version mid-statement (a
+ *      reader gets published, strata_snapshot_own refuses), so every path
+ *      and record an entry touches is private to the writer.
+ *   5. A write call reserves its journal room once, in its prepare phase
+ *      (txn_journal_reserve, from what it will append by kind), and its
+ *      commit phase appends within it (journal_push checks).
  *
  * Replay in place never allocates, so rollback cannot fail: every path and
  * record an entry touches was made private by the write that logged it
- * (no view of the writer's version can be taken mid-statement), deletes
- * moved what they removed into their entries, removes keep their record's
- * room, and an index is restored by putting back the stack the statement
- * saved before its first write to it.
+ * (invariant 4), deletes moved what they removed into their entries,
+ * removes keep their record's room, and an index is restored by putting
+ * back the stack the statement saved before its first write to it.
  */
 #include <string.h>
 
-#include "core/graph_impl.h"
+#include "core/txn.h"
 #include "core/wal.h"
+
+/* ---- replaying the journal ---------------------------------------------- */
 
 /* Sets (on) or clears the bits of every label of labelset ls for node. */
 static int label_bits(strata_graph *g, version *t, uint32_t ls, uint64_t node, bool on)
@@ -237,7 +281,11 @@ static int replay(strata_graph *g, version *t, uint32_t from, bool in_place)
     return 0;
 }
 
-version *stmt_materialize(strata_graph *g)
+/* A new version holding the state before the open statement (outside a
+   transaction), built by replaying the journal onto a fork of the
+   writer's version: O(the statement's writes).  NULL when out of memory.
+   Called under the lock. */
+static version *stmt_materialize(strata_graph *g)
 {
     version *x = version_fork(g->current);
     if (x && replay(g, x, g->stmt_mark, false) != 0)
@@ -249,6 +297,35 @@ version *stmt_materialize(strata_graph *g)
 static void journal_done(strata_graph *g)
 {
     journal_truncate(&g->j, g->m, 0);
+}
+
+/* ---- a write call (txn.h has its inline part) ---------------------------- */
+
+void txn_save_index_stack(strata_graph *g, version *v, uint32_t pos)
+{
+    /* The saved stack is then shared, so the write's lstack_prepare copies
+       its header and pushes a private level that takes all of the
+       statement's writes to the index: rolling back puts the saved stack
+       back, no replay, no memory. */
+    if (!stmt_open(g))
+        return;
+    uint64_t *saved_by = idxset_stmt_mut(v->indexes, pos);
+    if (*saved_by == g->stmt_serial)
+        return;
+    *saved_by = g->stmt_serial;
+    undo_entry *e = txn_journal_add(g, UNDO_INDEX_STACK, 0);
+    e->key = idxset_def(v->indexes, pos)->id;
+    e->u.stack = *idxset_stack_mut(v->indexes, pos);
+    lstack_retain(e->u.stack);
+}
+
+/* ---- statements and transactions ---------------------------------------- */
+
+/* The open transaction's version is dropped: its writes are gone. */
+static void txn_drop(strata_graph *g)
+{
+    version_release(&g->tx);
+    g->in_txn = false;
 }
 
 static strata_status misuse(strata_graph *g, const char *what)
@@ -264,7 +341,7 @@ strata_status strata_statement_begin(strata_graph *g)
     if (!g)
         return STRATA_EINVAL;
     graph_write_begin(g);
-    if (g->in_stmt)
+    if (stmt_open(g))
         return misuse(g, "a statement is already open");
     g->in_stmt = true;
     g->stmt_mark = g->j.n;
@@ -298,11 +375,11 @@ strata_status strata_statement_end(strata_graph *g, bool commit)
     if (!g)
         return STRATA_EINVAL;
     graph_write_begin(g);
-    if (!g->in_stmt)
+    if (!stmt_open(g))
         return misuse(g, "no statement is open");
     strata_status s = STRATA_OK;
     /* Logged before readers see it; a failed append rolls back instead. */
-    if (commit && !g->in_txn && g->wal && (s = wal_commit(g)) != STRATA_OK)
+    if (commit && !txn_open(g) && g->wal && (s = wal_commit(g)) != STRATA_OK)
         commit = false;
     if (!commit && g->wal)
         wal_discard(g, true);
@@ -321,10 +398,8 @@ strata_status strata_statement_end(strata_graph *g, bool commit)
         if (rc != 0) {
             /* Cannot happen by construction (see the top of this file);
                if it ever did, the transaction is the unit left to drop. */
-            if (g->in_txn) {
-                version_release(&g->tx);
-                g->in_txn = false;
-            }
+            if (txn_open(g))
+                txn_drop(g);
             s = graph_fail(g, STRATA_ENOMEM,
                            "rolling back the statement needed memory; the transaction was "
                            "rolled back");
@@ -343,9 +418,9 @@ strata_status strata_begin(strata_graph *g)
     if (!g)
         return STRATA_EINVAL;
     graph_write_begin(g);
-    if (g->in_txn)
+    if (txn_open(g))
         return misuse(g, "a transaction is already open");
-    if (g->in_stmt)
+    if (stmt_open(g))
         return misuse(g, "a statement is open; end it before beginning a transaction");
     version_retain(g->current);
     g->tx = g->current;
@@ -361,15 +436,14 @@ strata_status strata_commit(strata_graph *g)
     if (!g)
         return STRATA_EINVAL;
     graph_write_begin(g);
-    if (!g->in_txn)
+    if (!txn_open(g))
         return misuse(g, "no transaction is open");
-    if (g->in_stmt)
+    if (stmt_open(g))
         return misuse(g, "a statement is open; end it before committing");
     strata_status s = g->wal ? wal_commit(g) : STRATA_OK;
     if (s != STRATA_OK) {
         /* Not in the log: the transaction is rolled back. */
-        version_release(&g->tx);
-        g->in_txn = false;
+        txn_drop(g);
         journal_done(g);
         wal_discard(g, false);
         graph_write_end(g);
@@ -392,10 +466,9 @@ strata_status strata_rollback(strata_graph *g)
     if (!g)
         return STRATA_EINVAL;
     graph_write_begin(g);
-    if (!g->in_txn)
+    if (!txn_open(g))
         return misuse(g, "no transaction is open");
-    version_release(&g->tx);
-    g->in_txn = false;
+    txn_drop(g);
     g->in_stmt = false;
     journal_done(g);
     if (g->wal)
@@ -404,12 +477,72 @@ strata_status strata_rollback(strata_graph *g)
     return STRATA_OK;
 }
 
+/* ---- what readers get ---------------------------------------------------- */
+
+strata_status strata_snapshot(strata_graph *g, strata_view **out)
+{
+    if (!g || !out)
+        return g ? graph_fail(g, STRATA_EINVAL, "strata_snapshot: out is NULL")
+                 : STRATA_EINVAL;
+    strata_view *v = mem_alloc(mem_scratch(), sizeof *v);
+    if (!v)
+        return graph_fail(g, STRATA_ENOMEM, "out of memory taking a snapshot");
+    v->err[0] = '\0';
+    /* The lock only, not the write bracket: a reader folds nothing back. */
+    pthread_mutex_lock(&g->lock);
+    /* The state before the statement, built the first time a reader needs
+       it (NULL when building it ran out of memory). */
+    bool hidden = stmt_hides_current(g);
+    if (hidden && !g->published)
+        g->published = stmt_materialize(g);
+    v->ver = g->published ? g->published : hidden ? NULL : g->current;
+    if (v->ver)
+        version_retain(v->ver);
+    pthread_mutex_unlock(&g->lock);
+    if (!v->ver) {
+        mem_free_sized(mem_scratch(), v, sizeof *v);
+        return graph_fail(g, STRATA_ENOMEM, "out of memory taking a snapshot during a statement");
+    }
+    *out = v;
+    return STRATA_OK;
+}
+
+strata_status strata_memory_stats(strata_graph *g, strata_memstats *out)
+{
+    if (!g || !out)
+        return g ? graph_fail(g, STRATA_EINVAL, "strata_memory_stats: out is NULL")
+                 : STRATA_EINVAL;
+    pthread_mutex_lock(&g->lock);
+    /* Counts describe the last committed state, as a snapshot would: the
+       state before a statement writing into current is published, or else
+       was counted when the statement began (building it just to count
+       would cost the statement's writes). */
+    const version *committed = g->published ? g->published : g->current;
+    const store *s = &committed->st;
+    *out = (strata_memstats){
+        .graph_bytes = mem_ctx_bytes(g->m),
+        .private_bytes = version_private_bytes(committed),
+        .nodes = s->node_live,
+        .relationships = s->rel_live,
+        .node_slots = store_node_slots(s),
+        .rel_slots = store_rel_slots(s),
+    };
+    if (!g->published && stmt_writes_current(g)) {
+        out->nodes = g->stmt_counts[0];
+        out->relationships = g->stmt_counts[1];
+        out->node_slots = g->stmt_counts[2];
+        out->rel_slots = g->stmt_counts[3];
+    }
+    pthread_mutex_unlock(&g->lock);
+    return STRATA_OK;
+}
+
 strata_status graph_snapshot_own_into(strata_graph *g, strata_view *v)
 {
     v->err[0] = '\0';
     v->ver = NULL;
     graph_write_begin(g);
-    if (g->in_stmt)
+    if (stmt_open(g))
         return misuse(g, "a statement is open: its writes can be viewed once it ends");
     v->ver = graph_writer_version(g);
     version_retain(v->ver);
@@ -440,7 +573,7 @@ bool strata_in_transaction(strata_graph *g)
     if (!g)
         return false;
     graph_write_begin(g);
-    bool in = g->in_txn;
+    bool in = txn_open(g);
     graph_write_end(g);
     return in;
 }

@@ -4,18 +4,22 @@
  * records and blocks it will touch, interning), none of which changes what
  * the graph means, and only then changes the graph with steps that cannot
  * fail.  A failure therefore leaves the graph exactly as it was.
+ *
+ * In a statement each write also journals what undoes it (core/txn.h):
+ * its prepare phase reserves, once, the entries it will append, stated by
+ * kind (a journal_need), and its commit phase appends them.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/index_maint.h"
+#include "core/txn.h"
 #include "core/wal.h"
 
-
-/* Validation has passed: from here the write may fork (graph_writable). */
+/* Validation has passed: from here the write may fork (txn_writable). */
 #define MAKE_WRITABLE()                                                                  \
     do {                                                                                 \
-        if (!(v = graph_writable(g))) {                                                  \
+        if (!(v = txn_writable(g))) {                                                    \
             s = STRATA_ENOMEM;                                                           \
             goto cleanup;                                                                \
         }                                                                                \
@@ -44,26 +48,6 @@ static strata_status no_rel(strata_graph *g, strata_id id)
 static strata_status nomem(strata_graph *g, const char *what)
 {
     return graph_fail(g, STRATA_ENOMEM, "out of memory: %s", what);
-}
-
-/* Room for a write's undo entries when a statement or transaction is open
-   (prepare phase: the commit phase then appends without allocating). */
-static int journal_room(strata_graph *g, uint64_t entries)
-{
-    if (!graph_journaling(g))
-        return 0;
-    if (entries > UINT32_MAX)
-        return -1;
-    return journal_reserve(&g->j, g->m, (uint32_t)entries);
-}
-
-static undo_entry *journal_add(strata_graph *g, undo_kind kind, uint64_t id)
-{
-    if (!graph_journaling(g))
-        return NULL;
-    undo_entry *e = journal_push(&g->j, kind);
-    e->id = id;
-    return e;
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -127,7 +111,7 @@ strata_status strata_node_create(strata_graph *g, const strata_token *labels, si
     }
     n = normalise_labels(sorted, n);
 
-    version *v = graph_write_begin(g);
+    version *v = txn_write_begin(g);
     strata_status s = STRATA_OK;
     uint32_t ls;
     uint64_t id = store_next_node_id(&v->st);
@@ -147,20 +131,21 @@ strata_status strata_node_create(strata_graph *g, const strata_token *labels, si
             goto cleanup;
         }
     bool pushed = v->st.node_free == SLOT_END;
-    if (journal_room(g, 1) != 0 || store_node_alloc(&v->st, g->m, ls, &id) != 0) {
+    if (txn_journal_reserve(g, &(journal_need){ .of[UNDO_NODE_CREATED] = 1 }) != 0 ||
+        store_node_alloc(&v->st, g->m, ls, &id) != 0) {
         s = nomem(g, "allocating a node slot");
         goto cleanup;
     }
     for (size_t i = 0; i < n; i++)
         labelidx_set(g->m, v->labels, sorted[i], id, true);
-    undo_entry *e = journal_add(g, UNDO_NODE_CREATED, id);
+    undo_entry *e = txn_journal_add(g, UNDO_NODE_CREATED, id);
     if (e) {
         e->flag = pushed;
         e->key = ls;
     }
     *out = id;
 cleanup:
-    graph_write_finish(g, s);
+    txn_write_finish(g, s);
     return s;
 }
 
@@ -224,7 +209,7 @@ static void commit_rel_delete(strata_graph *g, version *v, uint64_t rel, uint64_
         pos_in = adj_erase(*store_node_adj_mut(&v->st, g->m, r.end), ADJ_IN, r.type,
                            (uint32_t)rel);
     labelidx_set(g->m, v->rel_types, r.type, rel, false);
-    undo_entry *e = journal_add(g, UNDO_REL_DELETED, rel);
+    undo_entry *e = txn_journal_add(g, UNDO_REL_DELETED, rel);
     store_rel_free(&v->st, g->m, rel, e ? &e->u.rel.props : NULL);
     if (e) {
         e->u.rel.start = r.start;
@@ -263,7 +248,7 @@ static strata_status node_delete(strata_graph *g, strata_id node, bool detach)
 {
     if (!g)
         return STRATA_EINVAL;
-    version *v = graph_write_begin(g);
+    version *v = txn_write_begin(g);
     strata_status s = STRATA_OK;
     idx_plan plan = { 0 };
     const node_meta *nm = store_node(&v->st, node);
@@ -287,23 +272,32 @@ static strata_status node_delete(strata_graph *g, strata_id node, bool detach)
     entity_state before;
     node_state(g->cat, ls, store_node_props(&v->st, node), labels, &before);
     if ((s = idxplan_build(g, v, node, &before, NULL, UINT32_MAX, &plan)) ||
-        (s = detach_pass(g, v, adj, node, &plan)) || (s = idxplan_prepare(g, v, &plan)))
+        (s = detach_pass(g, v, adj, node, &plan)))
         goto cleanup;
-    if (store_node_own(&v->st, g->m, node) != 0 || prepare_labels(g, v, ls, node) != 0 ||
-        journal_room(g, (uint64_t)plan.n * 2 + adj_len(adj) + 1) != 0) {
+    /* A relationship per adjacency entry: a self-loop, in both directions,
+       is counted twice, which only reserves one more than it appends. */
+    journal_need need = { .of[UNDO_NODE_DELETED] = 1, .of[UNDO_REL_DELETED] = adj_len(adj),
+                          .of[UNDO_INDEX_STACK] = plan.n };
+    if (txn_journal_reserve(g, &need) != 0) {
+        s = nomem(g, "deleting a node");
+        goto cleanup;
+    }
+    if ((s = idxplan_prepare(g, v, &plan)))
+        goto cleanup;
+    if (store_node_own(&v->st, g->m, node) != 0 || prepare_labels(g, v, ls, node) != 0) {
         s = nomem(g, "deleting a node");
         goto cleanup;
     }
     idxplan_commit(g, v, &plan);
     detach_pass(g, v, adj, node, NULL);
     clear_labels(g, v, ls, node);
-    undo_entry *e = journal_add(g, UNDO_NODE_DELETED, node);
+    undo_entry *e = txn_journal_add(g, UNDO_NODE_DELETED, node);
     if (e)
         e->key = ls;
     store_node_free(&v->st, g->m, node, e ? &e->u.node.props : NULL, e ? &e->u.node.adj : NULL);
 cleanup:
     idxplan_free(&plan);
-    graph_write_finish(g, s);
+    txn_write_finish(g, s);
     return s;
 }
 
@@ -328,7 +322,7 @@ static strata_status node_label(strata_graph *g, strata_id node, strata_token la
     strata_status s = check_token(g, STRATA_LABEL, label);
     if (s)
         return s;
-    version *v = graph_write_begin(g);
+    version *v = txn_write_begin(g);
     idx_plan plan = { 0 };
     const node_meta *nm = store_node(&v->st, node);
     uint32_t ls, old_ls;
@@ -359,24 +353,28 @@ static strata_status node_label(strata_graph *g, strata_id node, strata_token la
         (s = idxplan_check(g, v, &plan)))
         goto cleanup;
     MAKE_WRITABLE();
+    if (txn_journal_reserve(g, &(journal_need){ .of[UNDO_LABELS] = 1,
+                                                .of[UNDO_INDEX_STACK] = plan.n }) != 0) {
+        s = nomem(g, "changing a label");
+        goto cleanup;
+    }
     if ((s = idxplan_prepare(g, v, &plan)))
         goto cleanup;
     node_meta *m;
     if (labelidx_prepare(g->m, &v->labels, label, node) != 0 ||
-        !(m = store_node_meta_mut(&v->st, g->m, node)) ||
-        journal_room(g, (uint64_t)plan.n * 2 + 1) != 0) {
+        !(m = store_node_meta_mut(&v->st, g->m, node))) {
         s = nomem(g, "changing a label");
         goto cleanup;
     }
     m->labelset = ls;
     labelidx_set(g->m, v->labels, label, node, on);
-    undo_entry *e = journal_add(g, UNDO_LABELS, node);
+    undo_entry *e = txn_journal_add(g, UNDO_LABELS, node);
     if (e)
         e->key = old_ls;
     idxplan_commit(g, v, &plan);
 cleanup:
     idxplan_free(&plan);
-    graph_write_finish(g, s);
+    txn_write_finish(g, s);
     return s;
 }
 
@@ -407,7 +405,7 @@ strata_status strata_rel_create(strata_graph *g, strata_id start, strata_id end,
     strata_status s = check_token(g, STRATA_RELTYPE, type);
     if (s)
         return s;
-    version *v = graph_write_begin(g);
+    version *v = txn_write_begin(g);
     uint64_t id = store_next_rel_id(&v->st);
     adj_block **sb, **eb;
     if (!store_node(&v->st, start) || !store_node(&v->st, end)) {
@@ -442,7 +440,8 @@ strata_status strata_rel_create(strata_graph *g, strata_id start, strata_id end,
     eb = store_node_adj_mut(&v->st, g->m, end);
     if (!eb || (start != end && adj_reserve_segments(g->m, eb, 1, new_in) != 0))
         goto oom;
-    if (labelidx_prepare(g->m, &v->rel_types, type, id) != 0 || journal_room(g, 1) != 0)
+    if (labelidx_prepare(g->m, &v->rel_types, type, id) != 0 ||
+        txn_journal_reserve(g, &(journal_need){ .of[UNDO_REL_CREATED] = 1 }) != 0)
         goto oom;
     bool pushed = v->st.rel_free == SLOT_END;
     if (store_rel_alloc(&v->st, g->m, (uint32_t)start, (uint32_t)end, type, &id) != 0)
@@ -452,7 +451,7 @@ strata_status strata_rel_create(strata_graph *g, strata_id start, strata_id end,
     adj_insert(*sb, ADJ_OUT, type, (uint32_t)id, (uint32_t)end);
     adj_insert(*eb, ADJ_IN, type, (uint32_t)id, (uint32_t)start);
     labelidx_set(g->m, v->rel_types, type, id, true);
-    undo_entry *e = journal_add(g, UNDO_REL_CREATED, id);
+    undo_entry *e = txn_journal_add(g, UNDO_REL_CREATED, id);
     if (e)
         e->flag = pushed;
     *out = id;
@@ -460,7 +459,7 @@ strata_status strata_rel_create(strata_graph *g, strata_id start, strata_id end,
 oom:
     s = nomem(g, "creating a relationship");
 cleanup:
-    graph_write_finish(g, s);
+    txn_write_finish(g, s);
     return s;
 }
 
@@ -470,22 +469,24 @@ strata_status strata_rel_delete(strata_graph *g, strata_id rel)
         return wal_call(g, &(wal_op){ .code = WOP_REL_DELETE, .id = rel });
     if (!g)
         return STRATA_EINVAL;
-    version *v = graph_write_begin(g);
+    version *v = txn_write_begin(g);
     strata_status s = STRATA_OK;
     idx_plan plan = { 0 };
     if (!store_rel(&v->st, rel))
         s = no_rel(g, rel);
-    else if (!(v = graph_writable(g)))
+    else if (!(v = txn_writable(g)))
         s = STRATA_ENOMEM;
     else if (!(s = prepare_rel_delete(g, v, rel, UINT64_MAX, &plan)) &&
-             !(s = idxplan_prepare(g, v, &plan)) &&
-             !(s = journal_room(g, (uint64_t)plan.n * 2 + 1) ? nomem(g, "deleting a relationship")
-                                                              : STRATA_OK)) {
+             !(s = txn_journal_reserve(g, &(journal_need){ .of[UNDO_REL_DELETED] = 1,
+                                                           .of[UNDO_INDEX_STACK] = plan.n })
+                       ? nomem(g, "deleting a relationship")
+                       : STRATA_OK) &&
+             !(s = idxplan_prepare(g, v, &plan))) {
         idxplan_commit(g, v, &plan);
         commit_rel_delete(g, v, rel, UINT64_MAX);
     }
     idxplan_free(&plan);
-    graph_write_finish(g, s);
+    txn_write_finish(g, s);
     return s;
 }
 
@@ -532,7 +533,7 @@ static strata_status set_prop(strata_graph *g, bool is_rel, strata_id id, strata
                           "a %s cannot be stored as a property (storable: boolean, integer, "
                           "float, string, temporal, and lists of those without nulls)",
                           value_type_name(&val->v));
-    version *v = graph_write_begin(g);
+    version *v = txn_write_begin(g);
     value copy = value_null();
     idx_plan plan = { 0 };
     const node_meta *nm = is_rel ? NULL : store_node(&v->st, id);
@@ -573,20 +574,25 @@ static strata_status set_prop(strata_graph *g, bool is_rel, strata_id id, strata
             goto cleanup;
     }
     MAKE_WRITABLE();
+    if (txn_journal_reserve(g, &(journal_need){ .of[UNDO_PROP] = 1,
+                                                .of[UNDO_INDEX_STACK] = plan.n }) != 0) {
+        s = nomem(g, "setting a property");
+        goto cleanup;
+    }
     if ((s = idxplan_prepare(g, v, &plan)))
         goto cleanup;
     prop_rec **rp = is_rel ? store_rel_props_mut(&v->st, g->m, id)
                            : store_node_props_mut(&v->st, g->m, id);
     value old = value_null();
-    value *keep_old = graph_journaling(g) ? &old : NULL;
-    int rc = !rp || journal_room(g, (uint64_t)plan.n * 2 + 1) != 0 ? -1
+    value *keep_old = stmt_open(g) ? &old : NULL;
+    int rc = !rp ? -1
              : remove ? props_remove(g->m, rp, key, keep_old)
                       : props_set(g->m, rp, key, value_retain(copy), keep_old);
     if (rc != 0) {
         s = nomem(g, "setting a property");
         goto cleanup;
     }
-    undo_entry *e = journal_add(g, UNDO_PROP, id);
+    undo_entry *e = txn_journal_add(g, UNDO_PROP, id);
     if (e) {
         e->flag = is_rel;
         e->key = key;
@@ -598,7 +604,7 @@ cleanup:
     value_release(&copy);
     if (plan.c)
         idxplan_free(&plan);
-    graph_write_finish(g, s);
+    txn_write_finish(g, s);
     return s;
 }
 

@@ -1,6 +1,7 @@
 #include "journal/journal.h"
 
 #include <assert.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *const undo_kind_names[] = {
@@ -11,29 +12,43 @@ const char *const undo_kind_names[] = {
 
 void journal_init(journal *j) { memset(j, 0, sizeof *j); }
 
-int journal_reserve(journal *j, mem_ctx *m, uint32_t more)
+int journal_reserve(journal *j, mem_ctx *m, const journal_need *need)
 {
+    uint64_t more = 0;
+    for (int k = 0; k < UNDO_KIND_COUNT; k++)
+        more += need->of[k];   /* a few 32-bit counts: no overflow in 64 bits */
     if (more > UINT32_MAX - j->n)
         return -1;
-    uint32_t need = j->n + more;
-    if (need <= j->cap)
+    uint32_t room = j->n + (uint32_t)more;
+    if (room <= j->cap) {
+        j->room_end = room;
         return 0;
+    }
     uint32_t cap = j->cap ? j->cap : 16;
-    while (cap < need)
-        cap = cap > UINT32_MAX / 2 ? need : cap * 2;
+    while (cap < room)
+        cap = cap > UINT32_MAX / 2 ? room : cap * 2;
     undo_entry *e = mem_realloc_sized(m, j->e, (size_t)j->cap * sizeof *e, (size_t)cap * sizeof *e);
     if (!e)
         return -1;
     j->e = e;
     j->cap = cap;
+    j->room_end = room;
     return 0;
 }
 
 undo_entry *journal_push(journal *j, undo_kind kind)
 {
     /* Invariant 2: the prepare phase reserved room.  A push past it is our
-       bug, never input's, and would write past the array. */
-    assert(j->n < j->cap && "journal_push without journal_reserve");
+       bug, never input's: past cap it would write past the array, and
+       past room_end it is a write appending more than it reserved, which
+       the array's spare room would otherwise hide. */
+    bool within = j->n < j->room_end && j->room_end <= j->cap;
+#ifdef STRATA_TESTING
+    if (!within)
+        abort();   /* test builds check it even where asserts are compiled out */
+#endif
+    assert(within && "journal_push past its reservation");
+    (void)within;
     undo_entry *e = &j->e[j->n++];
     memset(e, 0, sizeof *e);
     e->kind = (uint8_t)kind;
@@ -68,6 +83,10 @@ void journal_truncate(journal *j, mem_ctx *m, uint32_t count)
 {
     while (j->n > count)
         entry_release(&j->e[--j->n], m);
+    /* What was reserved past the entries dropped was for a write that is
+       over. */
+    if (j->room_end > j->n)
+        j->room_end = j->n;
 }
 
 void journal_free(journal *j, mem_ctx *m)

@@ -23,7 +23,9 @@
  * Invariants:
  *   1. Entries are in write order; a savepoint is an entry count.
  *   2. Appending never allocates: journal_reserve() runs in the write's
- *      prepare phase, journal_push() in its commit phase.
+ *      prepare phase, once, for everything the write will append (its
+ *      journal_need), and journal_push() in its commit phase checks that
+ *      room was reserved.
  */
 #ifndef STRATA_JOURNAL_JOURNAL_H
 #define STRATA_JOURNAL_JOURNAL_H
@@ -53,7 +55,19 @@ typedef enum undo_kind {
 #undef UNDO_ENUM
 } undo_kind;
 
+#define UNDO_COUNT_KIND(k) +1
+enum { UNDO_KIND_COUNT = 0 UNDO_KINDS(UNDO_COUNT_KIND) };
+#undef UNDO_COUNT_KIND
+
 extern const char *const undo_kind_names[];
+
+/* What one write will append, by kind: at most of[k] entries of kind k.
+   A write states it from what it is about to do ("one UNDO_PROP, one
+   UNDO_INDEX_STACK per index it changes"), so no call site keeps a total
+   by hand. */
+typedef struct journal_need {
+    uint32_t of[UNDO_KIND_COUNT];
+} journal_need;
 
 typedef struct undo_entry {
     uint8_t kind;
@@ -78,12 +92,16 @@ typedef struct undo_entry {
 typedef struct journal {
     undo_entry *e;
     uint32_t n, cap;
+    uint32_t room_end;   /* the last reservation's end: n may grow to it */
 } journal;
 
 void journal_init(journal *j);
-/* Room for more entries without allocating.  -1 when out of memory. */
-int journal_reserve(journal *j, mem_ctx *m, uint32_t more);
-/* Appends (after a reserve: cannot fail) and returns the entry. */
+/* Room to append everything need lists without allocating.  -1 when out
+   of memory or past the journal's 2^32 - 1 entries (nothing changed). */
+int journal_reserve(journal *j, mem_ctx *m, const journal_need *need);
+/* Appends (within the last reservation: cannot fail) and returns the
+   entry.  Pushing past the reservation is a bug of the write that made
+   it, caught by an assert even where the array has spare room. */
 undo_entry *journal_push(journal *j, undo_kind kind);
 /* Releases what the entries own from the end down to count (used when
    entries are no longer needed: commit, or after their undo). */
