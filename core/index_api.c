@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "core/index_maint.h"
+#include "core/txn.h"
 #include "core/wal.h"
 #include "storage/utf8.h"
 
@@ -109,7 +110,7 @@ strata_status strata_index_create_named(strata_graph *g, strata_index_kind kind,
     strata_status s;
     level_stack *ls = NULL;
     int same = idxset_find_same(v->indexes, &d);
-    if (g->in_stmt || g->in_txn) {
+    if (stmt_open(g) || txn_open(g)) {
         s = graph_fail(g, STRATA_EINVAL, "schema changes run outside statements and "
                                          "transactions");
     } else if (same >= 0) {
@@ -143,7 +144,7 @@ strata_status strata_index_drop(strata_graph *g, strata_index idx)
     version *v = graph_write_begin(g);
     strata_status s = STRATA_OK;
     int pos = idxset_find(v->indexes, idx);
-    if (g->in_stmt || g->in_txn)
+    if (stmt_open(g) || txn_open(g))
         s = graph_fail(g, STRATA_EINVAL, "schema changes run outside statements and "
                                          "transactions");
     else if (pos < 0)

@@ -53,6 +53,7 @@
 
 #include "core/persist.h"
 #include "core/persist_codec.h"
+#include "core/txn.h"
 
 #define SEG_MAGIC "STRATAWL"
 #define SEG_VERSION 2u     /* written: preallocated; version 1 is still read */
@@ -416,7 +417,7 @@ void wal_stmt_mark(strata_graph *g) { g->wal->stmt_mark = g->wal->cap.len; }
 static bool unit_open(strata_graph *g)
 {
     graph_write_begin(g);
-    bool open = g->in_stmt || g->in_txn;
+    bool open = stmt_open(g) || txn_open(g);
     graph_write_end(g);
     return open;
 }
