@@ -487,9 +487,9 @@ typedef struct loader {
     unsigned char *live_nodes;      /* a bit per node slot read live */
     size_t live_bytes;
     uint64_t node_slots;
-    /* RELS: the adjacency build's streams of half edges (adj_plan) */
-    uint64_t *stream;               /* half edges per stream s at s + 1 */
-    uint64_t nparts, nstreams, keys_per_part, key_step;
+    /* RELS: the adjacency build's node partitions (adj_plan) */
+    uint64_t *part;                 /* half edges of partition p at p + 1 */
+    uint64_t nparts;
     uint32_t part_bits, key_bits;
 } loader;
 
@@ -831,31 +831,25 @@ typedef struct half_edge {
 
 /* Nodes per partition of the adjacency build, at most 1 << PART_BITS: a
    partition's half edges, tallies and blocks stay in cache while they are
-   counted and appended.  The node offset and the segment key share the
-   32-bit word (PACK_BITS), so a graph of very many relationship types
-   gets smaller partitions.  Each partition lists each node's half edges
-   in its block's order, segment key then relationship id, in one of two
-   ways.  While there are at most MAX_STREAMS (partition, key) pairs, each
-   pair is a stream of its own, filled in id order, and the partition is
-   its streams one after the other: no sorting.  Beyond, each partition
-   is one stream, in id order, and is sorted in cache by word, DIGIT_BITS
-   a pass (sort_partition).  Tiny in test builds, so tests cross many
-   partitions, take both ways, sort in several passes and shrink the
-   partitions with a dozen types. */
+   sorted, counted and appended.  The node offset and the segment key
+   share the 32-bit word (PACK_BITS), so a graph of very many relationship
+   types gets smaller partitions.  A partition's half edges arrive in id
+   order and are sorted by segment key, DIGIT_BITS a pass
+   (sort_partition), which lists each node's in its block's order.  Tiny
+   in test builds, so tests cross many partitions, sort in several passes
+   and shrink the partitions with a dozen types. */
 #ifdef STRATA_TESTING
 #define PART_BITS 4
 #define PACK_BITS 7
-#define MAX_STREAMS 64
 #define DIGIT_BITS 2
 #else
 #define PART_BITS 12
 #define PACK_BITS 32
-#define MAX_STREAMS (1u << 14)
 #define DIGIT_BITS 11
 #endif
 
-/* The streams of the relationship section, sized before it is read so
-   that load_rel counts each stream's half edges as it goes. */
+/* The partitions of the relationship section, sized before it is read
+   so that load_rel counts each partition's half edges as it goes. */
 static int adj_plan(loader *ld)
 {
     uint64_t nkeys = 2 * (uint64_t)ld->count[STRATA_RELTYPE];
@@ -868,26 +862,15 @@ static int adj_plan(loader *ld)
     ld->key_bits = kb;
     ld->part_bits = kb >= PACK_BITS ? 0 : PACK_BITS - kb < PART_BITS ? PACK_BITS - kb : PART_BITS;
     ld->nparts = (ld->node_slots >> ld->part_bits) + 1;
-    bool by_key = nkeys && ld->nparts <= MAX_STREAMS / nkeys;
-    ld->keys_per_part = by_key ? nkeys : 1;
-    ld->key_step = by_key;
-    ld->nstreams = ld->nparts * ld->keys_per_part;
-    ld->stream = mem_calloc(mem_scratch(), mem_array_size(ld->nstreams + 1, sizeof *ld->stream));
-    return ld->stream ? 0 : pr_nomem(&ld->r, "building adjacency");
+    ld->part = mem_calloc(mem_scratch(), mem_array_size(ld->nparts + 1, sizeof *ld->part));
+    return ld->part ? 0 : pr_nomem(&ld->r, "building adjacency");
 }
 
 static void adj_plan_free(loader *ld)
 {
-    if (ld->stream)
-        mem_free(mem_scratch(), ld->stream,
-                 mem_array_size(ld->nstreams + 1, sizeof *ld->stream));
-    ld->stream = NULL;
-}
-
-/* The stream of node's half edge with this segment key. */
-static inline uint64_t half_stream(const loader *ld, uint64_t node, uint64_t key)
-{
-    return (node >> ld->part_bits) * ld->keys_per_part + key * ld->key_step;
+    if (ld->part)
+        mem_free(mem_scratch(), ld->part, mem_array_size(ld->nparts + 1, sizeof *ld->part));
+    ld->part = NULL;
 }
 
 /* Whether node id was read live (the relationships' endpoint check: a
@@ -955,28 +938,27 @@ static int load_rel(loader *ld, uint64_t slot, hole_scratch *h, uint64_t *live)
         return pr_nomem(r, "allocating a relationship");
     }
     (*live)++;
-    uint64_t key = (type - 1) << 1;
-    ld->stream[half_stream(ld, ends[0], key | ADJ_OUT) + 1]++;
-    ld->stream[half_stream(ld, ends[1], key | ADJ_IN) + 1]++;
+    ld->part[(ends[0] >> ld->part_bits) + 1]++;
+    ld->part[(ends[1] >> ld->part_bits) + 1]++;
     return token_bits_set(ld, &ld->tokens, (uint32_t)(type - 1), id);
 }
 
-/* Every live relationship's two half edges into their streams, read back
-   from the relationship vector in id order: the streams fill
-   sequentially, each in id order.  ld->stream, which holds the counts
-   load_rel took, becomes the streams' starts. */
-static void stream_half_edges(loader *ld, half_edge *half, uint64_t slots,
-                              const unsigned char *holes)
+/* Every live relationship's two half edges into their nodes' partitions,
+   read back from the relationship vector in id order: the partitions fill
+   as nparts sequential streams, each in id order.  ld->part, which holds
+   the counts load_rel took, becomes the partitions' starts. */
+static void partition_half_edges(loader *ld, half_edge *half, uint64_t slots,
+                                 const unsigned char *holes)
 {
-    uint64_t *fill = ld->stream;
-    for (uint64_t i = 0; i < ld->nstreams; i++)
-        fill[i + 1] += fill[i];
-    /* fill[i] serves as stream i's cursor, ending at stream i + 1's start
-       ... */
+    uint64_t *fill = ld->part;
+    for (uint64_t p = 0; p < ld->nparts; p++)
+        fill[p + 1] += fill[p];
+    /* fill[p] serves as partition p's cursor, ending at partition p + 1's
+       start ... */
     pvec_seq seq;
     pvec_seq_init(&seq, &ld->v->st.rel_meta, ld->build.rel_meta.ops, ld->m);
-    uint32_t kb = ld->key_bits;
-    uint64_t offset_mask = ((uint64_t)1 << ld->part_bits) - 1;
+    uint32_t pb = ld->part_bits, kb = ld->key_bits;
+    uint64_t offset_mask = ((uint64_t)1 << pb) - 1;
     for (uint64_t id = 0; id < slots; id++) {
         if (holes[id / 8] & (1u << (id % 8)))
             continue;
@@ -984,13 +966,13 @@ static void stream_half_edges(loader *ld, half_edge *half, uint64_t slots,
            descent cannot allocate. */
         const rel_meta *r = pvec_seq_mut(&seq, id);
         uint64_t out = (uint64_t)r->type << 1 | ADJ_OUT, in = (uint64_t)r->type << 1 | ADJ_IN;
-        half[fill[half_stream(ld, r->start, out)]++] = (half_edge){
+        half[fill[r->start >> pb]++] = (half_edge){
             (uint32_t)id, r->end, (uint32_t)((r->start & offset_mask) << kb | out) };
-        half[fill[half_stream(ld, r->end, in)]++] = (half_edge){
+        half[fill[r->end >> pb]++] = (half_edge){
             (uint32_t)id, r->start, (uint32_t)((r->end & offset_mask) << kb | in) };
     }
     /* ... so shifting them up one restores the starts. */
-    memmove(fill + 1, fill, (size_t)ld->nstreams * sizeof *fill);
+    memmove(fill + 1, fill, (size_t)ld->nparts * sizeof *fill);
     fill[0] = 0;
 }
 
@@ -1002,10 +984,12 @@ typedef struct part_scratch {
     uint64_t digit[1 << DIGIT_BITS];
 } part_scratch;
 
-/* Sorts a partition's n > 0 half edges by their word's low bits, stably
-   (so each segment stays in id order): least significant digit first,
-   one counting pass per digit, skipping a digit that every edge shares.
-   Returns the buffer holding the result, h or tmp. */
+/* Sorts a partition's n > 0 half edges by their word's low bits (the
+   segment key), stably, so each node's half edges come in its block's
+   order — segment key, then relationship id — with the nodes
+   interleaved: least significant digit first, one counting pass per
+   digit in cache, skipping a digit that every edge shares.  Returns the
+   buffer holding the result, h or tmp. */
 static half_edge *sort_partition(half_edge *h, half_edge *tmp, uint64_t n, uint32_t bits,
                                  uint64_t *count)
 {
@@ -1031,8 +1015,8 @@ static half_edge *sort_partition(half_edge *h, half_edge *tmp, uint64_t n, uint3
     return h;
 }
 
-/* One partition's nodes, from first on, with their n half edges listing
-   each node's in its block's order: each node's degree and distinct
+/* One partition's nodes, from first on, with their n half edges sorted
+   by segment key: each node's degree and distinct
    segments counted, its block allocated once at its final size and set
    (in node order), then the entries appended in O(1) each. */
 static int link_partition(loader *ld, part_scratch *ps, uint64_t first, uint64_t nodes,
@@ -1080,20 +1064,19 @@ static int link_partition(loader *ld, part_scratch *ps, uint64_t first, uint64_t
 }
 
 /* The adjacency of every node, built once the relationships are in: the
-   half edges are streamed into partitions of neighbouring nodes
-   (adj_plan says how), and each partition's blocks are counted, allocated
-   once at their final size and filled while they sit in cache.  Linking
-   one relationship at a time would touch two random blocks per
-   relationship and grow them again and again; appending to blocks all
-   over memory would miss the cache at every step.  Scratch: the half
-   edges, 24 bytes per relationship, and, when partitions are sorted, a
-   copy of the largest one. */
+   half edges are streamed into partitions of neighbouring nodes, and each
+   partition is sorted by segment key and its blocks are counted,
+   allocated once at their final size and filled while they sit in
+   cache.  Linking one relationship at a time would touch two random
+   blocks per relationship and grow them again and again; appending to
+   blocks all over memory would miss the cache at every step.  Scratch:
+   the half edges, 24 bytes per relationship, and a copy of the largest
+   partition. */
 static int link_all(loader *ld, uint64_t slots, const unsigned char *holes)
 {
     uint64_t nhalf = 2 * ld->v->st.rel_live, nodes = store_node_slots(&ld->v->st), largest = 0;
-    bool sorting = ld->keys_per_part == 1;
-    for (uint64_t p = 0; sorting && p < ld->nparts; p++)
-        largest = ld->stream[p + 1] > largest ? ld->stream[p + 1] : largest;
+    for (uint64_t p = 0; p < ld->nparts; p++)
+        largest = ld->part[p + 1] > largest ? ld->part[p + 1] : largest;
     mem_ctx *s = mem_scratch();
     size_t half_bytes = mem_array_size(nhalf, sizeof(half_edge));
     size_t tmp_bytes = mem_array_size(largest, sizeof(half_edge));
@@ -1106,18 +1089,15 @@ static int link_all(loader *ld, uint64_t slots, const unsigned char *holes)
         goto done;
     }
     prefault(half, half_bytes);
-    stream_half_edges(ld, half, slots, holes);
+    partition_half_edges(ld, half, slots, holes);
     store_builder_init(&ld->build, &ld->v->st, ld->m);
     for (uint64_t p = 0; p < ld->nparts; p++) {
-        uint64_t first = p << ld->part_bits, lo = ld->stream[p * ld->keys_per_part],
-                 n = ld->stream[(p + 1) * ld->keys_per_part] - lo;
+        uint64_t first = p << ld->part_bits, n = ld->part[p + 1] - ld->part[p];
         if (n == 0)
             continue;
         uint64_t count = nodes - first < ((uint64_t)1 << ld->part_bits)
                              ? nodes - first : (uint64_t)1 << ld->part_bits;
-        const half_edge *h = half + lo;
-        if (sorting)
-            h = sort_partition(half + lo, tmp, n, ld->part_bits + ld->key_bits, ps->digit);
+        const half_edge *h = sort_partition(half + ld->part[p], tmp, n, ld->key_bits, ps->digit);
         if (link_partition(ld, ps, first, count, h, n))
             goto done;
     }

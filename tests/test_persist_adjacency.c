@@ -1,14 +1,14 @@
 /*
- * The loader's adjacency build in each of its ways (core/persist.c,
- * adj_plan): half edges streamed by (partition, segment key) when there
- * are few such pairs, streamed by partition and sorted in cache when
- * there are many, and, with many relationship types, partitions shrunk
- * down to one node.  Test builds use partitions of at most 16 nodes, at
- * most 64 streams and a sort of two bits a pass, so small graphs take
- * every way: two types over 40 nodes stream by key; three types over 500
- * nodes sort (seven bits, four passes); forty types sort over partitions
- * of one node.  Each graph has self-loops, a hub, nodes without
- * relationships, whole partitions without any, and deleted relationships.
+ * The loader's adjacency build (core/persist.c, adj_plan and link_all):
+ * half edges streamed into partitions of neighbouring nodes, each
+ * partition sorted by segment key in cache, and, with many relationship
+ * types, partitions shrunk down to one node.  Test builds use partitions
+ * of at most 16 nodes, a sort of two bits a pass and room for seven bits
+ * of node offset and key together, so small graphs take every shape: two
+ * types sort in one pass; three types in two, over partitions of 16
+ * nodes; forty types in four, over partitions of one node.  Each graph
+ * has self-loops, a hub, nodes without relationships, whole partitions
+ * without any, and deleted relationships.
  *
  * The loaded graph must equal the saved one (the canonical dump of
  * persist_support.h) and every node's block must list its segments in key
@@ -177,21 +177,22 @@ static void round_trip(int nodes, int rels, int ntypes)
     strata_graph_free(&h);
 }
 
-/* Few (partition, key) pairs: a stream each, no sorting. */
-static void test_streams_by_key(void **state)
+/* Two types: four segment keys, one sorting pass. */
+static void test_one_sort_pass(void **state)
 {
     (void)state;
     round_trip(100, 600, 2);
 }
 
-/* Many pairs: partitions sorted, in several passes, some empty. */
+/* Three types: six keys, two passes; partitions of 16 nodes, some
+   empty. */
 static void test_sorted_partitions(void **state)
 {
     (void)state;
     round_trip(500, 3000, 3);
 }
 
-/* Many types: partitions of one node, sorted by key alone. */
+/* Forty types: eighty keys, four passes, partitions of one node. */
 static void test_many_types(void **state)
 {
     (void)state;
@@ -284,7 +285,7 @@ static int remove_dir(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_streams_by_key),
+        cmocka_unit_test(test_one_sort_pass),
         cmocka_unit_test(test_sorted_partitions),
         cmocka_unit_test(test_many_types),
         cmocka_unit_test(test_no_relationships),
