@@ -2,7 +2,8 @@
  * save_load: builds an N-node / M-relationship graph, saves it, loads it
  * back and reports seconds and MB/s for each (docs/FORMAT.md).
  *
- *   save_load [--nodes N] [--rels M] [--rounds K] [--quick] [--json] [--file PATH]
+ *   save_load [--nodes N] [--rels M] [--rounds K] [--quick] [--json] [--file PATH] [--keep]
+ *   save_load --load PATH [--rounds K]
  *
  * Each node has a label and two properties (an integer and a short
  * string), each relationship one of four types and an integer property;
@@ -14,6 +15,9 @@
  * save_load.db in the working directory) and is removed afterwards.
  * --rounds K: K saves and K loads, alternating, reported as median and best
  * (on a shared machine a single run moves with the other tenants' load).
+ * --keep leaves the file in place; --load PATH only loads a file K times
+ * (each load's seconds and CPU seconds, then the median), so two builds
+ * can be compared on one file, alternately, without building the graph.
  */
 #include <stdio.h>
 #include <time.h>
@@ -35,12 +39,33 @@ static double cpu_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+/* --load: path loaded rounds times. */
+static int load_only(const char *path, int rounds)
+{
+    double t[100], cpu[100];
+    for (int k = 0; k < rounds; k++) {
+        strata_graph *h = NULL;
+        char err[512];
+        cpu[k] = cpu_s();
+        double t0 = now_ms();
+        if (strata_load_ex(path, &h, err, sizeof err) != STRATA_OK)
+            fail("load: %s", err);
+        t[k] = (now_ms() - t0) / 1e3;
+        cpu[k] = cpu_s() - cpu[k];
+        printf("load %.3f s  cpu %.3f s\n", t[k], cpu[k]);
+        strata_graph_free(&h);
+    }
+    double load_s = summarise(t, rounds).median, load_cpu_s = summarise(cpu, rounds).median;
+    printf("%s: load %.3f s (median of %d; cpu %.3f s)\n", path, load_s, rounds, load_cpu_s);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     uint64_t nodes = 1000000, rels = 10000000;
     int rounds = 1;
-    bool json = false;
-    const char *path = "save_load.db";
+    bool json = false, keep = false;
+    const char *path = "save_load.db", *load_path = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick")) {
             nodes = 100000;
@@ -55,9 +80,14 @@ int main(int argc, char **argv)
             rounds = atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--file") && i + 1 < argc) {
             path = argv[++i];
+        } else if (!strcmp(argv[i], "--keep")) {
+            keep = true;
+        } else if (!strcmp(argv[i], "--load") && i + 1 < argc) {
+            load_path = argv[++i];
         } else {
             fprintf(stderr, "usage: save_load [--nodes N] [--rels M] [--rounds K] [--quick] "
-                            "[--json] [--file PATH]\n");
+                            "[--json] [--file PATH] [--keep]\n"
+                            "       save_load --load PATH [--rounds K]\n");
             return 2;
         }
     }
@@ -65,6 +95,8 @@ int main(int argc, char **argv)
         fail("--nodes must be at least 1");
     if (rounds < 1 || rounds > 100)
         fail("--rounds takes 1 to 100");
+    if (load_path)
+        return load_only(load_path, rounds);
     strata_graph *g;
     if (strata_graph_new(&g) != STRATA_OK)
         fail("out of memory");
@@ -137,7 +169,8 @@ int main(int argc, char **argv)
     double save_s = summarise(save_t, rounds).median, load_s = summarise(load_t, rounds).median;
     double load_cpu_s = summarise(load_cpu, rounds).median;
     double save_cpu_s = summarise(save_cpu, rounds).median;
-    unlink(path);
+    if (!keep)
+        unlink(path);
     if (json)
         printf("{\"nodes\": %llu, \"rels\": %llu, \"file_mb\": %.1f, \"build_s\": %.2f, "
                "\"rounds\": %d, \"save_s\": %.3f, \"save_best_s\": %.3f, \"save_cpu_s\": %.3f, "

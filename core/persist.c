@@ -46,6 +46,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -441,16 +442,34 @@ strata_status strata_save(strata_graph *g, const char *path)
 
 /* ---- load: the frame ------------------------------------------------------------ */
 
+/* Maps in the pages of a large array about to be written whole, in one
+   call (MADV_POPULATE_WRITE, Linux 5.14) rather than one page fault per
+   page as it is first written: about a third less kernel time on the
+   load's largest buffers (the file, the half edges).  Advice only: where
+   it is refused or unknown, the pages fault in as before. */
+static void prefault(void *p, size_t n)
+{
+#ifdef MADV_POPULATE_WRITE
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    if (n < ((size_t)1 << 20) || page == 0 || page == (uintptr_t)-1)
+        return;
+    uintptr_t from = ((uintptr_t)p + page - 1) & ~(page - 1), to = ((uintptr_t)p + n) & ~(page - 1);
+    if (to > from)
+        (void)madvise((void *)from, to - from, MADV_POPULATE_WRITE);
+#else
+    (void)p;
+    (void)n;
+#endif
+}
+
 /* The label (or relationship type) bitmaps of one section, gathered a word
    at a time: slots arrive in id order, so each token's pending word only
    moves forward, and it is written into its bitmap once it is complete —
-   one descent per (token, 64 ids) instead of two per entity.  count holds
-   how many entities carry each token (the relationships' type buckets). */
+   one descent per (token, 64 ids) instead of two per entity. */
 typedef struct token_bits {
     label_index **into;
     uint64_t *word;    /* per token: pending word index + 1, 0 when none */
     uint64_t *bits;
-    uint64_t *count;
     uint32_t n;
 } token_bits;
 
@@ -468,6 +487,10 @@ typedef struct loader {
     unsigned char *live_nodes;      /* a bit per node slot read live */
     size_t live_bytes;
     uint64_t node_slots;
+    /* RELS: the adjacency build's node partitions (adj_plan) */
+    uint64_t *part;                 /* half edges of partition p at p + 1 */
+    uint64_t nparts;
+    uint32_t part_bits, key_bits;
 } loader;
 
 static uint64_t le(const unsigned char *p, int n)
@@ -690,13 +713,12 @@ static int token_bits_new(loader *ld, label_index **into, uint32_t ntokens, toke
     t->n = ntokens;
     t->word = mem_calloc(mem_scratch(), bytes);
     t->bits = t->word ? mem_calloc(mem_scratch(), bytes) : NULL;
-    t->count = t->bits ? mem_calloc(mem_scratch(), bytes) : NULL;
-    return t->count ? 0 : pr_nomem(&ld->r, "building the label index");
+    return t->bits ? 0 : pr_nomem(&ld->r, "building the label index");
 }
 
 static void token_bits_free(token_bits *t)
 {
-    uint64_t **arrays[] = { &t->word, &t->bits, &t->count };
+    uint64_t **arrays[] = { &t->word, &t->bits };
     for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) {
         if (*arrays[i])
             mem_free(mem_scratch(), *arrays[i]);
@@ -725,7 +747,6 @@ static int token_bits_set(loader *ld, token_bits *t, uint32_t token, uint64_t id
         t->word[token] = word;
     }
     t->bits[token] |= (uint64_t)1 << (id % 64);
-    t->count[token]++;
     return 0;
 }
 
@@ -765,12 +786,15 @@ static int load_free_list(loader *ld, uint64_t slots, uint64_t nfree, unsigned c
 typedef struct hole_scratch {
     unsigned char *bits;
     uint32_t *ids;
+    size_t nbits, nids;
 } hole_scratch;
 
 static int holes_new(loader *ld, uint64_t slots, uint64_t nfree, hole_scratch *h)
 {
-    h->bits = mem_calloc(mem_scratch(), (size_t)(slots / 8 + 1));
-    h->ids = h->bits ? mem_alloc(mem_scratch(), mem_array_size(nfree, sizeof *h->ids)) : NULL;
+    h->nbits = (size_t)(slots / 8 + 1);
+    h->nids = (size_t)nfree;
+    h->bits = mem_calloc(mem_scratch(), h->nbits);
+    h->ids = h->bits ? mem_alloc(mem_scratch(), mem_array_size(h->nids, sizeof *h->ids)) : NULL;
     if (!h->ids)
         return pr_nomem(&ld->r, "reading the free list");
     return 0;
@@ -795,6 +819,57 @@ static int load_slot_counts(loader *ld, uint64_t min_bytes, uint64_t *slots, uin
         pr_count(r, *slots, "a live count", live))
         return -1;
     return 0;
+}
+
+/* One end of a live relationship, as its node's block will hold it.  word
+   packs the node's offset in its partition (high bits) above the segment
+   key (type << 1 | direction, in the low key_bits). */
+typedef struct half_edge {
+    uint32_t rel, other, word;
+} half_edge;
+
+/* Nodes per partition of the adjacency build, at most 1 << PART_BITS: a
+   partition's half edges, tallies and blocks stay in cache while they are
+   sorted, counted and appended.  The node offset and the segment key
+   share the 32-bit word (PACK_BITS), so a graph of very many relationship
+   types gets smaller partitions.  A partition's half edges arrive in id
+   order and are sorted by segment key, DIGIT_BITS a pass
+   (sort_partition), which lists each node's in its block's order.  Tiny
+   in test builds, so tests cross many partitions, sort in several passes
+   and shrink the partitions with a dozen types. */
+#ifdef STRATA_TESTING
+#define PART_BITS 4
+#define PACK_BITS 7
+#define DIGIT_BITS 2
+#else
+#define PART_BITS 12
+#define PACK_BITS 32
+#define DIGIT_BITS 11
+#endif
+
+/* The partitions of the relationship section, sized before it is read
+   so that load_rel counts each partition's half edges as it goes. */
+static int adj_plan(loader *ld)
+{
+    uint64_t nkeys = 2 * (uint64_t)ld->count[STRATA_RELTYPE];
+    uint32_t kb = 0;
+    while (nkeys && (nkeys - 1) >> kb)
+        kb++;
+    if (kb > 32)
+        return pr_fail(&ld->r, "%u relationship types are more than adjacency can tell apart",
+                       ld->count[STRATA_RELTYPE]);
+    ld->key_bits = kb;
+    ld->part_bits = kb >= PACK_BITS ? 0 : PACK_BITS - kb < PART_BITS ? PACK_BITS - kb : PART_BITS;
+    ld->nparts = (ld->node_slots >> ld->part_bits) + 1;
+    ld->part = mem_calloc(mem_scratch(), mem_array_size(ld->nparts + 1, sizeof *ld->part));
+    return ld->part ? 0 : pr_nomem(&ld->r, "building adjacency");
+}
+
+static void adj_plan_free(loader *ld)
+{
+    if (ld->part)
+        mem_free(mem_scratch(), ld->part);
+    ld->part = NULL;
 }
 
 /* Whether node id was read live (the relationships' endpoint check: a
@@ -862,128 +937,103 @@ static int load_rel(loader *ld, uint64_t slot, hole_scratch *h, uint64_t *live)
         return pr_nomem(r, "allocating a relationship");
     }
     (*live)++;
+    ld->part[(ends[0] >> ld->part_bits) + 1]++;
+    ld->part[(ends[1] >> ld->part_bits) + 1]++;
     return token_bits_set(ld, &ld->tokens, (uint32_t)(type - 1), id);
 }
 
-/* One live relationship in its type's bucket. */
-typedef struct typed_rel {
-    uint32_t rel, start, end;
-} typed_rel;
-
-/* One end of a live relationship, as its node's block will hold it. */
-typedef struct half_edge {
-    uint32_t node, other, rel, key;   /* key: type << 1 | direction */
-} half_edge;
-
-/* Nodes per partition of the adjacency build (1 << PART_BITS): a
-   partition's blocks and tallies stay in cache while its half edges are
-   counted and appended.  Tiny in test builds, so tests cross many. */
-#ifdef STRATA_TESTING
-#define PART_BITS 4
-#else
-#define PART_BITS 12
-#endif
-
-/* Adjacency scratch: the live relationships bucketed by type (a counting
-   sort, each bucket in id order), then their half edges partitioned by
-   node range, each partition in segment order. */
-typedef struct adj_scratch {
-    typed_rel *rels;
-    uint64_t *bucket;   /* ntypes + 1 bucket starts */
-    half_edge *half;
-    uint64_t *part;     /* nparts + 1 partition starts */
-    uint64_t nrels, ntypes, nodes, nparts;
-} adj_scratch;
-
-static void adj_scratch_free(adj_scratch *a)
+/* Every live relationship's two half edges into their nodes' partitions,
+   read back from the relationship vector in id order: the partitions fill
+   as nparts sequential streams, each in id order.  ld->part, which holds
+   the counts load_rel took, becomes the partitions' starts. */
+static void partition_half_edges(loader *ld, half_edge *half, uint64_t slots,
+                                 const unsigned char *holes)
 {
-    mem_ctx *s = mem_scratch();
-    if (a->rels)
-        mem_free(s, a->rels);
-    if (a->bucket)
-        mem_free(s, a->bucket);
-    if (a->half)
-        mem_free(s, a->half);
-    if (a->part)
-        mem_free(s, a->part);
-    a->rels = NULL;
-    a->half = NULL;
-}
-
-/* The live relationships into their type buckets, read back from the
-   relationship vector in id order; and how many half edges each node
-   partition gets. */
-static void bucket_by_type(loader *ld, adj_scratch *a, uint64_t slots, const unsigned char *holes)
-{
+    uint64_t *fill = ld->part;
+    for (uint64_t p = 0; p < ld->nparts; p++)
+        fill[p + 1] += fill[p];
+    /* fill[p] serves as partition p's cursor, ending at partition p + 1's
+       start ... */
     pvec_seq seq;
     pvec_seq_init(&seq, &ld->v->st.rel_meta, ld->build.rel_meta.ops, ld->m);
-    a->bucket[0] = 0;
-    for (uint64_t t = 0; t < a->ntypes; t++)
-        a->bucket[t + 1] = a->bucket[t] + ld->tokens.count[t];
-    /* bucket[t] serves as type t's fill cursor, ending at type t + 1's
-       start ... */
-    uint64_t *fill = a->bucket, *part = a->part;
+    uint32_t pb = ld->part_bits, kb = ld->key_bits;
+    uint64_t offset_mask = ((uint64_t)1 << pb) - 1;
     for (uint64_t id = 0; id < slots; id++) {
         if (holes[id / 8] & (1u << (id % 8)))
             continue;
         /* The vector is private and every leaf of a live slot exists: the
            descent cannot allocate. */
         const rel_meta *r = pvec_seq_mut(&seq, id);
-        a->rels[fill[r->type]++] = (typed_rel){ (uint32_t)id, r->start, r->end };
-        part[(r->start >> PART_BITS) + 1]++;
-        part[(r->end >> PART_BITS) + 1]++;
+        uint64_t out = (uint64_t)r->type << 1 | ADJ_OUT, in = (uint64_t)r->type << 1 | ADJ_IN;
+        half[fill[r->start >> pb]++] = (half_edge){
+            (uint32_t)id, r->end, (uint32_t)((r->start & offset_mask) << kb | out) };
+        half[fill[r->end >> pb]++] = (half_edge){
+            (uint32_t)id, r->start, (uint32_t)((r->end & offset_mask) << kb | in) };
     }
     /* ... so shifting them up one restores the starts. */
-    memmove(a->bucket + 1, a->bucket, (size_t)a->ntypes * sizeof *a->bucket);
-    a->bucket[0] = 0;
-    for (uint64_t p = 0; p < a->nparts; p++)
-        part[p + 1] += part[p];
+    memmove(fill + 1, fill, (size_t)ld->nparts * sizeof *fill);
+    fill[0] = 0;
 }
 
-/* Every half edge into its node's partition, in segment order (type, then
-   direction: adjacency.c's key order) and within a segment in id order —
-   so each partition lists each node's half edges in its block's order,
-   without sorting.  The partitions fill as nparts sequential streams. */
-static void partition_half_edges(adj_scratch *a)
-{
-    uint64_t *fill = a->part;   /* each start moves to its end, as above */
-    for (uint64_t t = 0; t < a->ntypes; t++)
-        for (uint32_t dir = ADJ_OUT; dir <= ADJ_IN; dir++) {
-            uint32_t key = (uint32_t)t << 1 | dir;
-            for (uint64_t i = a->bucket[t]; i < a->bucket[t + 1]; i++) {
-                const typed_rel *e = &a->rels[i];
-                uint32_t node = dir == ADJ_OUT ? e->start : e->end;
-                uint32_t other = dir == ADJ_OUT ? e->end : e->start;
-                a->half[fill[node >> PART_BITS]++] = (half_edge){ node, other, e->rel, key };
-            }
-        }
-    memmove(a->part + 1, a->part, (size_t)a->nparts * sizeof *a->part);
-    a->part[0] = 0;
-}
-
-/* One partition's nodes, from first on: each node's degree and distinct
-   segments counted, its block allocated once at its final size and set
-   (in node order), then the entries appended in O(1) each. */
+/* One partition's working set. */
 typedef struct part_scratch {
     uint32_t degree[1 << PART_BITS], segments[1 << PART_BITS];
     uint64_t last_key[1 << PART_BITS];   /* key + 1 of the last segment counted */
     adj_block *block[1 << PART_BITS];
+    uint64_t digit[1 << DIGIT_BITS];
 } part_scratch;
 
+/* Sorts a partition's n > 0 half edges by their word's low bits (the
+   segment key), stably, so each node's half edges come in its block's
+   order — segment key, then relationship id — with the nodes
+   interleaved: least significant digit first, one counting pass per
+   digit in cache, skipping a digit that every edge shares.  Returns the
+   buffer holding the result, h or tmp. */
+static half_edge *sort_partition(half_edge *h, half_edge *tmp, uint64_t n, uint32_t bits,
+                                 uint64_t *count)
+{
+    const uint32_t mask = (1u << DIGIT_BITS) - 1;
+    for (uint32_t shift = 0; shift < bits; shift += DIGIT_BITS) {
+        memset(count, 0, sizeof(uint64_t) << DIGIT_BITS);
+        for (uint64_t i = 0; i < n; i++)
+            count[h[i].word >> shift & mask]++;
+        if (count[h[0].word >> shift & mask] == n)
+            continue;
+        uint64_t sum = 0;
+        for (uint32_t d = 0; d <= mask; d++) {
+            uint64_t c = count[d];
+            count[d] = sum;
+            sum += c;
+        }
+        for (uint64_t i = 0; i < n; i++)
+            tmp[count[h[i].word >> shift & mask]++] = h[i];
+        half_edge *t = h;
+        h = tmp;
+        tmp = t;
+    }
+    return h;
+}
+
+/* One partition's nodes, from first on, with their n half edges sorted
+   by segment key: each node's degree and distinct
+   segments counted, its block allocated once at its final size and set
+   (in node order), then the entries appended in O(1) each. */
 static int link_partition(loader *ld, part_scratch *ps, uint64_t first, uint64_t nodes,
                           const half_edge *h, uint64_t n)
 {
+    uint32_t kb = ld->key_bits;
+    uint64_t key_mask = ((uint64_t)1 << kb) - 1;
     memset(ps->degree, 0, (size_t)nodes * sizeof *ps->degree);
     memset(ps->segments, 0, (size_t)nodes * sizeof *ps->segments);
     memset(ps->last_key, 0, (size_t)nodes * sizeof *ps->last_key);
     for (uint64_t i = 0; i < n; i++) {
-        uint32_t k = h[i].node - (uint32_t)first;
+        uint64_t k = (uint64_t)h[i].word >> kb, key = h[i].word & key_mask;
         if (ps->degree[k] == UINT32_MAX)
-            return pr_fail(&ld->r, "node %u has more than %u relationships", h[i].node,
-                           UINT32_MAX);
+            return pr_fail(&ld->r, "node %llu has more than %u relationships",
+                           (unsigned long long)(first + k), UINT32_MAX);
         ps->degree[k]++;
-        if (ps->last_key[k] != (uint64_t)h[i].key + 1) {
-            ps->last_key[k] = (uint64_t)h[i].key + 1;
+        if (ps->last_key[k] != key + 1) {
+            ps->last_key[k] = key + 1;
             ps->segments[k]++;
         }
     }
@@ -1004,58 +1054,60 @@ static int link_partition(loader *ld, part_scratch *ps, uint64_t first, uint64_t
         }
         ps->block[k] = b;
     }
-    for (uint64_t i = 0; i < n; i++)
-        adj_append(ps->block[h[i].node - first], (int)(h[i].key & 1), h[i].key >> 1, h[i].rel,
+    for (uint64_t i = 0; i < n; i++) {
+        uint32_t key = (uint32_t)(h[i].word & key_mask);
+        adj_append(ps->block[(uint64_t)h[i].word >> kb], (int)(key & 1), key >> 1, h[i].rel,
                    h[i].other);
+    }
     return 0;
 }
 
-/* The adjacency of every node, built once the relationships are in.
-   Bucketing the relationships by type puts every node's half edges in its
-   block's order — segment key, then relationship id — without sorting;
-   partitioning them by node range (as many sequential streams) keeps each
-   partition's blocks in cache while they are counted, allocated once at
-   their final size and filled.  Linking one relationship at a time would
-   touch two random blocks per relationship and grow them again and again;
-   appending to blocks all over memory would miss the cache at every
-   step.  Scratch: 12 bytes per relationship for the buckets and 32 for
-   its two half edges; the buckets go before the blocks are allocated. */
+/* The adjacency of every node, built once the relationships are in: the
+   half edges are streamed into partitions of neighbouring nodes, and each
+   partition is sorted by segment key and its blocks are counted,
+   allocated once at their final size and filled while they sit in
+   cache.  Linking one relationship at a time would touch two random
+   blocks per relationship and grow them again and again; appending to
+   blocks all over memory would miss the cache at every step.  Scratch:
+   the half edges, 24 bytes per relationship, and a copy of the largest
+   partition. */
 static int link_all(loader *ld, uint64_t slots, const unsigned char *holes)
 {
-    adj_scratch a = { .nrels = ld->v->st.rel_live, .ntypes = ld->count[STRATA_RELTYPE],
-                      .nodes = store_node_slots(&ld->v->st) };
-    a.nparts = (a.nodes >> PART_BITS) + 1;
+    uint64_t nhalf = 2 * ld->v->st.rel_live, nodes = store_node_slots(&ld->v->st), largest = 0;
+    for (uint64_t p = 0; p < ld->nparts; p++)
+        largest = ld->part[p + 1] > largest ? ld->part[p + 1] : largest;
     mem_ctx *s = mem_scratch();
-    part_scratch *ps = NULL;
+    size_t half_bytes = mem_array_size(nhalf, sizeof(half_edge));
+    size_t tmp_bytes = mem_array_size(largest, sizeof(half_edge));
+    half_edge *half = mem_alloc(s, half_bytes);
+    half_edge *tmp = half ? mem_alloc(s, tmp_bytes) : NULL;
+    part_scratch *ps = tmp ? mem_alloc(s, sizeof *ps) : NULL;
     int rc = -1;
-    a.rels = mem_alloc(s, mem_array_size(a.nrels, sizeof *a.rels));
-    a.bucket = mem_alloc(s, mem_array_size(a.ntypes + 1, sizeof *a.bucket));
-    a.part = mem_calloc(s, mem_array_size(a.nparts + 1, sizeof *a.part));
-    a.half = mem_alloc(s, mem_array_size(2 * a.nrels, sizeof *a.half));
-    ps = mem_alloc(s, sizeof *ps);
-    if (!a.rels || !a.bucket || !a.part || !a.half || !ps) {
+    if (!ps) {
         pr_nomem(&ld->r, "building adjacency");
         goto done;
     }
-    bucket_by_type(ld, &a, slots, holes);
-    partition_half_edges(&a);
-    /* The type buckets are done with: freed before the blocks take their
-       memory, so the load's peak holds one of the two scratch arrays. */
-    mem_free(s, a.rels);
-    a.rels = NULL;
+    prefault(half, half_bytes);
+    partition_half_edges(ld, half, slots, holes);
     store_builder_init(&ld->build, &ld->v->st, ld->m);
-    for (uint64_t p = 0; p < a.nparts; p++) {
-        uint64_t first = p << PART_BITS, nodes = a.nodes - first;
-        if (nodes > (1u << PART_BITS))
-            nodes = 1u << PART_BITS;
-        if (link_partition(ld, ps, first, nodes, a.half + a.part[p], a.part[p + 1] - a.part[p]))
+    for (uint64_t p = 0; p < ld->nparts; p++) {
+        uint64_t first = p << ld->part_bits, n = ld->part[p + 1] - ld->part[p];
+        if (n == 0)
+            continue;
+        uint64_t count = nodes - first < ((uint64_t)1 << ld->part_bits)
+                             ? nodes - first : (uint64_t)1 << ld->part_bits;
+        const half_edge *h = sort_partition(half + ld->part[p], tmp, n, ld->key_bits, ps->digit);
+        if (link_partition(ld, ps, first, count, h, n))
             goto done;
     }
     rc = 0;
 done:
     if (ps)
-        mem_free(s, ps);
-    adj_scratch_free(&a);
+        mem_free_sized(s, ps, sizeof *ps);
+    if (tmp)
+        mem_free_sized(s, tmp, tmp_bytes);
+    if (half)
+        mem_free_sized(s, half, half_bytes);
     return rc;
 }
 
@@ -1093,6 +1145,8 @@ static int load_slots(loader *ld, const slot_section *k)
     if (k->rels ? token_bits_new(ld, &ld->v->rel_types, ld->count[STRATA_RELTYPE], &ld->tokens)
                 : token_bits_new(ld, &ld->v->labels, ld->count[STRATA_LABEL], &ld->tokens))
         goto cleanup;
+    if (k->rels && adj_plan(ld))
+        goto cleanup;
     if (!k->rels) {
         ld->live_bytes = (size_t)(slots / 8 + 1);
         if (!(ld->live_nodes = mem_calloc(mem_scratch(), ld->live_bytes))) {
@@ -1128,6 +1182,7 @@ static int load_slots(loader *ld, const slot_section *k)
     rc = close_section(ld);
 cleanup:
     token_bits_free(&ld->tokens);
+    adj_plan_free(ld);
     holes_free(&h);
     return rc;
 }
@@ -1353,11 +1408,12 @@ static strata_status read_file(const char *path, unsigned char **out, size_t *si
         goto done;
     }
     *size = (size_t)st.st_size;
-    if (!(*out = mem_alloc(mem_scratch(), *size))) {
+    if (!(*out = mem_alloc(mem_scratch(), *size ? *size : 1))) {
         snprintf(msg, cap, "%s: out of memory reading %zu bytes", path, *size);
         s = STRATA_ENOMEM;
         goto done;
     }
+    prefault(*out, *size);
     size_t got = 0;
     while (got < *size) {
         ssize_t k = read(fd, *out + got, *size - got);
