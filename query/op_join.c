@@ -302,22 +302,59 @@ static void sort_by_first(uint64_t *v, size_t n, size_t words)
     }
 }
 
-/* Counted step j's nodes from its bound end, sorted, into js->ends (no
-   memo: a pair's leaves are read with every row). */
-static int collect_ends(exec *x, join_state *js, size_t j, size_t *n)
+/* The first of n records of `words` words, sorted by their first word,
+   whose first word is at least key (n when none is). */
+static size_t lower_bound(const uint64_t *v, size_t n, size_t words, uint64_t key)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid * words] < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The nodes counted step j reaches from its bound end that pass its
+   vertex's checks, one at a time. */
+typedef struct leaf_scan {
+    edge_scan sc;
+    const jvertex *jv;
+} leaf_scan;
+
+static void leaf_open(exec *x, join_state *js, size_t j, leaf_scan *ls)
 {
     const jstep *st = &js->p->steps[j];
-    const jvertex *jv = &js->p->v[st->vertex];
-    edge_scan sc;
-    scan_open(x, &js->p->e[st->driver], st->from, js->vid[st->from], &sc);
-    uint64_t rid, other;
-    *n = 0;
-    while (scan_next(&sc, &rid, &other)) {
+    ls->jv = &js->p->v[st->vertex];
+    scan_open(x, &js->p->e[st->driver], st->from, js->vid[st->from], &ls->sc);
+}
+
+/* 1 with the next node in *node, 0 at the end, -1 on an error. */
+static int leaf_next(exec *x, join_state *js, leaf_scan *ls, uint64_t *node)
+{
+    uint64_t rid;
+    while (scan_next(&ls->sc, &rid, node)) {
         bool ok;
-        if (exec_tick(x) != 0 || vertex_ok(x, js, jv, other, &ok) != 0)
+        if (exec_tick(x) != 0 || vertex_ok(x, js, ls->jv, *node, &ok) != 0)
             return -1;
-        if (!ok)
-            continue;
+        if (ok)
+            return 1;
+    }
+    return 0;
+}
+
+/* Counted step j's nodes, sorted, into js->ends (no memo: a pair's leaves
+   are read with every row). */
+static int collect_ends(exec *x, join_state *js, size_t j, size_t *n)
+{
+    leaf_scan ls;
+    leaf_open(x, js, j, &ls);
+    uint64_t other;
+    int rc;
+    *n = 0;
+    while ((rc = leaf_next(x, js, &ls, &other)) > 0) {
         if (*n == js->cap_ends) {
             size_t cap = js->cap_ends ? js->cap_ends * 2 : 64;
             uint64_t *v = mem_realloc(x->m, js->ends, cap * sizeof *v);
@@ -328,6 +365,8 @@ static int collect_ends(exec *x, join_state *js, size_t j, size_t *n)
         }
         js->ends[(*n)++] = other;
     }
+    if (rc < 0)
+        return -1;
     sort_by_first(js->ends, *n, 1);
     return 0;
 }
@@ -346,30 +385,16 @@ static int pair_ways(exec *x, join_state *js, size_t a, size_t b, uint64_t *na, 
     *na = n;
     if (!n)
         return 0;
-    const jstep *st = &js->p->steps[b];
-    const jvertex *jv = &js->p->v[st->vertex];
-    edge_scan sc;
-    scan_open(x, &js->p->e[st->driver], st->from, js->vid[st->from], &sc);
-    uint64_t rid, other;
-    while (scan_next(&sc, &rid, &other)) {
-        bool ok;
-        if (exec_tick(x) != 0 || vertex_ok(x, js, jv, other, &ok) != 0)
-            return -1;
-        if (!ok)
-            continue;
+    leaf_scan ls;
+    leaf_open(x, js, b, &ls);
+    uint64_t other;
+    int rc;
+    while ((rc = leaf_next(x, js, &ls, &other)) > 0) {
         (*nb)++;
-        size_t lo = 0, hi = n;
-        while (lo < hi) {           /* the first entry >= other */
-            size_t mid = lo + (hi - lo) / 2;
-            if (js->ends[mid] < other)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        while (lo < n && js->ends[lo] == other)
-            lo++, (*same)++;
+        for (size_t i = lower_bound(js->ends, n, 1, other); i < n && js->ends[i] == other; i++)
+            (*same)++;
     }
-    return 0;
+    return rc < 0 ? -1 : 0;
 }
 
 /* A pair's factor in a row's weight: the ways of its leaf x other than to
@@ -543,17 +568,10 @@ static int close_edges(exec *x, join_state *js, size_t k, size_t c)
             if (!ps->built && probe_set_build(x, js, e, z, ps) != 0)
                 return -1;
             uint64_t want = js->vid[st->vertex];
-            size_t lo = 0, hi = ps->n;
-            while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (ps->v[mid][0] < want)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
             int rc = 0;
-            for (; rc == 0 && lo < ps->n && ps->v[lo][0] == want; lo++)
-                rc = close_with(x, js, k, c, e, ps->v[lo][1]);
+            for (size_t i = lower_bound((const uint64_t *)ps->v, ps->n, 2, want);
+                 rc == 0 && i < ps->n && ps->v[i][0] == want; i++)
+                rc = close_with(x, js, k, c, e, ps->v[i][1]);
             return rc;
         }
     }
