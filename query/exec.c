@@ -251,6 +251,20 @@ bool exec_cached_token(exec *x, _Atomic uint32_t *cache, strata_token_kind kind,
     return true;
 }
 
+strata_status exec_cached_intern(exec *x, _Atomic uint32_t *cache, strata_token_kind kind,
+                                 const char *name, strata_token *tok)
+{
+    uint32_t t = atomic_load_explicit(cache, memory_order_relaxed);
+    if (t) {
+        *tok = t - 1;
+        return STRATA_OK;
+    }
+    strata_status s = strata_token_intern(x->g, kind, name, tok);
+    if (s == STRATA_OK)
+        atomic_store_explicit(cache, *tok + 1, memory_order_relaxed);
+    return s;
+}
+
 int entity_property_token(exec *x, const cypher_ast_node *at, const value *ent,
                           strata_token tok, value *out)
 {

@@ -243,6 +243,10 @@ int entity_property(exec *x, const cypher_ast_node *at, const value *ent, const 
    it, so that is looked up again next time). */
 bool exec_cached_token(exec *x, _Atomic uint32_t *cache, strata_token_kind kind,
                        const cypher_ast_str *name, strata_token *tok);
+/* The same for a name a write interns (CREATE, SET labels): interned on
+   the writer's graph once, then read from *cache. */
+strata_status exec_cached_intern(exec *x, _Atomic uint32_t *cache, strata_token_kind kind,
+                                 const char *name, strata_token *tok);
 /* The same with the key's token resolved (no lookup by name). */
 int entity_property_token(exec *x, const cypher_ast_node *at, const value *ent,
                           strata_token tok, value *out);

@@ -58,8 +58,9 @@ static int create_node(exec *x, const cypher_ast_node *n, const scope *sc, value
     size_t nl = n->u.node.labels.count;
     strata_token labels[nl + 1];
     for (size_t i = 0; i < nl; i++) {
-        strata_status s = strata_token_intern(x->g, STRATA_LABEL,
-                                              n->u.node.labels.items[i]->u.name.ptr, &labels[i]);
+        cypher_ast_node *l = n->u.node.labels.items[i];
+        strata_status s = exec_cached_intern(x, &l->u.label.token_plus1, STRATA_LABEL,
+                                             l->u.label.name.ptr, &labels[i]);
         if (s != STRATA_OK)
             return exec_status(x, n, s);
     }
@@ -104,8 +105,9 @@ int create_pattern_row(exec *x, const cypher_ast_node *part, const scope *sc, va
             return exec_fail(x, r, "SyntaxError", "VariableAlreadyBound",
                              "variable `%s` already declared", var->u.name.ptr);
         strata_token type;
-        strata_status s = strata_token_intern(x->g, STRATA_RELTYPE,
-                                              r->u.rel.types.items[0]->u.name.ptr, &type);
+        cypher_ast_node *t = r->u.rel.types.items[0];
+        strata_status s = exec_cached_intern(x, &t->u.label.token_plus1, STRATA_RELTYPE,
+                                             t->u.label.name.ptr, &type);
         uint64_t from = r->u.rel.dir == CYPHER_DIR_RIGHT ? ids[i - 1] : ids[i + 1];
         uint64_t to = r->u.rel.dir == CYPHER_DIR_RIGHT ? ids[i + 1] : ids[i - 1];
         if (s == STRATA_OK)

@@ -59,8 +59,9 @@ static int labels_change(exec *x, const cypher_ast_node *item, const value *ent,
         return exec_fail(x, item, "TypeError", "InvalidArgumentType", "labels belong to nodes");
     for (size_t i = 0; i < item->u.labels.labels.count; i++) {
         strata_token tok;
-        strata_status s = strata_token_intern(x->g, STRATA_LABEL,
-                                              item->u.labels.labels.items[i]->u.name.ptr, &tok);
+        cypher_ast_node *l = item->u.labels.labels.items[i];
+        strata_status s = exec_cached_intern(x, &l->u.label.token_plus1, STRATA_LABEL,
+                                             l->u.label.name.ptr, &tok);
         bool has = false;
         if (s == STRATA_OK)
             s = strata_node_has_label(exec_view(x), ent->u.id, tok, &has);
