@@ -111,12 +111,15 @@ plan_cache *plan_cache_for(catalog *cat)
     if (!made)
         return NULL;
     pthread_mutex_init(&made->lock, NULL);
-    cat->plans_free = cache_free;   /* the same function whoever wins */
     if (!atomic_compare_exchange_strong(&cat->plans, &c, made)) {
         pthread_mutex_destroy(&made->lock);
         mem_free(mem_scratch(), made);
         return c;
     }
+    /* written by the one thread whose cache won, read only when the
+       catalog is freed: two threads making the first plan at once each
+       wrote it before, a data race even with the same value */
+    cat->plans_free = cache_free;
     return made;
 }
 

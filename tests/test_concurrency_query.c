@@ -152,11 +152,57 @@ static void test_readers_query_while_writer_writes(void **state)
     strata_graph_free(&s.g);
 }
 
+/* Threads that make a graph's first plan at the same moment: the plan
+   cache is made once, whoever wins, with nothing written by the losers
+   (TSan found the cache's free function written by each). */
+typedef struct first_plan {
+    strata_view *v;
+    pthread_barrier_t *start;
+    int64_t count;
+} first_plan;
+
+static void *query_first(void *p)
+{
+    first_plan *f = p;
+    int64_t sum;
+    pthread_barrier_wait(f->start);
+    view_counts(f->v, &f->count, &sum);
+    return NULL;
+}
+
+static void test_first_plans_at_once(void **state)
+{
+    (void)state;
+    enum { THREADS = 4, ROUNDS = 200 };
+    for (int round = 0; round < ROUNDS; round++) {
+        strata_graph *g;
+        assert_int_equal(strata_graph_new(&g), STRATA_OK);   /* no plan made yet */
+        pthread_barrier_t start;
+        pthread_barrier_init(&start, NULL, THREADS);
+        first_plan f[THREADS];
+        pthread_t th[THREADS];
+        for (int i = 0; i < THREADS; i++) {
+            assert_int_equal(strata_snapshot(g, &f[i].v), STRATA_OK);
+            f[i].start = &start;
+        }
+        for (int i = 0; i < THREADS; i++)
+            assert_int_equal(pthread_create(&th[i], NULL, query_first, &f[i]), 0);
+        for (int i = 0; i < THREADS; i++) {
+            pthread_join(th[i], NULL);
+            assert_int_equal(f[i].count, 0);
+            strata_view_release(&f[i].v);
+        }
+        pthread_barrier_destroy(&start);
+        strata_graph_free(&g);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_view_query_sees_its_state),
         cmocka_unit_test(test_readers_query_while_writer_writes),
+        cmocka_unit_test(test_first_plans_at_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
