@@ -1408,7 +1408,7 @@ static strata_status read_file(const char *path, unsigned char **out, size_t *si
         goto done;
     }
     *size = (size_t)st.st_size;
-    if (!(*out = mem_alloc(mem_scratch(), *size ? *size : 1))) {
+    if (!(*out = mem_alloc(mem_scratch(), *size))) {
         snprintf(msg, cap, "%s: out of memory reading %zu bytes", path, *size);
         s = STRATA_ENOMEM;
         goto done;

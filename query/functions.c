@@ -136,7 +136,7 @@ static int fn_keys(const evalctx *c, const cypher_ast_node *at, value *a, size_t
     } else
         return bad_arg(c, at, "keys");
     size_t m = value_map_len(&map);
-    value *items = exec_tick_n(c->x, m) == 0 ? mem_alloc(c->x->m, (m ? m : 1) * sizeof(value))
+    value *items = exec_tick_n(c->x, m) == 0 ? mem_alloc(c->x->m, m * sizeof(value))
                                               : NULL;
     if (!items) {
         value_release(&map);
@@ -205,7 +205,7 @@ static int list_of(const evalctx *c, const value *src, size_t from, size_t to, b
     size_t m = to - from;
     if (exec_tick_n(c->x, m) != 0)
         return -1;
-    value *items = mem_alloc(c->x->m, (m ? m : 1) * sizeof(value));
+    value *items = mem_alloc(c->x->m, m * sizeof(value));
     if (!items)
         return exec_oom(c->x);
     for (size_t i = 0; i < m; i++)
@@ -250,7 +250,7 @@ static int fn_range(const evalctx *c, const cypher_ast_node *at, value *a, size_
             return exec_too_large(c->x, at, "range() list", span / st + 1, QUERY_LIST_MAX);
         m = (size_t)(span / st) + 1;
     }
-    value *items = mem_alloc(c->x->m, (m ? m : 1) * sizeof(value));
+    value *items = mem_alloc(c->x->m, m * sizeof(value));
     if (!items)
         return exec_oom(c->x);
     /* In unsigned arithmetic, which wraps by definition: every item lies
@@ -505,7 +505,7 @@ static int path_items(const evalctx *c, const cypher_ast_node *at, const value *
     if (value_kind(p) != VAL_PATH)
         return bad_arg(c, at, fn);
     size_t len = value_list_len(p), cnt = len / 2 + (from == 0);
-    value *items = mem_alloc(c->x->m, (cnt ? cnt : 1) * sizeof(value));
+    value *items = mem_alloc(c->x->m, cnt * sizeof(value));
     if (!items)
         return exec_oom(c->x);
     for (size_t i = 0; i < cnt; i++)

@@ -406,8 +406,8 @@ static int record_value(exec *x, const cypher_ast_node *clause, csv_source *src,
                          csv_name(src->r), (unsigned long long)csv_record_line(src->r), n,
                          src->nkeys);
     size_t cnt = headers ? src->nkeys : n;
-    value *vals = mem_calloc(x->m, (cnt ? cnt : 1) * sizeof *vals);
-    value *keys = headers ? mem_calloc(x->m, (cnt ? cnt : 1) * sizeof *keys) : NULL;
+    value *vals = mem_calloc(x->m, cnt * sizeof *vals);
+    value *keys = headers ? mem_calloc(x->m, cnt * sizeof *keys) : NULL;
     int rc = vals && (keys || !headers) ? 0 : exec_oom(x);
     for (size_t i = 0; i < n && rc == 0; i++)
         rc = field_value(x, clause, src, i, &vals[i]);
