@@ -16,17 +16,6 @@ static bool is_temporal_type(strata_type t)
     return t >= STRATA_DATE && t <= STRATA_DATETIME;
 }
 
-static strata_status wrap_value(value v, strata_value **out)
-{
-    strata_value *r = mem_alloc(mem_scratch(), sizeof *r);
-    if (!r) {
-        value_release(&v);
-        return STRATA_ENOMEM;
-    }
-    r->v = v;
-    *out = r;
-    return STRATA_OK;
-}
 
 strata_status strata_value_get_temporal(const strata_value *v, strata_temporal *out)
 {
@@ -68,7 +57,8 @@ strata_status strata_value_duration(const strata_duration *in, strata_value **ou
     value v;
     if (duration_to_value(mem_scratch(), &d, &v) != 0)
         return STRATA_ENOMEM;
-    return wrap_value(v, out);
+    *out = value_handle_new(v);
+    return *out ? STRATA_OK : STRATA_ENOMEM;
 }
 
 size_t strata_value_path_len(const strata_value *v)

@@ -8,7 +8,7 @@
 
 _Static_assert(STRATA_VALUE_MAX_DEPTH == VALUE_MAX_DEPTH, "the API states the engine's limit");
 
-static strata_value *wrap(value v)
+strata_value *value_handle_new(value v)
 {
     strata_value *r = mem_alloc(mem_scratch(), sizeof *r);
     if (!r) {
@@ -19,10 +19,10 @@ static strata_value *wrap(value v)
     return r;
 }
 
-strata_value *strata_value_null(void) { return wrap(value_null()); }
-strata_value *strata_value_bool(bool b) { return wrap(value_bool(b)); }
-strata_value *strata_value_int(int64_t i) { return wrap(value_int(i)); }
-strata_value *strata_value_float(double f) { return wrap(value_float(f)); }
+strata_value *strata_value_null(void) { return value_handle_new(value_null()); }
+strata_value *strata_value_bool(bool b) { return value_handle_new(value_bool(b)); }
+strata_value *strata_value_int(int64_t i) { return value_handle_new(value_int(i)); }
+strata_value *strata_value_float(double f) { return value_handle_new(value_float(f)); }
 
 strata_value *strata_value_string(const char *s, size_t len)
 {
@@ -31,7 +31,7 @@ strata_value *strata_value_string(const char *s, size_t len)
     if ((!s && len) || (s && !utf8_check(s, len, NULL)) ||
         value_string(mem_scratch(), s ? s : "", len, &v) != 0)
         return NULL;
-    return wrap(v);
+    return value_handle_new(v);
 }
 
 strata_value *strata_value_list(const strata_value *const *items, size_t n)
@@ -47,7 +47,7 @@ strata_value *strata_value_list(const strata_value *const *items, size_t n)
     value v;
     int rc = value_list_from(mem_scratch(), copy, n, &v);
     mem_free(mem_scratch(), copy);
-    return rc == 0 ? wrap(v) : NULL;
+    return rc == 0 ? value_handle_new(v) : NULL;
 }
 
 void strata_value_free(strata_value **vp)
@@ -122,7 +122,7 @@ strata_status strata_value_list_get(const strata_value *v, size_t i, strata_valu
         return STRATA_ETYPE;
     if (i >= value_list_len(&v->v))
         return STRATA_ENOTFOUND;
-    *out = wrap(value_retain(value_list_items(&v->v)[i]));
+    *out = value_handle_new(value_retain(value_list_items(&v->v)[i]));
     return *out ? STRATA_OK : STRATA_ENOMEM;
 }
 
@@ -158,7 +158,7 @@ strata_value *strata_value_map(const char *const *keys, const strata_value *cons
     value v;
     int rc = value_map_from(mem_scratch(), kv, kv + n, n, &v);
     mem_free(mem_scratch(), kv);
-    return rc == 0 ? wrap(v) : NULL;
+    return rc == 0 ? value_handle_new(v) : NULL;
 }
 
 size_t strata_value_map_len(const strata_value *v)
@@ -198,7 +198,7 @@ strata_status strata_value_map_entry(const strata_value *v, size_t i, const char
     if (key)
         *key = value_str(&value_map_keys(&v->v)[i], NULL);
     if (val) {
-        *val = wrap(value_retain(value_map_vals(&v->v)[i]));
+        *val = value_handle_new(value_retain(value_map_vals(&v->v)[i]));
         if (!*val)
             return STRATA_ENOMEM;
     }

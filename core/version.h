@@ -119,6 +119,10 @@ struct strata_value {
     value v;
 };
 
+/* A new API value handle taking v (core/api_value.c); NULL, with v
+   released, when out of memory. */
+strata_value *value_handle_new(value v);
+
 /* Records a message on the view and returns s. */
 strata_status view_fail(strata_view *v, strata_status s, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -56,12 +56,6 @@ strata_status strata_value_temporal(const strata_temporal *in, strata_value **ou
     value v;
     if (temporal_to_value(mem_scratch(), &t, &v) != 0)
         return STRATA_ENOMEM;
-    strata_value *r = mem_alloc(mem_scratch(), sizeof *r);
-    if (!r) {
-        value_release(&v);
-        return STRATA_ENOMEM;
-    }
-    r->v = v;
-    *out = r;
-    return STRATA_OK;
+    *out = value_handle_new(v);
+    return *out ? STRATA_OK : STRATA_ENOMEM;
 }

@@ -284,7 +284,7 @@ static int cmp_u64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Sorts n records of `words` words by their first word: by insertion
+/* Sorts n records of `words` (1 or 2) words by their first word: by insertion
    when few (a node's relationships of one kind mostly are), else qsort. */
 static void sort_by_first(uint64_t *v, size_t n, size_t words)
 {
@@ -560,27 +560,23 @@ static int close_edges(exec *x, join_state *js, size_t k, size_t c)
         return ok ? run_step(x, js, k + 1) : 0;
     }
     const jedge *e = &js->p->e[st->checks[c]];
+    probe_set *ps = &js->probes[st->checks[c]];
     uint32_t side = probe_side(e);
-    if (e->a != e->b) {
-        uint32_t z = e->a == st->vertex ? e->b : e->a;
-        probe_set *ps = &js->probes[st->checks[c]];
-        if (probe_by_set(js, e, z, side, ps)) {
-            if (!ps->built && probe_set_build(x, js, e, z, ps) != 0)
-                return -1;
-            uint64_t want = js->vid[st->vertex];
-            int rc = 0;
-            for (size_t i = lower_bound((const uint64_t *)ps->v, ps->n, 2, want);
-                 rc == 0 && i < ps->n && ps->v[i][0] == want; i++)
-                rc = close_with(x, js, k, c, e, ps->v[i][1]);
-            return rc;
-        }
+    uint32_t z = e->a == st->vertex ? e->b : e->a;    /* bound before this step */
+    int rc = 0;
+    if (e->a != e->b && probe_by_set(js, e, z, side, ps)) {
+        if (!ps->built && probe_set_build(x, js, e, z, ps) != 0)
+            return -1;
+        uint64_t want = js->vid[st->vertex];
+        for (size_t i = lower_bound((const uint64_t *)ps->v, ps->n, 2, want);
+             rc == 0 && i < ps->n && ps->v[i][0] == want; i++)
+            rc = close_with(x, js, k, c, e, ps->v[i][1]);
+        return rc;
     }
     uint64_t want = js->vid[side == e->a ? e->b : e->a];
-    probe_set *ps = &js->probes[st->checks[c]];
     edge_scan sc;
     scan_open(x, e, side, js->vid[side], &sc);
     uint64_t rid, other;
-    int rc = 0;
     while (rc == 0 && scan_next(&sc, &rid, &other)) {
         ps->spent++;
         if (other == want)
