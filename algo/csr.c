@@ -201,15 +201,15 @@ static uint64_t row_length(const row_job *j, const adj_block *b)
     uint64_t len = 0;
     for (uint32_t s = 0; s < adj_nsegments(b); s++) {
         int dir;
-        uint32_t type, cnt;
-        const adj_entry *e = adj_segment_at(b, s, &dir, &type, &cnt);
+        uint32_t type, cnt = adj_segment_info(b, s, &dir, &type);
         if (!segment_wanted(j, dir, type))
             continue;
         if (j->every_end)
             len += cnt;   /* no entry to read */
         else
-            for (uint32_t k = 0; k < cnt; k++)
-                len += dense_index(j, e[k].other) != UINT32_MAX;
+            for (adj_run r = adj_run_first(b, s); r.n; r = adj_run_next(b, s, r))
+                for (uint32_t k = 0; k < r.n; k++)
+                    len += dense_index(j, r.e[k].other) != UINT32_MAX;
     }
     return len;
 }
@@ -236,21 +236,22 @@ static uint64_t copy_direction(const row_job *j, const adj_block *b, uint32_t i,
     bool both = j->out && j->in;
     for (uint32_t s = 0; s < adj_nsegments(b); s++) {
         int d;
-        uint32_t type, cnt;
-        const adj_entry *e = adj_segment_at(b, s, &d, &type, &cnt);
+        uint32_t type;
+        adj_segment_info(b, s, &d, &type);
         if (d != dir || !segment_wanted(j, d, type))
             continue;
-        for (uint32_t k = 0; k < cnt; k++) {
-            uint32_t x = dense_index(j, e[k].other);
-            if (x == UINT32_MAX || (both && x == i && dir == ADJ_IN))
-                continue;
-            for (int copies = both && x == i ? 2 : 1; copies > 0; copies--) {
-                j->adj[at] = x;
-                if (j->rel)
-                    j->rel[at] = e[k].rel;
-                at++;
+        for (adj_run r = adj_run_first(b, s); r.n; r = adj_run_next(b, s, r))
+            for (const adj_entry *e = r.e; e < r.e + r.n; e++) {
+                uint32_t x = dense_index(j, e->other);
+                if (x == UINT32_MAX || (both && x == i && dir == ADJ_IN))
+                    continue;
+                for (int copies = both && x == i ? 2 : 1; copies > 0; copies--) {
+                    j->adj[at] = x;
+                    if (j->rel)
+                        j->rel[at] = e->rel;
+                    at++;
+                }
             }
-        }
     }
     return at;
 }
@@ -329,17 +330,18 @@ static void fill_simple_row(const row_job *j, const adj_block *b, uint32_t i, ui
     for (int dir = ADJ_IN; dir >= ADJ_OUT; dir--)
         for (uint32_t s = 0; s < adj_nsegments(b); s++) {
             int d;
-            uint32_t type, cnt;
-            const adj_entry *e = adj_segment_at(b, s, &d, &type, &cnt);
+            uint32_t type;
+            adj_segment_info(b, s, &d, &type);
             if (d != dir || !segment_wanted(j, d, type))
                 continue;
-            for (uint32_t k = 0; k < cnt; k++) {
-                uint32_t x = dense_index(j, e[k].other);
-                if (x == UINT32_MAX || x == i || seen[x] == i + 1)
-                    continue;
-                seen[x] = i + 1;
-                j->adj[at++] = x;
-            }
+            for (adj_run r = adj_run_first(b, s); r.n; r = adj_run_next(b, s, r))
+                for (const adj_entry *e = r.e; e < r.e + r.n; e++) {
+                    uint32_t x = dense_index(j, e->other);
+                    if (x == UINT32_MAX || x == i || seen[x] == i + 1)
+                        continue;
+                    seen[x] = i + 1;
+                    j->adj[at++] = x;
+                }
         }
     j->len[i] = (uint32_t)(at - start);
 }

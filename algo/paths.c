@@ -103,17 +103,18 @@ static void bfs_expand(bfs_state *b, const adj_block *blk, uint32_t next)
 {
     for (uint32_t s = 0; s < adj_nsegments(blk); s++) {
         int dir;
-        uint32_t type, cnt;
-        const adj_entry *e = adj_segment_at(blk, s, &dir, &type, &cnt);
+        uint32_t type;
+        adj_segment_info(blk, s, &dir, &type);
         if (dir != ADJ_OUT || !type_wanted(b->cfg, type))
             continue;
-        for (uint32_t k = 0; k < cnt; k++) {
-            uint32_t x = e[k].other;
-            if (b->dist[x] == UINT32_MAX && (!b->selected || b->selected[x])) {
-                b->dist[x] = next;
-                b->queue[b->tail++] = x;
+        for (adj_run r = adj_run_first(blk, s); r.n; r = adj_run_next(blk, s, r))
+            for (uint32_t k = 0; k < r.n; k++) {
+                uint32_t x = r.e[k].other;
+                if (b->dist[x] == UINT32_MAX && (!b->selected || b->selected[x])) {
+                    b->dist[x] = next;
+                    b->queue[b->tail++] = x;
+                }
             }
-        }
     }
 }
 

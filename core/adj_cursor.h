@@ -19,8 +19,11 @@
 typedef struct adj_cursor {
     const adj_block *adj;   /* NULL: nothing to read */
     uint64_t node;
-    uint32_t seg;           /* current segment */
-    uint32_t pos;           /* next entry within it */
+    uint32_t seg;           /* the next segment to open */
+    int seg_dir;            /* the open segment's direction */
+    uint32_t open;          /* the open segment + 1; 0: none */
+    adj_run run;            /* the open segment's run being read */
+    uint32_t pos;           /* next entry within the run */
     int dirs;               /* strata_direction mask */
     uint32_t type;          /* or STRATA_ANY_TYPE */
 } adj_cursor;
@@ -41,19 +44,34 @@ static inline void adj_cursor_open(const version *ver, uint64_t node, strata_dir
                       .dirs = (int)dir, .type = type};
 }
 
+/* Opens the next wanted segment's first run; false when none is left.
+   Out of line: it runs once per segment, and keeps the per-entry loop of
+   adj_cursor_next small where that is inlined. */
+static __attribute__((noinline)) bool adj_cursor_open_next(adj_cursor *c)
+{
+    for (; c->seg < adj_nsegments(c->adj); c->seg++) {
+        int d;
+        uint32_t t;
+        adj_segment_info(c->adj, c->seg, &d, &t);
+        if (!adj_segment_wanted(d, t, c->dirs, c->type))
+            continue;
+        c->seg_dir = d;
+        c->open = ++c->seg;
+        c->run = adj_run_first(c->adj, c->open - 1);
+        c->pos = 0;
+        return true;
+    }
+    return false;
+}
+
 static inline bool adj_cursor_next(adj_cursor *c, uint64_t *rel, uint64_t *other)
 {
     if (!c->adj)
         return false;
-    for (; c->seg < adj_nsegments(c->adj); c->seg++, c->pos = 0) {
-        int d;
-        uint32_t t, cnt;
-        const adj_entry *e = adj_segment_at(c->adj, c->seg, &d, &t, &cnt);
-        if (!adj_segment_wanted(d, t, c->dirs, c->type))
-            continue;
-        while (c->pos < cnt) {
-            const adj_entry *x = &e[c->pos++];
-            if (c->dirs == STRATA_BOTH && d == ADJ_IN && x->other == c->node)
+    for (;;) {
+        while (c->pos < c->run.n) {
+            const adj_entry *x = &c->run.e[c->pos++];
+            if (c->dirs == STRATA_BOTH && c->seg_dir == ADJ_IN && x->other == c->node)
                 continue;   /* a self-loop, already reported going out */
             if (rel)
                 *rel = x->rel;
@@ -61,8 +79,15 @@ static inline bool adj_cursor_next(adj_cursor *c, uint64_t *rel, uint64_t *other
                 *other = x->other;
             return true;
         }
+        if (c->open && adj_run_more(c->run)) {
+            c->run = adj_run_next(c->adj, c->open - 1, c->run);
+            c->pos = 0;
+            if (c->run.n)
+                continue;
+        }
+        if (!adj_cursor_open_next(c))
+            return false;
     }
-    return false;
 }
 
 #endif

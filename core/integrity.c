@@ -33,19 +33,20 @@ static strata_status check_node_adjacency(strata_view *v, uint64_t n, uint64_t *
     const adj_block *b = store_node_adj(s, n);
     for (uint32_t i = 0; i < adj_nsegments(b); i++) {
         int dir;
-        uint32_t type, cnt;
-        const adj_entry *e = adj_segment_at(b, i, &dir, &type, &cnt);
-        for (uint32_t k = 0; k < cnt; k++) {
-            const rel_meta *r = store_rel(s, e[k].rel);
-            uint32_t self = dir == ADJ_OUT ? r ? r->start : 0 : r ? r->end : 0;
-            uint32_t other = dir == ADJ_OUT ? r ? r->end : 0 : r ? r->start : 0;
-            if (!r || r->type != type || self != n || other != e[k].other)
-                FAIL("node %llu lists relationship %u, which does not match",
-                     (unsigned long long)n, e[k].rel);
-            uint64_t bit = 2 * (uint64_t)e[k].rel + (uint64_t)dir;
-            if (seen[bit / 64] & (uint64_t)1 << (bit % 64))
-                FAIL("node %llu lists relationship %u twice", (unsigned long long)n, e[k].rel);
-            seen[bit / 64] |= (uint64_t)1 << (bit % 64);
+        uint32_t type, cnt = adj_segment_info(b, i, &dir, &type);
+        for (adj_run run = adj_run_first(b, i); run.n; run = adj_run_next(b, i, run)) {
+            for (const adj_entry *e = run.e; e < run.e + run.n; e++) {
+                const rel_meta *r = store_rel(s, e->rel);
+                uint32_t self = dir == ADJ_OUT ? r ? r->start : 0 : r ? r->end : 0;
+                uint32_t other = dir == ADJ_OUT ? r ? r->end : 0 : r ? r->start : 0;
+                if (!r || r->type != type || self != n || other != e->other)
+                    FAIL("node %llu lists relationship %u, which does not match",
+                         (unsigned long long)n, e->rel);
+                uint64_t bit = 2 * (uint64_t)e->rel + (uint64_t)dir;
+                if (seen[bit / 64] & (uint64_t)1 << (bit % 64))
+                    FAIL("node %llu lists relationship %u twice", (unsigned long long)n, e->rel);
+                seen[bit / 64] |= (uint64_t)1 << (bit % 64);
+            }
         }
         count[dir] += cnt;
     }

@@ -1037,29 +1037,37 @@ static int link_partition(loader *ld, part_scratch *ps, uint64_t first, uint64_t
             ps->segments[k]++;
         }
     }
-    for (uint64_t k = 0; k < nodes; k++) {
-        ps->block[k] = NULL;
-        if (!ps->degree[k])
-            continue;
+    for (uint64_t k = 0; k < nodes; k++)
         if (ps->segments[k] > ADJ_MAX_SEGMENTS)
             return pr_fail(&ld->r, "node %llu has relationships of %u direction-type pairs "
                            "(at most %d)", (unsigned long long)(first + k), ps->segments[k],
                            ADJ_MAX_SEGMENTS);
-        adj_block *b = NULL;
-        if (adj_reserve_segments(ld->m, &b, ps->degree[k], ps->segments[k]) != 0)
-            return pr_nomem(&ld->r, "building adjacency");
-        if (store_set_adj(&ld->build, first + k, b) != 0) {
-            adj_release(ld->m, &b);
-            return pr_nomem(&ld->r, "building adjacency");
-        }
-        ps->block[k] = b;
-    }
+    memset(ps->block, 0, (size_t)nodes * sizeof *ps->block);
+    uint64_t k = 0;
+    for (; k < nodes; k++)
+        if (ps->degree[k] &&
+            adj_reserve_segments(ld->m, &ps->block[k], ps->degree[k], ps->segments[k]) != 0)
+            goto nomem;
     for (uint64_t i = 0; i < n; i++) {
         uint32_t key = (uint32_t)(h[i].word & key_mask);
         adj_append(ps->block[(uint64_t)h[i].word >> kb], (int)(key & 1), key >> 1, h[i].rel,
                    h[i].other);
     }
+    /* A hub's block becomes trees; every block then goes to its slot, in
+       node order. */
+    for (k = 0; k < nodes; k++) {
+        if (!ps->block[k])
+            continue;
+        if (adj_bulk_done(ld->m, &ps->block[k]) != 0 ||
+            store_set_adj(&ld->build, first + k, ps->block[k]) != 0)
+            goto nomem;
+        ps->block[k] = NULL;
+    }
     return 0;
+nomem:
+    for (k = 0; k < nodes; k++)
+        adj_release(ld->m, &ps->block[k]);
+    return pr_nomem(&ld->r, "building adjacency");
 }
 
 /* The adjacency of every node, built once the relationships are in: the

@@ -197,14 +197,15 @@ strata_status strata_node_degree(strata_view *v, strata_id node, strata_directio
     uint64_t n = 0;
     for (uint32_t i = 0; i < adj_nsegments(b); i++) {
         int d;
-        uint32_t t, cnt;
-        const adj_entry *e = adj_segment_at(b, i, &d, &t, &cnt);
+        uint32_t t;
+        uint32_t cnt = adj_segment_info(b, i, &d, &t);
         if (!adj_segment_wanted(d, t, (int)dir, type))
             continue;
         n += cnt;
         if (dir == STRATA_BOTH && d == ADJ_IN)
-            for (uint32_t k = 0; k < cnt; k++)
-                n -= e[k].other == node;   /* self-loops count once */
+            for (adj_run r = adj_run_first(b, i); r.n; r = adj_run_next(b, i, r))
+                for (uint32_t k = 0; k < r.n; k++)
+                    n -= r.e[k].other == node;   /* self-loops count once */
     }
     *out = n;
     return STRATA_OK;

@@ -142,14 +142,14 @@ static int undo_rel_created(strata_graph *g, version *t, const undo_entry *e)
     if (!r)
         return -1;
     rel_meta m = *r;
-    adj_block **b = store_node_adj_mut(&t->st, g->m, m.start);
-    if (!b || adj_reserve(g->m, b, 0) != 0)
-        return -1;
-    adj_erase(*b, ADJ_OUT, m.type, (uint32_t)e->id);
-    b = store_node_adj_mut(&t->st, g->m, m.end);
-    if (!b || adj_reserve(g->m, b, 0) != 0)
-        return -1;
-    adj_erase(*b, ADJ_IN, m.type, (uint32_t)e->id);
+    uint32_t ends[2] = { m.start, m.end };
+    for (int d = 0; d < 2; d++) {
+        adj_edit del = { d == 0 ? ADJ_OUT : ADJ_IN, m.type, (uint32_t)e->id };
+        adj_block **b = store_node_adj_mut(&t->st, g->m, ends[d]);
+        if (!b || adj_prepare_erase(g->m, b, &del) != 0)
+            return -1;
+        adj_erase(g->m, *b, del.dir, del.type, del.rel);
+    }
     if (labelidx_prepare(g->m, &t->rel_types, m.type, e->id) != 0)
         return -1;
     labelidx_set(g->m, t->rel_types, m.type, e->id, false);
@@ -159,17 +159,17 @@ static int undo_rel_created(strata_graph *g, version *t, const undo_entry *e)
 static int undo_rel_deleted(strata_graph *g, version *t, undo_entry *e, bool in_place)
 {
     uint32_t ends[2] = { e->u.rel.start, e->u.rel.end };
-    uint32_t pos[2] = { e->u.rel.pos_out, e->u.rel.pos_in };
+    bool edited[2] = { e->u.rel.out_edited, e->u.rel.in_edited };
     for (int d = 0; d < 2; d++) {
-        if (pos[d] == UINT32_MAX)
+        if (!edited[d])
             continue;   /* that block went with its node and comes back whole */
         adj_block **b = store_node_adj_mut(&t->st, g->m, ends[d]);
-        int dir = d == 0 ? ADJ_OUT : ADJ_IN;
         /* A new segment only when the delete emptied it: a node at
-           ADJ_MAX_SEGMENTS must take back its relationship. */
-        if (!b || adj_reserve_segments(g->m, b, 1, !adj_has_segment(*b, dir, e->u.rel.type)) != 0)
+           ADJ_MAX_SEGMENTS takes back its relationship. */
+        adj_edit ins = { d == 0 ? ADJ_OUT : ADJ_IN, e->u.rel.type, (uint32_t)e->id };
+        if (!b || adj_prepare_insert(g->m, b, &ins, 1) != 0)
             return -1;
-        adj_insert_at(*b, dir, e->u.rel.type, pos[d], (uint32_t)e->id, ends[1 - d]);
+        adj_insert(*b, ins.dir, ins.type, ins.rel, ends[1 - d]);
     }
     if (labelidx_prepare(g->m, &t->rel_types, e->u.rel.type, e->id) != 0)
         return -1;

@@ -191,7 +191,8 @@ static strata_status prepare_rel_delete(strata_graph *g, version *v, uint64_t re
         if (ends[i] == skip)
             continue;
         adj_block **b = store_node_adj_mut(&v->st, g->m, ends[i]);
-        if (!b || adj_reserve(g->m, b, 0) != 0)
+        adj_edit del = { i == 0 ? ADJ_OUT : ADJ_IN, type, (uint32_t)rel };
+        if (!b || adj_prepare_erase(g->m, b, &del) != 0)
             return nomem(g, "deleting a relationship");
     }
     return STRATA_OK;
@@ -200,14 +201,12 @@ static strata_status prepare_rel_delete(strata_graph *g, version *v, uint64_t re
 static void commit_rel_delete(strata_graph *g, version *v, uint64_t rel, uint64_t skip)
 {
     rel_meta r = *store_rel(&v->st, rel);
-    /* UINT32_MAX: that endpoint's block was not edited (it goes whole). */
-    int pos_out = -1, pos_in = -1;
-    if (r.start != skip)
-        pos_out = adj_erase(*store_node_adj_mut(&v->st, g->m, r.start), ADJ_OUT, r.type,
-                            (uint32_t)rel);
-    if (r.end != skip)
-        pos_in = adj_erase(*store_node_adj_mut(&v->st, g->m, r.end), ADJ_IN, r.type,
-                           (uint32_t)rel);
+    /* An endpoint's block not edited goes whole with its node. */
+    bool out_edited = r.start != skip, in_edited = r.end != skip;
+    if (out_edited)
+        adj_erase(g->m, *store_node_adj_mut(&v->st, g->m, r.start), ADJ_OUT, r.type, (uint32_t)rel);
+    if (in_edited)
+        adj_erase(g->m, *store_node_adj_mut(&v->st, g->m, r.end), ADJ_IN, r.type, (uint32_t)rel);
     labelidx_set(g->m, v->rel_types, r.type, rel, false);
     undo_entry *e = txn_journal_add(g, UNDO_REL_DELETED, rel);
     store_rel_free(&v->st, g->m, rel, e ? &e->u.rel.props : NULL);
@@ -215,8 +214,8 @@ static void commit_rel_delete(strata_graph *g, version *v, uint64_t rel, uint64_
         e->u.rel.start = r.start;
         e->u.rel.end = r.end;
         e->u.rel.type = r.type;
-        e->u.rel.pos_out = pos_out < 0 ? UINT32_MAX : (uint32_t)pos_out;
-        e->u.rel.pos_in = pos_in < 0 ? UINT32_MAX : (uint32_t)pos_in;
+        e->u.rel.out_edited = out_edited;
+        e->u.rel.in_edited = in_edited;
     }
 }
 
@@ -227,15 +226,17 @@ static strata_status detach_pass(strata_graph *g, version *v, const adj_block *a
 {
     for (uint32_t i = 0; i < adj_nsegments(adj); i++) {
         int dir;
-        uint32_t type, cnt;
-        const adj_entry *e = adj_segment_at(adj, i, &dir, &type, &cnt);
-        for (uint32_t k = 0; k < cnt; k++) {
-            if (dir == ADJ_IN && e[k].other == node)
-                continue;
-            if (!plan)
-                commit_rel_delete(g, v, e[k].rel, node);
-            else {
-                strata_status s = prepare_rel_delete(g, v, e[k].rel, node, plan);
+        uint32_t type;
+        adj_segment_info(adj, i, &dir, &type);
+        for (adj_run r = adj_run_first(adj, i); r.n; r = adj_run_next(adj, i, r)) {
+            for (const adj_entry *e = r.e; e < r.e + r.n; e++) {
+                if (dir == ADJ_IN && e->other == node)
+                    continue;
+                if (!plan) {
+                    commit_rel_delete(g, v, e->rel, node);
+                    continue;
+                }
+                strata_status s = prepare_rel_delete(g, v, e->rel, node, plan);
                 if (s)
                     return s;
             }
@@ -434,11 +435,12 @@ strata_status strata_rel_create(strata_graph *g, strata_id start, strata_id end,
         goto cleanup;
     }
     MAKE_WRITABLE();
+    adj_edit ins[2] = { { ADJ_OUT, type, (uint32_t)id }, { ADJ_IN, type, (uint32_t)id } };
     sb = store_node_adj_mut(&v->st, g->m, start);
-    if (!sb || adj_reserve_segments(g->m, sb, start == end ? 2 : 1, start_segs) != 0)
+    if (!sb || adj_prepare_insert(g->m, sb, ins, start == end ? 2 : 1) != 0)
         goto oom;
     eb = store_node_adj_mut(&v->st, g->m, end);
-    if (!eb || (start != end && adj_reserve_segments(g->m, eb, 1, new_in) != 0))
+    if (!eb || (start != end && adj_prepare_insert(g->m, eb, &ins[1], 1) != 0))
         goto oom;
     if (labelidx_prepare(g->m, &v->rel_types, type, id) != 0 ||
         txn_journal_reserve(g, &(journal_need){ .of[UNDO_REL_CREATED] = 1 }) != 0)

@@ -44,7 +44,7 @@
     X(UNDO_NODE_CREATED)   /* id; pushed: the slot came from the end */                   \
     X(UNDO_NODE_DELETED)   /* id, labelset, props, adj: moved in */                       \
     X(UNDO_REL_CREATED)    /* id; pushed */                                               \
-    X(UNDO_REL_DELETED)    /* id, start, end, type, props, pos_out, pos_in */             \
+    X(UNDO_REL_DELETED)    /* id, start, end, type, props, which ends */             \
     X(UNDO_PROP)           /* on_rel, id, key, old (owned; null: absent) */               \
     X(UNDO_LABELS)         /* id, old labelset */                                         \
     X(UNDO_INDEX_STACK)    /* index id, the stack before (owned) */
@@ -84,7 +84,8 @@ typedef struct undo_entry {
         struct {
             prop_rec *props;
             uint32_t start, end, type;
-            uint32_t pos_out, pos_in;
+            bool out_edited, in_edited;   /* false: that end's block went
+                                             whole with its node */
         } rel;                          /* UNDO_REL_DELETED */
     } u;
 } undo_entry;

@@ -105,8 +105,10 @@ typedef struct edge_scan {
     const adj_block *adj;
     uint64_t from;
     int dirs;                   /* strata_direction mask */
-    size_t next;                /* the next run: type index * 2 + (1: in) */
-    const adj_entry *at, *end;  /* the run being read */
+    size_t next;                /* the next segment: type index * 2 + (1: in) */
+    uint32_t seg;               /* the segment being read */
+    uint32_t run_next;          /* where its next run starts (adj_run) */
+    const adj_entry *at, *end;  /* what is left of the run */
     bool skip_loops;            /* it is incoming, after outgoing: a
                                    self-loop was reported already */
     adj_cursor c;               /* no types */
@@ -120,6 +122,7 @@ static void scan_open(exec *x, const jedge *e, uint32_t from_vertex, uint64_t fr
     sc->from = from;
     sc->dirs = (int)join_edge_dir(e, from_vertex);
     sc->next = 0;
+    sc->run_next = ADJ_RUNS_DONE;
     sc->at = sc->end = NULL;
     sc->skip_loops = false;
     if (e->ntypes)
@@ -141,15 +144,27 @@ static bool scan_next(edge_scan *sc, uint64_t *rid, uint64_t *other)
             *other = a->other;
             return true;
         }
+        if (sc->run_next != ADJ_RUNS_DONE) {   /* a hub's next leaf */
+            adj_run r = adj_run_next(sc->adj, sc->seg, (adj_run){ NULL, 0, sc->run_next });
+            sc->run_next = r.next;
+            sc->at = r.e;
+            sc->end = r.e + r.n;
+            continue;
+        }
         if (!sc->adj || sc->next >= 2 * sc->e->ntypes)
             return false;
         size_t k = sc->next++;
         bool in = k & 1;
         if (!(sc->dirs & (in ? STRATA_IN : STRATA_OUT)))
             continue;
-        uint32_t n;
-        sc->at = adj_segment(sc->adj, in ? ADJ_IN : ADJ_OUT, sc->e->types[k >> 1], &n);
-        sc->end = sc->at ? sc->at + n : NULL;
+        int seg;
+        adj_run r = adj_run_of(sc->adj, in ? ADJ_IN : ADJ_OUT, sc->e->types[k >> 1], &seg);
+        if (seg < 0)
+            continue;
+        sc->seg = (uint32_t)seg;
+        sc->run_next = r.next;
+        sc->at = r.e;
+        sc->end = r.e + r.n;
         sc->skip_loops = in && sc->dirs == STRATA_BOTH;
     }
 }

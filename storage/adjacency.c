@@ -2,21 +2,61 @@
 
 #include <assert.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <string.h>
 
+#include "storage/adj_tree.h"
+
+/* A flat block's directory entry. */
 struct adj_seg {
     uint32_t key;   /* type << 1 | direction */
     uint32_t end;
 };
+
+/* A tree block's directory entry. */
+struct adj_tseg {
+    uint32_t key;
+    uint32_t count;
+    adj_tree *root;
+};
+
+/* What a tree block keeps before its directory: the empty leaves prepared
+   for the segments the prepared inserts open. */
+struct adj_spares {
+    adj_tree *leaf[2];
+};
+
+#define TREE_BLOCK UINT32_MAX   /* cap of a tree block */
+
+#if defined(STRATA_TESTING) && !defined(STRATA_FULL_SIZES)
+uint32_t adj_tree_min_for_tests = 8;
+#endif
 
 struct adj_block {
     atomic_uint refs;
     uint16_t nseg;
     uint16_t segcap;
     uint32_t len;
-    uint32_t cap;
-    _Alignas(8) unsigned char body[];   /* segcap segments, then cap entries */
+    uint32_t cap;   /* flat: entries' room; TREE_BLOCK */
+    _Alignas(8) unsigned char body[];   /* flat: segcap segments, then cap
+                                           entries; tree: the spares, then
+                                           segcap segments */
 };
+
+static inline bool tree_block(const adj_block *b) { return b->cap == TREE_BLOCK; }
+static inline struct adj_spares *spares(adj_block *b) { return (struct adj_spares *)(void *)b->body; }
+static inline struct adj_tseg *tsegs(adj_block *b)
+{
+    return (struct adj_tseg *)(void *)(b->body + sizeof(struct adj_spares));
+}
+static inline const struct adj_tseg *ctsegs(const adj_block *b)
+{
+    return (const struct adj_tseg *)(const void *)(b->body + sizeof(struct adj_spares));
+}
+static inline size_t tree_block_size(uint32_t segcap)
+{
+    return sizeof(adj_block) + sizeof(struct adj_spares) + (size_t)segcap * sizeof(struct adj_tseg);
+}
 
 
 static inline struct adj_seg *segs(adj_block *b) { return (struct adj_seg *)(void *)b->body; }
@@ -42,14 +82,39 @@ static inline size_t block_size(uint32_t segcap, uint32_t cap)
 
 static inline uint32_t seg_key(int dir, uint32_t type) { return type << 1 | (uint32_t)dir; }
 
-size_t adj_size(const adj_block *b) { return b ? block_size(b->segcap, b->cap) : 0; }
+size_t adj_size(const adj_block *b)
+{
+    if (!b)
+        return 0;
+    return tree_block(b) ? tree_block_size(b->segcap) : block_size(b->segcap, b->cap);
+}
+
 uint32_t adj_len(const adj_block *b) { return b ? b->len : 0; }
+uint32_t adj_nsegments(const adj_block *b) { return b ? b->nseg : 0; }
+int adj_is_tree(const adj_block *b) { return b && tree_block(b); }
+
+static inline bool is_private(const adj_block *b)
+{
+    return atomic_load_explicit(&b->refs, memory_order_acquire) == 1;
+}
 
 size_t adj_private_bytes(const adj_block *b)
 {
-    return b && atomic_load_explicit(&b->refs, memory_order_acquire) == 1 ? adj_size(b) : 0;
+    if (!b || !is_private(b))
+        return 0;
+    if (!tree_block(b))
+        return adj_size(b);
+    size_t bytes = adj_size(b);
+    for (uint32_t i = 0; i < b->nseg; i++)
+        bytes += adjt_private_bytes(ctsegs(b)[i].root);
+    const struct adj_spares *sp = (const struct adj_spares *)(const void *)b->body;
+    return bytes + adjt_private_bytes(sp->leaf[0]) + adjt_private_bytes(sp->leaf[1]);
 }
-uint32_t adj_nsegments(const adj_block *b) { return b ? b->nseg : 0; }
+
+static inline uint32_t key_at(const adj_block *b, uint32_t i)
+{
+    return tree_block(b) ? ctsegs(b)[i].key : csegs(b)[i].key;
+}
 
 static inline uint32_t seg_start(const adj_block *b, uint32_t i)
 {
@@ -60,15 +125,11 @@ static inline uint32_t seg_start(const adj_block *b, uint32_t i)
    since a node may hold thousands of (direction, type) pairs. */
 static uint32_t find_seg(const adj_block *b, uint32_t key, int *found)
 {
-    uint32_t lo = 0, hi = adj_nsegments(b);
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (csegs(b)[mid].key < key)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    *found = lo < adj_nsegments(b) && csegs(b)[lo].key == key;
+    uint32_t n = adj_nsegments(b), lo = 0;
+    if (n)
+        lo = tree_block(b) ? adj_lower_bound(ctsegs(b), sizeof(struct adj_tseg), 0, n, key)
+                           : adj_lower_bound(csegs(b), sizeof(struct adj_seg), 0, n, key);
+    *found = lo < n && key_at(b, lo) == key;
     return lo;
 }
 
@@ -79,28 +140,66 @@ int adj_has_segment(const adj_block *b, int dir, uint32_t type)
     return found;
 }
 
-const adj_entry *adj_segment_at(const adj_block *b, uint32_t i, int *dir, uint32_t *type,
-                                uint32_t *n)
-{
-    const struct adj_seg *s = &csegs(b)[i];
-    *dir = (int)(s->key & 1);
-    *type = s->key >> 1;
-    uint32_t start = seg_start(b, i);
-    *n = s->end - start;
-    return centries(b) + start;
-}
-
-const adj_entry *adj_segment(const adj_block *b, int dir, uint32_t type, uint32_t *n)
+int adj_find_segment(const adj_block *b, int dir, uint32_t type)
 {
     int found;
     uint32_t i = find_seg(b, seg_key(dir, type), &found);
-    if (!found) {
-        *n = 0;
-        return NULL;
+    return found ? (int)i : -1;
+}
+
+uint32_t adj_segment_info(const adj_block *b, uint32_t i, int *dir, uint32_t *type)
+{
+    uint32_t key = key_at(b, i);
+    *dir = (int)(key & 1);
+    *type = key >> 1;
+    return tree_block(b) ? ctsegs(b)[i].count : csegs(b)[i].end - seg_start(b, i);
+}
+
+/* The run from id `from` on; the next starts after its last id (which
+   wraps to ADJ_RUNS_DONE after UINT32_MAX, where nothing can follow). */
+static adj_run tree_run(const adj_tree *t, uint32_t from)
+{
+    uint32_t n;
+    bool last;
+    const adj_entry *e = adjt_run(t, from, &n, &last);
+    return (adj_run){ e, n, e && !last ? e[n - 1].rel + 1 : ADJ_RUNS_DONE };
+}
+
+adj_run adj_run_first(const adj_block *b, uint32_t i)
+{
+    if (tree_block(b))
+        return tree_run(ctsegs(b)[i].root, 0);
+    uint32_t start = seg_start(b, i);
+    return (adj_run){ centries(b) + start, csegs(b)[i].end - start, ADJ_RUNS_DONE };
+}
+
+adj_run adj_run_of(const adj_block *b, int dir, uint32_t type, int *seg)
+{
+    uint32_t key = seg_key(dir, type);
+    *seg = -1;
+    if (b && !tree_block(b)) {
+        /* The joins' hot path: one search, the run read off the directory. */
+        const struct adj_seg *s = csegs(b);
+        uint32_t lo = adj_lower_bound(s, sizeof *s, 0, b->nseg, key);
+        if (lo == b->nseg || s[lo].key != key)
+            return (adj_run){ NULL, 0, ADJ_RUNS_DONE };
+        *seg = (int)lo;
+        uint32_t start = lo ? s[lo - 1].end : 0;
+        return (adj_run){ centries(b) + start, s[lo].end - start, ADJ_RUNS_DONE };
     }
-    int d;
-    uint32_t t;
-    return adj_segment_at(b, i, &d, &t, n);
+    int found;
+    uint32_t i = find_seg(b, key, &found);
+    if (!found)
+        return (adj_run){ NULL, 0, ADJ_RUNS_DONE };
+    *seg = (int)i;
+    return tree_run(ctsegs(b)[i].root, 0);
+}
+
+adj_run adj_run_next(const adj_block *b, uint32_t i, adj_run r)
+{
+    if (!adj_run_more(r))
+        return (adj_run){ NULL, 0, ADJ_RUNS_DONE };
+    return tree_run(ctsegs(b)[i].root, r.next);
 }
 
 void adj_retain(adj_block *b)
@@ -113,8 +212,15 @@ void adj_release(mem_ctx *m, adj_block **bp)
 {
     adj_block *b = *bp;
     *bp = NULL;
-    if (b && atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) == 1)
-        mem_free_sized(m, b, block_size(b->segcap, b->cap));
+    if (!b || atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    if (tree_block(b)) {
+        for (uint32_t i = 0; i < b->nseg; i++)
+            adjt_release(m, &tsegs(b)[i].root);
+        adjt_release(m, &spares(b)->leaf[0]);
+        adjt_release(m, &spares(b)->leaf[1]);
+    }
+    mem_free_sized(m, b, adj_size(b));
 }
 
 static uint32_t grow(uint32_t have, uint32_t need, uint32_t floor)
@@ -127,20 +233,17 @@ static uint32_t grow(uint32_t have, uint32_t need, uint32_t floor)
     return cap < floor ? floor : cap;
 }
 
-int adj_reserve(mem_ctx *m, adj_block **bp, uint32_t add)
-{
-    /* Each added entry may open a segment of its own. */
-    return adj_reserve_segments(m, bp, add, add);
-}
+/* ---- flat blocks ------------------------------------------------------- */
 
 int adj_reserve_segments(mem_ctx *m, adj_block **bp, uint32_t add, uint32_t add_segments)
 {
     adj_block *b = *bp;
+    assert(!b || !tree_block(b));
     uint32_t len = adj_len(b), nseg = adj_nsegments(b);
     uint32_t old_cap = b ? b->cap : 0, old_segcap = b ? b->segcap : 0;
     if (add_segments > add)
         add_segments = add;
-    if (add > UINT32_MAX - len || add_segments > ADJ_MAX_SEGMENTS - nseg)
+    if (add > UINT32_MAX - 1 - len || add_segments > ADJ_MAX_SEGMENTS - nseg)
         return -1;
     uint32_t cap = grow(old_cap, len + add, 4);
     uint32_t segcap = grow(old_segcap, nseg + add_segments, 2);
@@ -148,12 +251,11 @@ int adj_reserve_segments(mem_ctx *m, adj_block **bp, uint32_t add, uint32_t add_
         /* Fill the allocator's size class with entries rather than slack. */
         size_t want = block_size(segcap, cap), good = mem_good_size(m, want);
         uint64_t more = (good - want) / sizeof(adj_entry);
-        cap = (uint32_t)(cap + more > UINT32_MAX ? UINT32_MAX : cap + more);
+        cap = (uint32_t)(cap + more >= TREE_BLOCK ? TREE_BLOCK - 1 : cap + more);
     }
     if (segcap > ADJ_MAX_SEGMENTS)
         segcap = ADJ_MAX_SEGMENTS;
-    int shared = b && atomic_load_explicit(&b->refs, memory_order_acquire) != 1;
-    if (b && !shared) {
+    if (b && is_private(b)) {
         if (cap == old_cap && segcap == old_segcap)
             return 0;
         adj_block *n = mem_realloc_sized(m, b, block_size(old_segcap, old_cap),
@@ -187,15 +289,8 @@ int adj_reserve_segments(mem_ctx *m, adj_block **bp, uint32_t add, uint32_t add_
     return 0;
 }
 
-void adj_insert(adj_block *b, int dir, uint32_t type, uint32_t rel, uint32_t other)
+static void flat_insert(adj_block *b, uint32_t key, uint32_t rel, uint32_t other)
 {
-    adj_insert_at(b, dir, type, UINT32_MAX, rel, other);
-}
-
-void adj_insert_at(adj_block *b, int dir, uint32_t type, uint32_t pos, uint32_t rel,
-                   uint32_t other)
-{
-    uint32_t key = seg_key(dir, type);
     int found;
     uint32_t i = find_seg(b, key, &found);
     if (!found) {
@@ -204,10 +299,8 @@ void adj_insert_at(adj_block *b, int dir, uint32_t type, uint32_t pos, uint32_t 
         segs(b)[i].end = seg_start(b, i);
         b->nseg++;
     }
-    uint32_t start = seg_start(b, i), at = segs(b)[i].end;
-    if (pos < at - start)
-        at = start + pos;
     adj_entry *e = entries(b);
+    uint32_t at = adj_lower_bound(e, sizeof *e, seg_start(b, i), segs(b)[i].end, rel);
     memmove(&e[at + 1], &e[at], (size_t)(b->len - at) * sizeof(adj_entry));
     e[at].rel = rel;
     e[at].other = other;
@@ -219,6 +312,7 @@ void adj_insert_at(adj_block *b, int dir, uint32_t type, uint32_t pos, uint32_t 
 void adj_append(adj_block *b, int dir, uint32_t type, uint32_t rel, uint32_t other)
 {
     uint32_t key = seg_key(dir, type);
+    assert(!tree_block(b));
     assert(b->nseg == 0 || segs(b)[b->nseg - 1].key <= key);
     if (b->nseg == 0 || segs(b)[b->nseg - 1].key != key) {
         segs(b)[b->nseg].key = key;
@@ -231,17 +325,16 @@ void adj_append(adj_block *b, int dir, uint32_t type, uint32_t rel, uint32_t oth
     segs(b)[b->nseg - 1].end++;
 }
 
-int adj_erase(adj_block *b, int dir, uint32_t type, uint32_t rel)
+static int flat_erase(adj_block *b, uint32_t key, uint32_t rel)
 {
     int found;
-    uint32_t i = find_seg(b, seg_key(dir, type), &found);
+    uint32_t i = find_seg(b, key, &found);
     if (!found)
         return -1;
-    uint32_t start = seg_start(b, i), end = segs(b)[i].end, at = start;
+    uint32_t start = seg_start(b, i), end = segs(b)[i].end;
     adj_entry *e = entries(b);
-    while (at < end && e[at].rel != rel)
-        at++;
-    if (at == end)
+    uint32_t at = adj_lower_bound(e, sizeof *e, start, end, rel);
+    if (at == end || e[at].rel != rel)
         return -1;
     memmove(&e[at], &e[at + 1], (size_t)(b->len - at - 1) * sizeof(adj_entry));
     b->len--;
@@ -251,15 +344,194 @@ int adj_erase(adj_block *b, int dir, uint32_t type, uint32_t rel)
         memmove(&segs(b)[i], &segs(b)[i + 1], (size_t)(b->nseg - i - 1) * sizeof(struct adj_seg));
         b->nseg--;
     }
-    return (int)(at - start);
+    return 0;
+}
+
+/* ---- tree blocks -------------------------------------------------------- */
+
+/* Replaces flat block *bp by a private tree block of the same entries
+   with room for add more segments. */
+static int to_tree(mem_ctx *m, adj_block **bp, uint32_t add)
+{
+    const adj_block *b = *bp;
+    uint32_t segcap = b->nseg + add > ADJ_MAX_SEGMENTS ? ADJ_MAX_SEGMENTS : b->nseg + add;
+    adj_block *t = mem_alloc(m, tree_block_size(segcap));
+    if (!t)
+        return -1;
+    atomic_init(&t->refs, 1);
+    t->nseg = 0;
+    t->segcap = (uint16_t)segcap;
+    t->len = b->len;
+    t->cap = TREE_BLOCK;
+    *spares(t) = (struct adj_spares){ { NULL, NULL } };
+    for (uint32_t i = 0; i < b->nseg; i++) {
+        uint32_t start = seg_start(b, i), n = csegs(b)[i].end - start;
+        adj_tree *root = adjt_build(m, centries(b) + start, n);
+        if (!root) {
+            adj_release(m, &t);
+            return -1;
+        }
+        tsegs(t)[i] = (struct adj_tseg){ csegs(b)[i].key, n, root };
+        t->nseg++;
+    }
+    MEM_NOTE_COPIED(b->len);
+    adj_release(m, bp);
+    *bp = t;
+    return 0;
+}
+
+/* Makes tree block *bp private with room for add more segments; a copy
+   takes the directory and shares every tree. */
+static int tree_own(mem_ctx *m, adj_block **bp, uint32_t add)
+{
+    adj_block *b = *bp;
+    uint32_t need = b->nseg + add;
+    if (need > ADJ_MAX_SEGMENTS)
+        return -1;
+    bool shared = !is_private(b);
+    if (!shared && need <= b->segcap)
+        return 0;
+    uint32_t segcap = grow(b->segcap, need, 2);
+    if (segcap > ADJ_MAX_SEGMENTS)
+        segcap = ADJ_MAX_SEGMENTS;
+    if (!shared) {
+        adj_block *n = mem_realloc_sized(m, b, tree_block_size(b->segcap), tree_block_size(segcap));
+        if (!n)
+            return -1;
+        n->segcap = (uint16_t)segcap;
+        *bp = n;
+        return 0;
+    }
+    adj_block *n = mem_alloc(m, tree_block_size(segcap));
+    if (!n)
+        return -1;
+    atomic_init(&n->refs, 1);
+    n->nseg = b->nseg;
+    n->segcap = (uint16_t)segcap;
+    n->len = b->len;
+    n->cap = TREE_BLOCK;
+    *spares(n) = (struct adj_spares){ { NULL, NULL } };
+    memcpy(tsegs(n), ctsegs(b), (size_t)b->nseg * sizeof(struct adj_tseg));
+    for (uint32_t i = 0; i < n->nseg; i++)
+        adjt_retain(tsegs(n)[i].root);
+    MEM_NOTE_COPIED(n->nseg);
+    adj_release(m, bp);
+    *bp = n;
+    return 0;
+}
+
+int adj_bulk_done(mem_ctx *m, adj_block **bp)
+{
+    return *bp && !tree_block(*bp) && (*bp)->len > ADJ_TREE_MIN ? to_tree(m, bp, 0) : 0;
+}
+
+/* ---- edits -------------------------------------------------------------- */
+
+int adj_prepare_insert(mem_ctx *m, adj_block **bp, const adj_edit *ins, uint32_t n)
+{
+    assert(n <= 2 && (n < 2 || seg_key(ins[0].dir, ins[0].type) != seg_key(ins[1].dir, ins[1].type)));
+    uint32_t opens = 0;
+    for (uint32_t k = 0; k < n; k++)
+        opens += !adj_has_segment(*bp, ins[k].dir, ins[k].type);
+    if (!*bp || !tree_block(*bp)) {
+        if (adj_len(*bp) + (uint64_t)n <= ADJ_TREE_MIN)
+            return adj_reserve_segments(m, bp, n, opens);
+        if (adj_nsegments(*bp) + opens > ADJ_MAX_SEGMENTS || to_tree(m, bp, opens) != 0)
+            return -1;
+    }
+    if (adj_len(*bp) > UINT32_MAX - 1 - n || tree_own(m, bp, opens) != 0)
+        return -1;
+    adj_block *b = *bp;
+    for (uint32_t k = 0; k < n; k++) {
+        int i = adj_find_segment(b, ins[k].dir, ins[k].type);
+        if (i >= 0) {
+            if (adjt_prepare_insert(m, &tsegs(b)[i].root, ins[k].rel) != 0)
+                return -1;
+        } else if (!spares(b)->leaf[k] && !(spares(b)->leaf[k] = adjt_new(m))) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void adj_insert(adj_block *b, int dir, uint32_t type, uint32_t rel, uint32_t other)
+{
+    uint32_t key = seg_key(dir, type);
+    if (!tree_block(b)) {
+        flat_insert(b, key, rel, other);
+        return;
+    }
+    int found;
+    uint32_t i = find_seg(b, key, &found);
+    if (!found) {
+        adj_tree **spare = spares(b)->leaf[0] ? &spares(b)->leaf[0] : &spares(b)->leaf[1];
+        assert(*spare && b->nseg < b->segcap);
+        memmove(&tsegs(b)[i + 1], &tsegs(b)[i], (size_t)(b->nseg - i) * sizeof(struct adj_tseg));
+        tsegs(b)[i] = (struct adj_tseg){ key, 0, *spare };
+        *spare = NULL;
+        b->nseg++;
+    }
+    adjt_insert(tsegs(b)[i].root, rel, other);
+    tsegs(b)[i].count++;
+    b->len++;
+}
+
+int adj_prepare_erase(mem_ctx *m, adj_block **bp, const adj_edit *del)
+{
+    if (!*bp)
+        return 0;
+    if (!tree_block(*bp))
+        return adj_reserve_segments(m, bp, 0, 0);
+    if (tree_own(m, bp, 0) != 0)
+        return -1;
+    int i = adj_find_segment(*bp, del->dir, del->type);
+    return i < 0 ? 0 : adjt_prepare_erase(m, &tsegs(*bp)[i].root, del->rel);
+}
+
+int adj_erase(mem_ctx *m, adj_block *b, int dir, uint32_t type, uint32_t rel)
+{
+    if (!b)
+        return -1;
+    uint32_t key = seg_key(dir, type);
+    if (!tree_block(b))
+        return flat_erase(b, key, rel);
+    int found;
+    uint32_t i = find_seg(b, key, &found);
+    if (!found || adjt_erase(m, &tsegs(b)[i].root, rel) != 0)
+        return -1;
+    tsegs(b)[i].count--;
+    b->len--;
+    if (!tsegs(b)[i].root) {
+        memmove(&tsegs(b)[i], &tsegs(b)[i + 1], (size_t)(b->nseg - i - 1) * sizeof(struct adj_tseg));
+        b->nseg--;
+    }
+    return 0;
 }
 
 #ifdef STRATA_TESTING
+static int check_tree_block(const adj_block *b)
+{
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < b->nseg; i++) {
+        const struct adj_tseg *s = &ctsegs(b)[i];
+        uint32_t count;
+        if ((i && s->key <= ctsegs(b)[i - 1].key) || !s->root || adjt_check(s->root, &count) != 0 ||
+            count != s->count)
+            return -1;
+        total += count;
+    }
+    return total == b->len ? 0 : -1;
+}
+
 int adj_check(const adj_block *b)
 {
     if (!b)
         return 0;
-    if (b->nseg > b->segcap || b->len > b->cap)
+    if (b->nseg > b->segcap)
+        return -1;
+    if (tree_block(b))
+        return check_tree_block(b);
+    if (b->len > b->cap)
         return -1;
     uint32_t prev_end = 0;
     for (uint32_t i = 0; i < b->nseg; i++) {
@@ -268,6 +540,9 @@ int adj_check(const adj_block *b)
             return -1;
         if (s->end <= prev_end)
             return -1;
+        for (uint32_t k = prev_end + 1; k < s->end; k++)
+            if (centries(b)[k - 1].rel >= centries(b)[k].rel)
+                return -1;
         prev_end = s->end;
     }
     return prev_end == b->len ? 0 : -1;

@@ -103,7 +103,7 @@
 #define INT_RANGE 5       /* small: equal values and unique clashes are common */
 
 /* The reference model (mnode, mrel, mindex, model: node indices on one
-   key, mrel.seq unused) and its comparison with a view are
+   key) and its comparison with a view are
    support/model.h's, keyed here by the ids the engine returns; this run
    is the test's own. */
 #define MODEL_OWN_RUN
@@ -622,7 +622,7 @@ static void compare_catalog(run *r, strata_view *v, const lineage *L)
 }
 
 /* support/model_compare.h's checks (neighbour order and range probes
-   aside: this model keeps no creation order, and the checks' generator
+   aside: the other model tests compare those, and the checks' generator
    picks the diffs), and the lineage's catalog. */
 static void compare_view(run *r, strata_view *v, const lineage *L, const model *m)
 {

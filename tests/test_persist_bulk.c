@@ -30,6 +30,7 @@
 #include "core/persist_codec.h"
 #include "index/level_stack.h"
 #include "storage/adjacency.h"
+#include "support/adj_runs.h"
 #include "storage/mem.h"
 
 #define OK(g, call)                                                                       \
@@ -283,8 +284,9 @@ static uint64_t same_adjacency(const store *want, const store *got, uint64_t id)
     for (uint32_t s = 0; s < adj_nsegments(x); s++) {
         int dx, dy;
         uint32_t tx, ty, nx, ny;
-        const adj_entry *ex = adj_segment_at(x, s, &dx, &tx, &nx);
-        const adj_entry *ey = adj_segment_at(y, s, &dy, &ty, &ny);
+        adj_segment_info(x, s, &dx, &tx);
+        adj_segment_info(y, s, &dy, &ty);
+        adj_entry *ex = adj_runs_gather(x, s, &nx), *ey = adj_runs_gather(y, s, &ny);
         assert_int_equal(dx, dy);
         assert_int_equal(tx, ty);
         assert_int_equal(nx, ny);
@@ -296,6 +298,8 @@ static uint64_t same_adjacency(const store *want, const store *got, uint64_t id)
             assert_int_equal(sorted[i].other, ey[i].other);
         }
         free(sorted);
+        free(ex);
+        free(ey);
     }
     return adj_len(y);
 }

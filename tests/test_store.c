@@ -177,11 +177,11 @@ static void link_rel(store *s, mem_ctx *m, uint64_t rel)
     const rel_meta r = *store_rel(s, rel);
     adj_block **a = store_node_adj_mut(s, m, r.start);
     assert_non_null(a);
-    assert_int_equal(adj_reserve(m, a, 1), 0);
+    assert_int_equal(adj_prepare_insert(m, a, &(adj_edit){ ADJ_OUT, r.type, (uint32_t)rel }, 1), 0);
     adj_insert(*a, ADJ_OUT, r.type, (uint32_t)rel, r.end);
     adj_block **b = store_node_adj_mut(s, m, r.end);
     assert_non_null(b);
-    assert_int_equal(adj_reserve(m, b, 1), 0);
+    assert_int_equal(adj_prepare_insert(m, b, &(adj_edit){ ADJ_IN, r.type, (uint32_t)rel }, 1), 0);
     adj_insert(*b, ADJ_IN, r.type, (uint32_t)rel, r.start);
     assert_int_equal(store_check(s), 0);
 }
@@ -192,12 +192,12 @@ static void unlink_rel(store *s, mem_ctx *m, uint64_t rel)
     const rel_meta r = *store_rel(s, rel);
     adj_block **a = store_node_adj_mut(s, m, r.start);
     assert_non_null(a);
-    assert_int_equal(adj_reserve(m, a, 0), 0);
-    assert_int_equal(adj_erase(*a, ADJ_OUT, r.type, (uint32_t)rel), 0);
+    assert_int_equal(adj_prepare_erase(m, a, &(adj_edit){ ADJ_OUT, r.type, (uint32_t)rel }), 0);
+    assert_int_equal(adj_erase(m, *a, ADJ_OUT, r.type, (uint32_t)rel), 0);
     adj_block **b = store_node_adj_mut(s, m, r.end);
     assert_non_null(b);
-    assert_int_equal(adj_reserve(m, b, 0), 0);
-    assert_int_equal(adj_erase(*b, ADJ_IN, r.type, (uint32_t)rel), 0);
+    assert_int_equal(adj_prepare_erase(m, b, &(adj_edit){ ADJ_IN, r.type, (uint32_t)rel }), 0);
+    assert_int_equal(adj_erase(m, *b, ADJ_IN, r.type, (uint32_t)rel), 0);
     assert_int_equal(store_check(s), 0);
 }
 

@@ -9,7 +9,7 @@
  * Its free lists are LIFO stacks, so the id of every create is predicted
  * exactly — including after a detach-delete, which frees the node's
  * relationships in adjacency order (by type, outgoing before incoming,
- * then in creation order) and the node last.
+ * then by id) and the node last.
  *
  * "Equals" (compare_view) is every check of support/model_compare.h,
  * which test_branch_model.c shares.
@@ -78,7 +78,6 @@ typedef struct mrel {
     bool alive;
     uint32_t start, end;
     uint32_t type;           /* model type */
-    uint64_t seq;            /* creation order: the order within a segment */
     mval props[NKEYS];
 } mrel;
 
@@ -106,7 +105,6 @@ typedef struct model {
     mindex idx[MAX_INDEXES];
     uint32_t nidx;
     strata_index next_index_id;
-    uint64_t seq;
 } model;
 
 /* The tokens behind model labels, types and keys (model order is token
@@ -137,7 +135,7 @@ static inline bool node_connected(const model *m, uint32_t n)
 }
 
 /* The relationships of one segment of n (type t, out or in) in the order
-   the adjacency holds them (creation order).  skip_loops leaves incoming
+   the adjacency holds them (by id).  skip_loops leaves incoming
    self-loops out, for the walks that have them from the outgoing pass. */
 static inline uint32_t segment_rels(const model *m, uint32_t n, uint32_t t, bool out,
                                     bool skip_loops, uint32_t *ids)
@@ -150,12 +148,6 @@ static inline uint32_t segment_rels(const model *m, uint32_t n, uint32_t t, bool
         if (out ? e->start == n : (e->end == n && !(skip_loops && e->start == n)))
             ids[k++] = r;
     }
-    for (uint32_t i = 1; i < k; i++)   /* insertion sort by creation order */
-        for (uint32_t j = i; j > 0 && m->rel[ids[j - 1]].seq > m->rel[ids[j]].seq; j--) {
-            uint32_t x = ids[j];
-            ids[j] = ids[j - 1];
-            ids[j - 1] = x;
-        }
     return k;
 }
 
@@ -306,8 +298,7 @@ static inline void model_node_free(model *m, uint32_t id)
 static inline uint32_t model_rel_alloc(model *m, uint32_t start, uint32_t end, uint32_t type)
 {
     uint32_t id = id_take(&m->rels);
-    m->rel[id] = (mrel){ .alive = true, .start = start, .end = end, .type = type,
-                         .seq = ++m->seq };
+    m->rel[id] = (mrel){ .alive = true, .start = start, .end = end, .type = type };
     return id;
 }
 

@@ -12,7 +12,7 @@
  * definition, entry count, depth (at most LSTACK_CAP), and a lookup of
  * every key value present plus an absent one.  On request (checks):
  *   COMPARE_ORDER   every node's neighbours per direction in iteration
- *                   order (by type, then creation order: mrel.seq);
+ *                   order (by type, then by relationship id);
  *   COMPARE_RANGES  random integer ranges over single-key indices (drawn
  *                   from r->check_rng) and a range index's whole integer
  *                   scan in order.
@@ -281,8 +281,8 @@ static inline void compare_neighbour_sets(run *r, strata_view *v, const model_to
 }
 
 /* The neighbours of n in one direction in iteration order: segments by
-   type, each in creation order (a rollback must restore positions
-   exactly). */
+   type, each by relationship id (whether the node's block is flat or
+   trees; a rollback must restore them exactly). */
 static inline void compare_neighbour_order(run *r, strata_view *v, const model *m, uint32_t n,
                                            bool out)
 {
