@@ -219,10 +219,12 @@ static void best_index(exec *x, facts *f, strata_token label, const cypher_ast_n
                        start_plan *best)
 {
     strata_view *v = exec_view(x);
-    strata_index *buf;
+    strata_index local[16], *buf = local;
     size_t n = 0;
-    /* Out of memory: no index is considered, and the label scan serves. */
-    if (exec_index_list(x, &buf, &n) != 0)
+    /* A view's indexes are few: listed on the stack.  Out of memory
+       listing more: no index is considered, and the label scan serves. */
+    if (strata_indexes(v, local, sizeof local / sizeof *local, &n) != STRATA_OK ||
+        (n > sizeof local / sizeof *local && exec_index_list(x, &buf, &n) != 0))
         return;
     for (size_t i = 0; i < n; i++) {
         strata_index_info info;
@@ -259,7 +261,8 @@ static void best_index(exec *x, facts *f, strata_token label, const cypher_ast_n
         if (p.estimate < best->estimate)
             *best = p;
     }
-    exec_index_list_free(x, &buf);
+    if (buf != local)
+        exec_index_list_free(x, &buf);
 }
 
 /* Adds label (by name) to a union plan, unless no node has it (that
@@ -550,6 +553,31 @@ int start_id(exec *x, const start_plan *p, const scope *sc, const value *row, bo
     value_release(&v);
     if (!*none)
         *none = !strata_node_exists(exec_view(x), *id);
+    return 0;
+}
+
+int start_unique(exec *x, const start_plan *p, const scope *sc, const value *row, bool *taken,
+                 bool *none, uint64_t *id, uint32_t *exact)
+{
+    *taken = *none = false;
+    *exact = 0;
+    value key;
+    size_t nvals;
+    if (seek_values(x, p, sc, row, &key, &nvals) != 0)
+        return -1;
+    const index_set *set = exec_view(x)->ver->indexes;
+    int pos = value_is_null(&key) || !seekable(&key) ? -1 : idxset_find(set, p->index);
+    if (value_is_null(&key)) {
+        *taken = *none = true;   /* null equals nothing */
+    } else if (pos >= 0) {
+        /* a unique index holds at most one node under a key (by value
+           order), as strata_index_lookup would find */
+        *taken = true;
+        *none = !lstack_first(idxset_stack(set, (uint32_t)pos), &key, id);
+        if (value_kind(&key) == VAL_INT || value_kind(&key) == VAL_STRING)
+            *exact = 1;
+    }
+    value_release(&key);
     return 0;
 }
 
