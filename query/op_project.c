@@ -386,11 +386,13 @@ int project_open(exec *x, const cypher_ast_node *clause, scope *sc, stage *s,
     s->wants_none = p->limit == 0 && p->ncalls == 0 && !clause->u.projection.distinct &&
                     !clause->u.projection.order.count;
     if (rc == 0)
-        rc = scope_copy(x, sc, &p->in);
-    if (rc == 0)
         rc = scope_copy(x, sc, &p->both);
     for (size_t i = 0; i < p->out.n && rc == 0; i++)
         rc = scope_push(x, &p->both, &p->out.b[i]);
+    /* the input's scope is the first bindings of both, borrowed (not
+       freed with it: m stays NULL) */
+    if (rc == 0)
+        p->in = (scope){.b = p->both.b, .n = sc->n};
     if (rc == 0)
         rc = open_steps(x, ps, s);
     if (rc == 0 && ps->steps[0].row_times)

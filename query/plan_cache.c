@@ -132,8 +132,10 @@ cached_plan *plan_cache_get(plan_cache *c, const char *text, size_t len)
     cached_plan *p = find(c, h, text, len);
     if (p) {
         p->refs++;
-        lru_unlink(c, p);
-        lru_push(c, p);
+        if (c->newest != p) {   /* a statement run again and again stays put */
+            lru_unlink(c, p);
+            lru_push(c, p);
+        }
     }
     pthread_mutex_unlock(&c->lock);
     return p;

@@ -373,9 +373,10 @@ static void plan_node(exec *x, const cypher_ast_node *n, const cypher_ast_node *
     if (n->u.node.variable && where_union(x, n, where, &u) && u.estimate <= best->estimate)
         *best = u;
     for (size_t i = 0; i < n->u.node.labels.count; i++) {
+        cypher_ast_node *l = n->u.node.labels.items[i];
         strata_token label;
-        if (strata_token_lookup(v, STRATA_LABEL, n->u.node.labels.items[i]->u.name.ptr,
-                                &label) != STRATA_OK) {
+        if (!exec_cached_token(x, &l->u.label.token_plus1, STRATA_LABEL, &l->u.label.name,
+                               &label)) {
             *best = (start_plan){.kind = START_NOTHING, .node = n};
             return;
         }

@@ -44,13 +44,11 @@ struct strata_result {
     strata_query_stats stats;
     bool failed;
     strata_query_error err;
-    char code[40], detail[48], message[256];
     strata_view *view;          /* NULL or &own_view */
     strata_view own_view;       /* the view the result holds, in place */
     /* A read-only statement computed as it is read (pipeline.h): its
        executor, the final pipeline, the rows pulled and not yet read, the
        slot of each column in them, and what the executor borrows. */
-    exec xs;                    /* the statement's executor (no allocation) */
     pipeline *pipe;
     bool pipe_done;
     rowset buf;
@@ -62,10 +60,13 @@ struct strata_result {
        watches (a reference, or NULL): the executor reads both. */
     atomic_bool interrupted;
     strata_cancel *cancel;
-    /* The statement's arena (exec.h) and its first chunk, last: not
-       cleared when a result is made. */
-    exec_arena arena;
+    exec_arena arena;           /* the statement's (exec.h) */
+    /* Not cleared when a result is made: the arena's first chunk; the
+       executor, set whole before anything reads it; the error's text,
+       written when it fails (failed says so). */
     _Alignas(max_align_t) char arena_room[QUERY_ARENA_ROOM];
+    exec xs;                    /* the statement's executor (no allocation) */
+    char code[40], detail[48], message[256];
 };
 
 /* Rows a lazy result's buffer holds in the arena before it grows from
@@ -606,7 +607,8 @@ static void run_statement(exec *x, const cypher_ast_node *root, strata_result *r
         return;
     }
     if (!x->g) {
-        const cypher_ast_node *u = first_update(body);
+        /* a lazy statement was found to only read (reads_lazily) */
+        const cypher_ast_node *u = x->lazy ? NULL : first_update(body);
         if (u)
             exec_fail(x, u, "SemanticError", NULL,
                       "a query on a view only reads: %s writes",
@@ -729,14 +731,14 @@ static strata_status query_run(strata_graph *g, strata_view *v, const char *text
     *out = r;
     atomic_init(&r->interrupted, false);
     r->cancel = cancel_retain(cancel);
-    if (params && value_kind(&params->v) != VAL_MAP)
-        return fail_result(g, r, "ArgumentError", NULL, "parameters must be a map", 1, 1);
     exec *x = &r->xs;
     *x = (exec){.g = g, .m = m, .params = params ? &params->v : NULL,
                 .interrupt = g ? &graph_catalog(g)->interrupt : NULL,
                 .result_interrupt = &r->interrupted,
                 .cancel = cancel ? &cancel->requested : NULL,
                 .arena = &r->arena};
+    if (params && value_kind(&params->v) != VAL_MAP)
+        return fail_result(g, r, "ArgumentError", NULL, "parameters must be a map", 1, 1);
     if (v)
         x->view.ver = v->ver;
     else
