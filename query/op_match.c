@@ -1039,19 +1039,20 @@ static int plan_parts(exec *x, match_state *ms, const scope *sc)
     clause_bound cb = {sc, ms->in_width, clause, placed};
     for (size_t k = 0; k < n; k++) {
         size_t best = n;
-        start_plan plan, best_plan = {0};
+        start_plan other;   /* the first candidate is planned in place */
         for (size_t i = 0; i < n; i++) {
             if (placed[i])
                 continue;
             plan_start(x, clause->u.match.parts.items[i], clause->u.match.where, bound_before,
-                       &cb, &plan);
-            if (best == n || plan.estimate < best_plan.estimate) {
+                       &cb, best == n ? &ms->plans[k] : &other);
+            if (best == n) {
                 best = i;
-                best_plan = plan;
+            } else if (other.estimate < ms->plans[k].estimate) {
+                best = i;
+                ms->plans[k] = other;
             }
         }
         ms->order[k] = best;
-        ms->plans[k] = best_plan;
         if (x->prof)   /* before the part counts as placed: its own names are not bound */
             note_plan(x, clause->u.match.parts.items[best], clause->u.match.where, &cb,
                       &ms->plans[k], ms->reach);
