@@ -252,9 +252,12 @@ bool scope_name_hidden(const char *name, size_t len) { return len > 0 && name[0]
 int scope_copy(exec *x, const scope *from, scope *to)
 {
     to->n = 0;
-    for (size_t i = 0; i < from->n; i++)
-        if (scope_push(x, to, &from->b[i]) != 0)
+    while (to->cap < from->n)
+        if (scope_grow(x, to) != 0)
             return -1;
+    if (from->n)
+        memcpy(to->b, from->b, from->n * sizeof *to->b);
+    to->n = from->n;
     return 0;
 }
 

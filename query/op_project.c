@@ -348,7 +348,14 @@ static int open_steps(exec *x, project_state *ps, stage *s)
         rc = distinct_step_open(x, p, &ps->steps[ps->nsteps++]);
     if (rc == 0 && cl->u.projection.order.count)
         rc = sort_step_open(x, p, &ps->steps[ps->nsteps++]);
-    if (rc == 0)
+    /* A RETURN's rows are read by their columns' slots only, so a plain
+       one (no SKIP, LIMIT, DISTINCT, ORDER BY or aggregate) needs no
+       window: the map's rows, the input's cells beside the items, go out
+       as they are. */
+    bool plain_return = cl->kind == CYPHER_AST_RETURN && !aggregating &&
+                        !cl->u.projection.distinct && !cl->u.projection.order.count &&
+                        !cl->u.projection.skip && !cl->u.projection.limit;
+    if (rc == 0 && !plain_return)
         rc = window_step_open(x, p, aggregating, &ps->steps[ps->nsteps++]);
     for (size_t i = 0; i < ps->nsteps; i++) {
         ps->steps[i].clause = cl;

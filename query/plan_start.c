@@ -214,29 +214,29 @@ static uint64_t label_count(exec *x, strata_token label)
     return labelidx_count(exec_view(x)->ver->labels, label);
 }
 
-/* The best index access for node n under label: seek or range seek. */
+_Static_assert(sizeof(((start_plan *)0)->index_name) == IDX_NAME_MAX,
+               "a plan copies an index definition's name whole");
+
+/* The best index access for node n under label: seek or range seek.
+   The view's index definitions are read in place (no list, no copies). */
 static void best_index(exec *x, facts *f, strata_token label, const cypher_ast_node *where,
                        start_plan *best)
 {
     strata_view *v = exec_view(x);
-    strata_index local[16], *buf = local;
-    size_t n = 0;
-    /* A view's indexes are few: listed on the stack.  Out of memory
-       listing more: no index is considered, and the label scan serves. */
-    if (strata_indexes(v, local, sizeof local / sizeof *local, &n) != STRATA_OK ||
-        (n > sizeof local / sizeof *local && exec_index_list(x, &buf, &n) != 0))
-        return;
-    for (size_t i = 0; i < n; i++) {
-        strata_index_info info;
-        if (strata_index_info_get(v, buf[i], &info) != STRATA_OK || info.relationships ||
-            info.token != label || info.nkeys > START_MAX_KEYS)
+    const index_set *set = v->ver->indexes;
+    for (uint32_t pos = 0, n = idxset_len(set); pos < n; pos++) {
+        const index_def *d = idxset_def(set, pos);
+        if (d->on_rels || d->token != label || d->nkeys > START_MAX_KEYS)
             continue;
-        start_plan p = {.node = f->node, .label = label, .index = buf[i],
-                        .unique = info.kind == STRATA_INDEX_UNIQUE, .nkeys = info.nkeys};
-        memcpy(p.index_name, info.name, sizeof p.index_name);
+        bool unique = d->kind == IDX_UNIQUE;
+        /* a unique seek (estimate 1) cannot beat a best of 1 or less */
+        if (unique && best->estimate <= 1)
+            continue;
+        start_plan p = {.node = f->node, .label = label, .index = d->id, .unique = unique,
+                        .nkeys = d->nkeys};
         bool all_eq = true;
-        for (size_t k = 0; k < info.nkeys && all_eq; k++) {
-            if (strata_token_name(v, STRATA_KEY, info.keys[k], &p.keys[k]) != STRATA_OK)
+        for (size_t k = 0; k < d->nkeys && all_eq; k++) {
+            if (strata_token_name(v, STRATA_KEY, d->keys[k], &p.keys[k]) != STRATA_OK)
                 all_eq = false;
             else {
                 collect_facts(f, p.keys[k], where);
@@ -246,23 +246,23 @@ static void best_index(exec *x, facts *f, strata_token label, const cypher_ast_n
         }
         if (all_eq) {
             p.kind = START_INDEX_SEEK;
-            p.estimate = p.unique ? 1 : 1 + info.entries / 100;
-        } else if (info.nkeys == 1 && (f->k.lo || f->k.hi)) {
+            p.estimate = unique ? 1 : 1 + lstack_count(idxset_stack(set, pos)) / 100;
+        } else if (d->nkeys == 1 && (f->k.lo || f->k.hi)) {
             p.kind = START_RANGE_SEEK;
             p.lo = f->k.lo;
             p.hi = f->k.hi;
             p.lo_inclusive = f->k.lo_inclusive;
             p.hi_inclusive = f->k.hi_inclusive;
             p.prefix = f->k.prefix;
-            p.estimate = 1 + info.entries / 3;
+            p.estimate = 1 + lstack_count(idxset_stack(set, pos)) / 3;
         } else {
             continue;
         }
-        if (p.estimate < best->estimate)
+        if (p.estimate < best->estimate) {
+            memcpy(p.index_name, d->name, sizeof p.index_name);
             *best = p;
+        }
     }
-    if (buf != local)
-        exec_index_list_free(x, &buf);
 }
 
 /* Adds label (by name) to a union plan, unless no node has it (that
