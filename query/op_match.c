@@ -813,7 +813,8 @@ static int walk_start(walk *w, bool *single, bool *none, uint64_t *id, strata_no
     value *row = w->row;
     w->start_skip = 0;
     size_t in_width = w->in_width;
-    long first = var_slot(w, w->el[0], true), last = var_slot(w, w->el[w->nel - 1], true);
+    long first = var_slot(w, w->el[0], true);
+    long last = w->nel == 1 ? first : var_slot(w, w->el[w->nel - 1], true);
     bool first_bound = first >= 0 && ((size_t)first < in_width || !value_is_null(&row[first]));
     bool last_bound = last >= 0 && ((size_t)last < in_width || !value_is_null(&row[last]));
     if (first_bound || last_bound)
@@ -822,7 +823,7 @@ static int walk_start(walk *w, bool *single, bool *none, uint64_t *id, strata_no
         w->reversed = w->plan->reversed;
     *it = NULL;
     *single = *none = false;
-    long slot = var_slot(w, elem(w, 0), true);
+    long slot = elem(w, 0) == w->el[0] ? first : last;   /* walk order's first node */
     if (slot >= 0 && ((size_t)slot < in_width || !value_is_null(&row[slot]))) {
         *single = true;
         /* null (from OPTIONAL MATCH) or deleted: nothing matches */
