@@ -4,23 +4,102 @@
  * over N nodes with a unique index on key, through strata_query with a
  * parameter map, timed per query (parse, plan, run, read the row, free).
  *
- *   cypher_lookup [--nodes N] [--queries Q] [--quick]
+ *   cypher_lookup [--nodes N] [--queries Q] [--quick] [--compare]
  *
  * For scale it also times the same lookup through the direct API
- * (strata_index_get + strata_node_read).
+ * (strata_index_get + strata_node_read).  With --compare, in the same run
+ * and over the same keys: the statement on a view (strata_view_query, as
+ * a reader thread runs it) and SQLite's prepared SELECT on the same rows
+ * (an in-memory database, item(key INTEGER PRIMARY KEY, v TEXT) WITHOUT
+ * ROWID: one B-tree probe by key, as the unique index is one; bind, step,
+ * read the column, reset), each lookup timed alone like the Cypher one.
+ * Without it the program runs only what it always ran, so instruction
+ * counts stay comparable across versions.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <sqlite3.h>
 #include <strata.h>
 
 #define BENCH_NAME "cypher_lookup"
 #include "bench_util.h"
 
+/* The statement through strata_view_query on a view, per lookup. */
+static void view_lookups(strata_view *view, const char *q, long n, double *t, long queries,
+                         uint64_t *seed)
+{
+    const char *names[] = { "k" };
+    for (long i = 0; i < queries; i++) {
+        strata_value *k = strata_value_int((int64_t)(xorshift(seed) % (uint64_t)n));
+        const strata_value *vals[] = { k };
+        strata_value *params = strata_value_map(names, vals, 1);
+        strata_result *r;
+        double t0 = now_us();
+        STRATA_OK_V(view, strata_view_query(view, q, params, &r));
+        const strata_value *const *row;
+        if (!strata_result_next(r, &row) || strata_value_type(row[0]) != STRATA_STRING)
+            fail("view lookup %ld found nothing", i);
+        strata_result_free(&r);
+        t[i] = now_us() - t0;
+        strata_value_free(&params);
+        strata_value_free(&k);
+    }
+    stats s = summarise(t, (int)queries);
+    printf("Cypher on a view (strata_view_query, plan cached): mean %.2f us, median %.2f us, "
+           "worst %.1f us\n", s.mean, s.median, s.worst);
+}
+
+static void sql_ok(sqlite3 *db, int rc, const char *what)
+{
+    if (rc != SQLITE_OK && rc != SQLITE_DONE && rc != SQLITE_ROW)
+        fail("sqlite: %s: %s", what, sqlite3_errmsg(db));
+}
+
+/* SQLite's prepared SELECT over the same rows, per lookup. */
+static void sqlite_lookups(long n, double *t, long queries, uint64_t *seed)
+{
+    sqlite3 *db;
+    sqlite3_stmt *ins, *sel;
+    if (sqlite3_open(":memory:", &db) != SQLITE_OK)
+        fail("sqlite: cannot open a database");
+    sql_ok(db, sqlite3_exec(db, "CREATE TABLE item(key INTEGER PRIMARY KEY, v TEXT) "
+                                "WITHOUT ROWID; BEGIN", NULL, NULL, NULL), "create");
+    sql_ok(db, sqlite3_prepare_v2(db, "INSERT INTO item VALUES(?1, ?2)", -1, &ins, NULL),
+           "prepare insert");
+    for (long i = 0; i < n; i++) {
+        char v[32];
+        int len = snprintf(v, sizeof v, "value %ld", i);
+        sqlite3_bind_int64(ins, 1, i);
+        sqlite3_bind_text(ins, 2, v, len, SQLITE_TRANSIENT);
+        sql_ok(db, sqlite3_step(ins), "insert");
+        sqlite3_reset(ins);
+    }
+    sqlite3_finalize(ins);
+    sql_ok(db, sqlite3_exec(db, "COMMIT", NULL, NULL, NULL), "commit");
+    sql_ok(db, sqlite3_prepare_v2(db, "SELECT v FROM item WHERE key = ?1", -1, &sel, NULL),
+           "prepare select");
+    for (long i = 0; i < queries; i++) {
+        int64_t k = (int64_t)(xorshift(seed) % (uint64_t)n);
+        double t0 = now_us();
+        sqlite3_bind_int64(sel, 1, k);
+        if (sqlite3_step(sel) != SQLITE_ROW || !sqlite3_column_text(sel, 0))
+            fail("sqlite lookup %ld found nothing", i);
+        sqlite3_reset(sel);
+        t[i] = now_us() - t0;
+    }
+    stats s = summarise(t, (int)queries);
+    printf("SQLite prepared SELECT (in memory, same keys): mean %.2f us, median %.2f us, "
+           "worst %.1f us\n", s.mean, s.median, s.worst);
+    sqlite3_finalize(sel);
+    sqlite3_close(db);
+}
+
 int main(int argc, char **argv)
 {
     long n = 100000, queries = 200000;
+    bool compare = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--nodes") && i + 1 < argc)
             n = atol(argv[++i]);
@@ -28,8 +107,10 @@ int main(int argc, char **argv)
             queries = atol(argv[++i]);
         else if (!strcmp(argv[i], "--quick"))
             n = 10000, queries = 20000;
+        else if (!strcmp(argv[i], "--compare"))
+            compare = true;
         else
-            fail("usage: cypher_lookup [--nodes N] [--queries Q] [--quick]");
+            fail("usage: cypher_lookup [--nodes N] [--queries Q] [--quick] [--compare]");
     }
     strata_graph *g;
     if (strata_graph_new(&g) != STRATA_OK || n < 1 || queries < 1)
@@ -86,6 +167,10 @@ int main(int argc, char **argv)
     printf("direct API (strata_index_get + strata_node_read): %.2f us per lookup\n",
            (now_us() - t0) / queries);
     strata_value_free(&into);
+    if (compare) {
+        view_lookups(view, q, n, t, queries, &seed);
+        sqlite_lookups(n, t, queries, &seed);
+    }
     strata_view_release(&view);
     free(t);
     strata_graph_free(&g);

@@ -231,6 +231,11 @@ struct cypher_ast_node {
             cypher_ast_list items;   /* PROJECTION_ITEM */
             cypher_ast_list order;   /* SORT_ITEM */
             cypher_ast_node *skip, *limit, *where;   /* or NULL */
+            /* What its items and ORDER BY aggregate, plus one, once the
+               join's planner has looked (0: not yet; query/join_plan.c):
+               a function of the tree alone, so a cached plan's threads
+               store the same value */
+            _Atomic uint8_t aggregates_plus1;
         } projection;
         struct {
             cypher_ast_node *part;   /* PATTERN_PART */

@@ -50,6 +50,7 @@ static int frame_open(const evalctx *c, frame *f)
     exec *x = c->x;
     memset(f, 0, sizeof *f);
     f->x = x;
+    x->no_arena++;      /* a frame per row: its memory is given back */
     f->saved_width = x->width;
     f->saved_used = x->used_rels;
     f->saved_nused = x->nused;
@@ -138,6 +139,7 @@ static void frame_close(frame *f)
     x->nused = f->saved_nused;
     x->capused = f->saved_capused;
     x->width = f->saved_width;
+    x->no_arena--;
 }
 
 /* A PATTERN_PART over path, on the stack: the matcher's unit. */

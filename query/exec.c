@@ -78,6 +78,125 @@ int exec_status(exec *x, const cypher_ast_node *n, strata_status s)
     }
 }
 
+/* ---- the statement's arena ---- */
+
+struct arena_chunk {
+    arena_chunk *next;
+    size_t cap;
+    max_align_t room[];
+};
+
+/* Blocks are aligned for any type. */
+#define ARENA_ALIGN (sizeof(max_align_t))
+/* The least chunk taken from the allocator once the first is full. */
+#define ARENA_CHUNK_MIN 4096
+
+void exec_arena_init(exec_arena *a, void *first, size_t size)
+{
+    *a = (exec_arena){.first = first, .first_cap = size, .base = first, .cap = size};
+}
+
+void exec_arena_free(exec_arena *a, mem_ctx *m)
+{
+    for (arena_chunk *c = a->chunks, *next; c; c = next) {
+        next = c->next;
+        mem_free(m, c);
+    }
+    exec_arena_init(a, a->first, a->first_cap);
+}
+
+static bool arena_owns(const exec_arena *a, const void *p)
+{
+    uintptr_t at = (uintptr_t)p;
+    if (at >= (uintptr_t)a->first && at < (uintptr_t)a->first + a->first_cap)
+        return true;
+    for (const arena_chunk *c = a->chunks; c; c = c->next)
+        if (at >= (uintptr_t)c->room && at < (uintptr_t)c->room + c->cap)
+            return true;
+    return false;
+}
+
+static bool arena_usable(const exec *x)
+{
+    return x->arena && !x->nested && !x->no_arena;
+}
+
+/* size bytes from the arena, a new chunk if the current one is full;
+   NULL when that chunk cannot be had. */
+static void *arena_take(exec *x, size_t size)
+{
+    exec_arena *a = x->arena;
+    size = (size + ARENA_ALIGN - 1) / ARENA_ALIGN * ARENA_ALIGN;
+    if (size > a->cap - a->used) {
+        size_t cap = a->cap * 2 > ARENA_CHUNK_MIN ? a->cap * 2 : ARENA_CHUNK_MIN;
+        if (cap < size)
+            cap = size;
+        arena_chunk *c = mem_alloc(x->m, sizeof *c + cap);
+        if (!c)
+            return NULL;
+        c->next = a->chunks;
+        c->cap = cap;
+        a->chunks = c;
+        a->base = (char *)c->room;
+        a->cap = cap;
+        a->used = 0;
+    }
+    void *p = a->base + a->used;
+    a->used += size;
+    a->taken += size;
+    return p;
+}
+
+void *exec_alloc(exec *x, size_t size, mem_ctx **owner)
+{
+    if (size < SIZE_MAX / 2 && arena_usable(x)) {
+        void *p = arena_take(x, size ? size : 1);
+        if (owner)
+            *owner = NULL;
+        return p;
+    }
+    if (owner)
+        *owner = x->m;
+    return mem_alloc(x->m, size);
+}
+
+void *exec_calloc(exec *x, size_t size)
+{
+    void *p = exec_alloc(x, size, NULL);
+    if (p)
+        memset(p, 0, size);
+    return p;
+}
+
+void exec_free(exec *x, void *p)
+{
+    if (p && !(x->arena && arena_owns(x->arena, p)))
+        mem_free(x->m, p);
+}
+
+/* A bigger block for *p (old bytes of it kept), from where exec_alloc
+   takes one; *owner says where *p came from and gets where the new one
+   did.  A block from the allocator grows in place there. */
+static int exec_grow(exec *x, void **p, mem_ctx **owner, size_t old, size_t size)
+{
+    if (*p && *owner) {
+        void *q = mem_realloc(*owner, *p, size);
+        if (!q)
+            return -1;
+        *p = q;
+        return 0;
+    }
+    mem_ctx *from;
+    void *q = exec_alloc(x, size, &from);
+    if (!q)
+        return -1;
+    if (*p)
+        memcpy(q, *p, old);   /* an arena block: left where it is */
+    *p = q;
+    *owner = from;
+    return 0;
+}
+
 /* ---- scopes ---- */
 
 long scope_find(const scope *s, const char *name, size_t len)
@@ -88,16 +207,16 @@ long scope_find(const scope *s, const char *name, size_t len)
     return -1;
 }
 
-/* Doubles s's room; the bindings come from x->m, which s remembers. */
+/* Doubles s's room, from the statement's arena or x->m (s remembers
+   which). */
 static int scope_grow(exec *x, scope *s)
 {
     size_t cap = s->cap ? s->cap * 2 : 8;
-    binding *b = mem_realloc(x->m, s->b, cap * sizeof *b);
-    if (!b)
+    void *b = s->b;
+    if (exec_grow(x, &b, &s->m, s->n * sizeof *s->b, mem_array_size(cap, sizeof *s->b)) != 0)
         return exec_oom(x);
     s->b = b;
     s->cap = cap;
-    s->m = x->m;
     return 0;
 }
 
@@ -133,15 +252,18 @@ bool scope_name_hidden(const char *name, size_t len) { return len > 0 && name[0]
 int scope_copy(exec *x, const scope *from, scope *to)
 {
     to->n = 0;
-    for (size_t i = 0; i < from->n; i++)
-        if (scope_push(x, to, &from->b[i]) != 0)
+    while (to->cap < from->n)
+        if (scope_grow(x, to) != 0)
             return -1;
+    if (from->n)
+        memcpy(to->b, from->b, from->n * sizeof *to->b);
+    to->n = from->n;
     return 0;
 }
 
 void scope_free(scope *s)
 {
-    if (s->b)
+    if (s->b && s->m)
         mem_free(s->m, s->b);
     memset(s, 0, sizeof *s);
 }
@@ -186,15 +308,24 @@ int rowset_push(exec *x, rowset *r, value *row)
     }
     if (r->nrows == r->cap) {
         size_t cap = r->cap ? r->cap * 2 : 16;
-        value *c = mem_realloc(x->m, r->cells, mem_array_size(cap, w * sizeof(value)));
+        size_t bytes = mem_array_size(cap, w * sizeof(value));
+        value *c;
+        if (r->cells && !r->m) {
+            /* past the arena's room (rowset_reserve): from x->m on */
+            c = mem_alloc(x->m, bytes);
+            if (c)
+                memcpy(c, r->cells, r->nrows * w * sizeof(value));
+        } else {
+            c = mem_realloc(x->m, r->cells, bytes);
+        }
         if (!c) {
             for (size_t i = 0; i < r->width; i++)
                 value_release(&row[i]);
             return exec_oom(x);
         }
+        r->m = x->m;
         r->cells = c;
         r->cap = cap;
-        r->m = x->m;
     }
     value *dst = r->cells + r->nrows * w;
     for (size_t i = 0; i < r->width; i++) {
@@ -205,13 +336,31 @@ int rowset_push(exec *x, rowset *r, value *row)
     return 0;
 }
 
+int rowset_reserve(exec *x, rowset *r, size_t rows)
+{
+    if (r->cells || !rows)
+        return 0;
+    size_t w = r->width ? r->width : 1;
+    r->cells = exec_alloc(x, mem_array_size(rows, w * sizeof(value)), &r->m);
+    if (!r->cells)
+        return exec_oom(x);
+    r->cap = rows;
+    return 0;
+}
+
 value *rowset_row(const rowset *r, size_t i) { return r->cells + i * (r->width ? r->width : 1); }
 
-void rowset_free(rowset *r)
+void rowset_clear(rowset *r)
 {
     for (size_t i = 0; i < r->nrows * r->width; i++)
         value_release(&r->cells[i]);
-    if (r->cells)
+    r->nrows = 0;
+}
+
+void rowset_free(rowset *r)
+{
+    rowset_clear(r);
+    if (r->cells && r->m)
         mem_free(r->m, r->cells);
     memset(r, 0, sizeof *r);
 }

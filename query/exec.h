@@ -64,15 +64,39 @@ typedef struct binding {
 typedef struct scope {
     binding *b;
     size_t n, cap;
-    mem_ctx *m;             /* what b came from (scope_free frees it there) */
+    mem_ctx *m;             /* what b came from (scope_free frees it there);
+                               NULL with b set: the statement's arena */
 } scope;
 
 typedef struct rowset {
     value *cells;           /* nrows * width, owned */
     size_t nrows, cap;      /* cap in rows */
     size_t width;
-    mem_ctx *m;             /* what cells came from (rowset_free frees it there) */
+    mem_ctx *m;             /* what cells came from (rowset_free frees it
+                               there); NULL with cells set: the arena's */
 } rowset;
+
+/* Per-statement scratch: what a statement's stages, plans, scopes and
+   row buffers need while it lives, carved from chunks and given back
+   all at once when the statement's result is freed.  The first chunk is
+   inside the result (query.c), so a statement that needs no more — a
+   cached point lookup — allocates nothing beyond its result.  Freeing a
+   block of it one at a time does nothing (exec_free).
+   Invariant: the arena is only used where the number of blocks taken is
+   bounded by the statement's text (opening clauses, a stage's first
+   row), never once per row: work repeated per row — an EXISTS subquery
+   (exec.nested), a pattern in an expression, a streaming LOAD CSV's
+   batches (exec.no_arena) — takes its memory from the allocator, whose
+   frees give it back. */
+typedef struct arena_chunk arena_chunk;
+typedef struct exec_arena {
+    char *first;            /* the chunk inside the result */
+    size_t first_cap;
+    char *base;             /* the chunk being filled */
+    size_t used, cap;
+    arena_chunk *chunks;    /* chunks from the allocator, newest first */
+    size_t taken;           /* bytes handed out (tests, measurements) */
+} exec_arena;
 
 typedef struct profile profile;   /* query/profile.h */
 typedef struct regex_cache regex_cache;   /* query/regex.h */
@@ -116,7 +140,25 @@ typedef struct exec {
        once per outer row, where planning a join would cost more than it
        saves. */
     unsigned nested;
+    /* The statement's arena (NULL: none, as for a join worker's copy of
+       the executor), and the count of the per-row work in progress that
+       must not use it (see exec_arena). */
+    exec_arena *arena;
+    unsigned no_arena;
 } exec;
+
+/* ---- the statement's arena ---- */
+void exec_arena_init(exec_arena *a, void *first, size_t size);
+/* Gives back the chunks taken from m (the first one is the caller's). */
+void exec_arena_free(exec_arena *a, mem_ctx *m);
+/* A block of size bytes from the statement's arena where it may be used,
+   else from x->m; NULL when out of memory (no error recorded).  *owner
+   (may be NULL) gets x->m for a block from the allocator, NULL for one
+   from the arena. */
+void *exec_alloc(exec *x, size_t size, mem_ctx **owner);
+void *exec_calloc(exec *x, size_t size);
+/* Frees a block from exec_alloc / exec_calloc: nothing for the arena's. */
+void exec_free(exec *x, void *p);
 
 /* The view to read with: the writer's current version, borrowed (or the
    view the query was given). */
@@ -189,6 +231,11 @@ void rowset_init(rowset *r, size_t width);
 /* Appends a row of r->width values, consuming them (the cells are left
    null). */
 int rowset_push(exec *x, rowset *r, value *row);
+/* Room for rows rows from the statement's arena where it may be used (a
+   rowset kept for the statement's life); grows from the allocator after. */
+int rowset_reserve(exec *x, rowset *r, size_t rows);
+/* Releases the rows, keeping the room for the next ones. */
+void rowset_clear(rowset *r);
 value *rowset_row(const rowset *r, size_t i);
 void rowset_free(rowset *r);
 

@@ -77,11 +77,16 @@ static bool projection_only_counts(const cypher_ast_node *cl)
     if (!cl || (cl->kind != CYPHER_AST_RETURN && cl->kind != CYPHER_AST_WITH) ||
         cl->u.projection.star)
         return false;
-    int state = 0;
+    /* looked up once per tree (every point query asks) */
+    _Atomic uint8_t *seen = (_Atomic uint8_t *)&cl->u.projection.aggregates_plus1;
+    int state = atomic_load_explicit(seen, memory_order_relaxed);
+    if (state)
+        return state - 1 == 1;
     for (size_t i = 0; i < cl->u.projection.items.count; i++)
         find_aggregates(cl->u.projection.items.items[i], &state);
     for (size_t i = 0; i < cl->u.projection.order.count; i++)
         find_aggregates(cl->u.projection.order.items[i], &state);
+    atomic_store_explicit(seen, (uint8_t)(state + 1), memory_order_relaxed);
     return state == 1;
 }
 

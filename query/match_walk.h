@@ -62,11 +62,27 @@ typedef struct walk {
     bool reached;                       /* some expansion reached exact */
     uint64_t *ends;                     /* (end node, length) pairs found */
     size_t nends, capends;              /* in pairs */
-    /* Last, and not cleared when a walk starts (12 KB): every entry is
-       written before it is read. */
-    uint64_t ids[CYPHER_AST_MAX_DEPTH]; /* entity ids along the path, by element */
-    size_t seg_off[CYPHER_AST_MAX_DEPTH], seg_len[CYPHER_AST_MAX_DEPTH];
+    /* Last, and not cleared when a walk starts: room for an entry per
+       element of the pattern, set by the walk's owner (walk_paths on the
+       stack, or a MATCH's block sized for its longest part); every entry
+       is written before it is read. */
+    uint64_t *ids;                      /* entity ids along the path, by element */
+    size_t *seg_off, *seg_len;
 } walk;
+
+/* Room for the longest pattern a walk may take (12 KB): for a walk on
+   the stack. */
+typedef struct walk_paths {
+    uint64_t ids[CYPHER_AST_MAX_DEPTH];
+    size_t seg_off[CYPHER_AST_MAX_DEPTH], seg_len[CYPHER_AST_MAX_DEPTH];
+} walk_paths;
+
+static inline void walk_use_paths(struct walk *w, walk_paths *room)
+{
+    w->ids = room->ids;
+    w->seg_off = room->seg_off;
+    w->seg_len = room->seg_len;
+}
 
 /* Pattern element i in walk order. */
 const cypher_ast_node *walk_elem(const walk *w, size_t i);

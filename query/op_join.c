@@ -842,6 +842,7 @@ static void worker_init(worker *w, parallel_count *pc)
     w->x.prof = NULL;
     w->x.regexes = NULL;
     w->x.ticks = 0;
+    w->x.arena = NULL;                      /* the statement's is one thread's */
     memset(&w->js, 0, sizeof w->js);
     w->js.p = js->p;
     w->js.sc = js->sc;

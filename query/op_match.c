@@ -686,6 +686,8 @@ static int walk_part(exec *x, const cypher_ast_node *part, const start_plan *pla
                      value *row, match_emit emit, void *ctx)
 {
     walk w;
+    walk_paths room;
+    walk_use_paths(&w, &room);
     int rc = walk_init(&w, x, part, plan, sc, in_width, where, row, emit, ctx);
     w.where_in_search = last && where;
     if (rc == 0)
@@ -729,6 +731,8 @@ int match_part_exists(exec *x, const cypher_ast_node *part, const scope *sc, siz
     size_t base = x->used_base, used = x->nused;
     x->used_base = x->nused;
     walk w;
+    walk_paths room;
+    walk_use_paths(&w, &room);
     bool single, none, handled = false;
     uint64_t id;
     strata_node_iter *it = NULL;
@@ -809,7 +813,8 @@ static int walk_start(walk *w, bool *single, bool *none, uint64_t *id, strata_no
     value *row = w->row;
     w->start_skip = 0;
     size_t in_width = w->in_width;
-    long first = var_slot(w, w->el[0], true), last = var_slot(w, w->el[w->nel - 1], true);
+    long first = var_slot(w, w->el[0], true);
+    long last = w->nel == 1 ? first : var_slot(w, w->el[w->nel - 1], true);
     bool first_bound = first >= 0 && ((size_t)first < in_width || !value_is_null(&row[first]));
     bool last_bound = last >= 0 && ((size_t)last < in_width || !value_is_null(&row[last]));
     if (first_bound || last_bound)
@@ -818,7 +823,7 @@ static int walk_start(walk *w, bool *single, bool *none, uint64_t *id, strata_no
         w->reversed = w->plan->reversed;
     *it = NULL;
     *single = *none = false;
-    long slot = var_slot(w, elem(w, 0), true);
+    long slot = elem(w, 0) == w->el[0] ? first : last;   /* walk order's first node */
     if (slot >= 0 && ((size_t)slot < in_width || !value_is_null(&row[slot]))) {
         *single = true;
         /* null (from OPTIONAL MATCH) or deleted: nothing matches */
@@ -832,6 +837,14 @@ static int walk_start(walk *w, bool *single, bool *none, uint64_t *id, strata_no
         return start_id(w->x, w->plan, w->sc, row, none, id);
     }
     uint32_t exact;
+    if (w->plan->kind == START_INDEX_SEEK && w->plan->unique && w->plan->nkeys == 1) {
+        if (start_unique(w->x, w->plan, w->sc, row, single, none, id, &exact) != 0)
+            return -1;
+        if (*single) {
+            w->start_skip = *none ? 0 : seek_held_entries(w, exact);
+            return 0;
+        }
+    }
     if (start_iter_exact(w->x, w->plan, w->sc, row, it, &exact) != 0)
         return -1;
     w->start_skip = seek_held_entries(w, exact);
@@ -891,7 +904,7 @@ struct match_state {
     size_t steps;
     size_t saved_base, saved_used;   /* relationship uniqueness outside */
     bool reach;                 /* each end once (reach_distinct_ok) */
-    walk w;                     /* last: walk_init clears what it needs */
+    walk w;                     /* its paths in the block after plans */
 };
 
 static int next_part(exec *x, value *row, void *ctx)
@@ -993,9 +1006,12 @@ static void note_plan(exec *x, const cypher_ast_node *part, const cypher_ast_nod
         profile_note(x, name);
 }
 
-static size_t plan_block_size(size_t n)
+/* The plans, the order, the parts placed so far, and the first part's
+   walk's room for the longest part (three arrays of longest entries). */
+static size_t plan_block_size(size_t n, size_t longest)
 {
-    return n * (sizeof(start_plan) + sizeof(size_t) + sizeof(bool));
+    return n * (sizeof(start_plan) + sizeof(size_t)) +
+           longest * (sizeof(uint64_t) + 2 * sizeof(size_t)) + n * sizeof(bool);
 }
 
 /* The order the parts run in and the start of each, planned once for the
@@ -1006,29 +1022,38 @@ static int plan_parts(exec *x, match_state *ms, const scope *sc)
 {
     const cypher_ast_node *clause = ms->clause;
     size_t n = ms->nparts;
-    /* one block: the plans, the order, and the parts placed so far */
-    ms->plans = mem_alloc(x->m, plan_block_size(n));
+    size_t longest = 1;
+    for (size_t i = 0; i < n; i++) {
+        size_t nel = clause->u.match.parts.items[i]->u.part.path->u.list.count;
+        longest = nel > longest ? nel : longest;
+    }
+    /* one block (plan_block_size) */
+    ms->plans = exec_alloc(x, plan_block_size(n, longest), NULL);
     if (!ms->plans)
         return exec_oom(x);
     ms->order = (size_t *)(ms->plans + n);
-    bool *placed = (bool *)(ms->order + n);
+    ms->w.ids = (uint64_t *)(ms->order + n);
+    ms->w.seg_off = (size_t *)(ms->w.ids + longest);
+    ms->w.seg_len = ms->w.seg_off + longest;
+    bool *placed = (bool *)(ms->w.seg_len + longest);
     memset(placed, 0, n * sizeof *placed);
     clause_bound cb = {sc, ms->in_width, clause, placed};
     for (size_t k = 0; k < n; k++) {
         size_t best = n;
-        start_plan plan, best_plan = {0};
+        start_plan other;   /* the first candidate is planned in place */
         for (size_t i = 0; i < n; i++) {
             if (placed[i])
                 continue;
             plan_start(x, clause->u.match.parts.items[i], clause->u.match.where, bound_before,
-                       &cb, &plan);
-            if (best == n || plan.estimate < best_plan.estimate) {
+                       &cb, best == n ? &ms->plans[k] : &other);
+            if (best == n) {
                 best = i;
-                best_plan = plan;
+            } else if (other.estimate < ms->plans[k].estimate) {
+                best = i;
+                ms->plans[k] = other;
             }
         }
         ms->order[k] = best;
-        ms->plans[k] = best_plan;
         if (x->prof)   /* before the part counts as placed: its own names are not bound */
             note_plan(x, clause->u.match.parts.items[best], clause->u.match.where, &cb,
                       &ms->plans[k], ms->reach);
@@ -1065,7 +1090,7 @@ static int match_begin(exec *x, stage *s, const value *in)
     match_state *ms = s->state;
     if (!ms->row) {
         ms->width = x->width;
-        ms->row = mem_calloc(x->m, (ms->width ? ms->width : 1) * sizeof(value));
+        ms->row = exec_calloc(x, (ms->width ? ms->width : 1) * sizeof(value));
         if (!ms->row)
             return exec_oom(x);
     }
@@ -1131,23 +1156,18 @@ static void match_close(exec *x, stage *s)
         return;
     if (ms->row_open)
         match_end(x, s, false);   /* stopped inside a row (LIMIT, error) */
-    if (ms->row)
-        mem_free(x->m, ms->row);
-    if (ms->plans)
-        mem_free(x->m, ms->plans);
+    exec_free(x, ms->row);
+    exec_free(x, ms->plans);
     scope_free(&ms->sc);
-    mem_free(x->m, ms);
+    exec_free(x, ms);
     s->state = NULL;
 }
 
 int match_open(exec *x, const cypher_ast_node *clause, scope *sc, stage *s)
 {
-    /* not cleared whole: the walk's path arrays are 12 KB */
-    match_state *ms = mem_alloc(x->m, sizeof *ms);
+    match_state *ms = exec_calloc(x, sizeof *ms);
     if (!ms)
         return exec_oom(x);
-    memset(ms, 0, offsetof(match_state, w));
-    memset(&ms->w, 0, offsetof(walk, ids));
     s->state = ms;
     s->row = match_row;
     s->begin = match_begin;

@@ -92,7 +92,7 @@ static int project_items(exec *x, const cypher_ast_node *clause, const scope *sc
     const cypher_ast_list *its = &clause->u.projection.items;
     size_t nstars = clause->u.projection.star ? sc->n : 0;
     size_t capitems = nstars + its->count + 1, nitems = 0;
-    proj_item *items = mem_calloc(x->m, capitems * sizeof *items);
+    proj_item *items = exec_calloc(x, capitems * sizeof *items);
     if (!items)
         return exec_oom(x);
     *itemsp = items;
@@ -166,7 +166,7 @@ static int map_row(exec *x, stage *st, const value *in)
     const projection *p = ms->p;
     if (!ms->proj) {
         ms->width = x->width;
-        ms->proj = mem_calloc(x->m, (ms->width ? ms->width : 1) * sizeof(value));
+        ms->proj = exec_calloc(x, (ms->width ? ms->width : 1) * sizeof(value));
         if (!ms->proj)
             return exec_oom(x);
     }
@@ -194,15 +194,14 @@ static void map_close(exec *x, stage *st)
     map_state *ms = st->state;
     if (!ms)
         return;
-    if (ms->proj)
-        mem_free(x->m, ms->proj);
-    mem_free(x->m, ms);
+    exec_free(x, ms->proj);
+    exec_free(x, ms);
     st->state = NULL;
 }
 
 static int map_step_open(exec *x, const projection *p, stage *st)
 {
-    map_state *ms = mem_calloc(x->m, sizeof *ms);
+    map_state *ms = exec_calloc(x, sizeof *ms);
     if (!ms)
         return exec_oom(x);
     ms->p = p;
@@ -231,7 +230,7 @@ static int window_row(exec *x, stage *st, const value *row)
         return EXEC_STOP;
     if (!ws->out) {
         ws->width = x->width;
-        ws->out = mem_calloc(x->m, (ws->width ? ws->width : 1) * sizeof(value));
+        ws->out = exec_calloc(x, (ws->width ? ws->width : 1) * sizeof(value));
         if (!ws->out)
             return exec_oom(x);
     }
@@ -261,15 +260,14 @@ static void window_close(exec *x, stage *st)
     window_state *ws = st->state;
     if (!ws)
         return;
-    if (ws->out)
-        mem_free(x->m, ws->out);
-    mem_free(x->m, ws);
+    exec_free(x, ws->out);
+    exec_free(x, ws);
     st->state = NULL;
 }
 
 static int window_step_open(exec *x, const projection *p, bool aggregating, stage *st)
 {
-    window_state *ws = mem_calloc(x->m, sizeof *ws);
+    window_state *ws = exec_calloc(x, sizeof *ws);
     if (!ws)
         return exec_oom(x);
     ws->p = p;
@@ -326,14 +324,13 @@ static void project_close(exec *x, stage *s)
         if (ps->steps[i].close)
             ps->steps[i].close(x, &ps->steps[i]);
     projection *p = &ps->p;
-    if (p->items)
-        mem_free(x->m, p->items);
+    exec_free(x, p->items);
     if (p->calls)
         mem_free(x->m, p->calls);
     scope_free(&p->in);
     scope_free(&p->out);
     scope_free(&p->both);
-    mem_free(x->m, ps);
+    exec_free(x, ps);
     s->state = NULL;
 }
 
@@ -351,7 +348,14 @@ static int open_steps(exec *x, project_state *ps, stage *s)
         rc = distinct_step_open(x, p, &ps->steps[ps->nsteps++]);
     if (rc == 0 && cl->u.projection.order.count)
         rc = sort_step_open(x, p, &ps->steps[ps->nsteps++]);
-    if (rc == 0)
+    /* A RETURN's rows are read by their columns' slots only, so a plain
+       one (no SKIP, LIMIT, DISTINCT, ORDER BY or aggregate) needs no
+       window: the map's rows, the input's cells beside the items, go out
+       as they are. */
+    bool plain_return = cl->kind == CYPHER_AST_RETURN && !aggregating &&
+                        !cl->u.projection.distinct && !cl->u.projection.order.count &&
+                        !cl->u.projection.skip && !cl->u.projection.limit;
+    if (rc == 0 && !plain_return)
         rc = window_step_open(x, p, aggregating, &ps->steps[ps->nsteps++]);
     for (size_t i = 0; i < ps->nsteps; i++) {
         ps->steps[i].clause = cl;
@@ -364,7 +368,7 @@ static int open_steps(exec *x, project_state *ps, stage *s)
 int project_open(exec *x, const cypher_ast_node *clause, scope *sc, stage *s,
                  scope *result_cols)
 {
-    project_state *ps = mem_calloc(x->m, sizeof *ps);
+    project_state *ps = exec_calloc(x, sizeof *ps);
     if (!ps)
         return exec_oom(x);
     s->state = ps;
@@ -389,11 +393,13 @@ int project_open(exec *x, const cypher_ast_node *clause, scope *sc, stage *s,
     s->wants_none = p->limit == 0 && p->ncalls == 0 && !clause->u.projection.distinct &&
                     !clause->u.projection.order.count;
     if (rc == 0)
-        rc = scope_copy(x, sc, &p->in);
-    if (rc == 0)
         rc = scope_copy(x, sc, &p->both);
     for (size_t i = 0; i < p->out.n && rc == 0; i++)
         rc = scope_push(x, &p->both, &p->out.b[i]);
+    /* the input's scope is the first bindings of both, borrowed (not
+       freed with it: m stays NULL) */
+    if (rc == 0)
+        p->in = (scope){.b = p->both.b, .n = sc->n};
     if (rc == 0)
         rc = open_steps(x, ps, s);
     if (rc == 0 && ps->steps[0].row_times)

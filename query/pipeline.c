@@ -102,16 +102,15 @@ void pipeline_close(exec *x, pipeline **pp)
     for (size_t i = 0; i < p->opened; i++)
         if (p->st[i].close)
             p->st[i].close(x, &p->st[i]);
-    if (p->wide)
-        mem_free(x->m, p->wide);
+    exec_free(x, p->wide);
     rowset_free(&p->in);
-    mem_free(x->m, p);
+    exec_free(x, p);
 }
 
 pipeline *pipeline_open(exec *x, const cypher_ast_node *const *clauses, size_t n, scope *sc,
                         rowset *in, scope *result_cols)
 {
-    pipeline *p = mem_calloc(x->m, pipeline_size(n));
+    pipeline *p = exec_calloc(x, pipeline_size(n));
     if (!p) {
         exec_oom(x);
         return NULL;
@@ -120,7 +119,7 @@ pipeline *pipeline_open(exec *x, const cypher_ast_node *const *clauses, size_t n
     rowset_init(in, in->width);
     p->n = n;
     p->first_step = x->prof ? x->prof->n : 0;
-    p->started = profile_now();
+    p->started = x->prof ? profile_now() : 0;   /* PROFILE's clock only */
     int rc = 0;
     /* Each stage opens knowing the clause that consumes its rows (the next
        stage, or what follows the run), so a MATCH can tell when only
@@ -179,7 +178,7 @@ static int pipeline_unit(exec *x, pipeline *p)
     }
     /* every stage's rows are x->width wide: the width once all are open */
     const value *src = rowset_row(&p->in, p->next_in++);
-    if (!p->wide && !(p->wide = mem_calloc(x->m, (p->width ? p->width : 1) * sizeof *p->wide)))
+    if (!p->wide && !(p->wide = exec_calloc(x, (p->width ? p->width : 1) * sizeof *p->wide)))
         return exec_oom(x);
     for (size_t i = 0; i < p->width; i++)
         p->wide[i] = i < p->in.width ? src[i] : value_null();   /* borrowed */

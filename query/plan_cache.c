@@ -1,7 +1,12 @@
 /* plan_cache — checked syntax trees by query text (see plan_cache.h).
    One mutex per cache guards a chained hash table and an LRU list; both
-   are small, and the lock is held only to find, link or unlink an entry. */
+   are small, and the lock is held only to find, link or unlink an entry.
+   A plan's reference count is atomic: a reference is taken under the lock
+   (plan_cache_get, plan_cache_put) but given back without it, so a
+   statement locks the cache once, not twice.  Whoever drops the count to
+   zero — plan_release, or evict under the lock — destroys the plan. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -19,7 +24,7 @@ struct cached_plan {
     size_t len;
     char *text;
     cypher_ast *ast;
-    size_t refs;                    /* the cache's own counts as one */
+    atomic_size_t refs;             /* the cache's own counts as one */
 };
 
 struct plan_cache {
@@ -29,12 +34,25 @@ struct plan_cache {
     size_t count;
 };
 
+/* Eight bytes a step (a statement is hashed on every run: a byte a step
+   cost a point lookup 140 instructions), each step folding the high
+   half of the product back down so every byte reaches the low bits the
+   buckets use. */
 static uint64_t text_hash(const char *s, size_t len)
 {
-    uint64_t h = 1469598103934665603u;   /* FNV-1a */
-    for (size_t i = 0; i < len; i++)
+    uint64_t h = 1469598103934665603u ^ len;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        h = (h ^ w) * 1099511628211u;
+        h ^= h >> 32;
+    }
+    for (; i < len; i++)
         h = (h ^ (unsigned char)s[i]) * 1099511628211u;
-    return h;
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9u;
+    return h ^ (h >> 32);
 }
 
 static void plan_destroy(cached_plan *p)
@@ -92,7 +110,7 @@ static bool evict(plan_cache *c, cached_plan *p)
     *pp = p->chain;
     lru_unlink(c, p);
     c->count--;
-    return --p->refs == 0;
+    return atomic_fetch_sub_explicit(&p->refs, 1, memory_order_acq_rel) == 1;
 }
 
 static void cache_free(plan_cache *c)
@@ -131,9 +149,11 @@ cached_plan *plan_cache_get(plan_cache *c, const char *text, size_t len)
     pthread_mutex_lock(&c->lock);
     cached_plan *p = find(c, h, text, len);
     if (p) {
-        p->refs++;
-        lru_unlink(c, p);
-        lru_push(c, p);
+        atomic_fetch_add_explicit(&p->refs, 1, memory_order_relaxed);
+        if (c->newest != p) {   /* a statement run again and again stays put */
+            lru_unlink(c, p);
+            lru_push(c, p);
+        }
     }
     pthread_mutex_unlock(&c->lock);
     return p;
@@ -148,7 +168,7 @@ cached_plan *plan_cache_put(plan_cache *c, const char *text, size_t len, cypher_
         return NULL;
     }
     p->ast = ast;
-    p->refs = 1;
+    atomic_init(&p->refs, 1);
     p->hash = text_hash(text, len);
     p->len = len;
     p->text = c ? mem_alloc(m, len + 1) : NULL;
@@ -168,7 +188,7 @@ cached_plan *plan_cache_put(plan_cache *c, const char *text, size_t len, cypher_
         *bucket_of(c, p->hash) = p;
         lru_push(c, p);
         p->cache = c;
-        p->refs++;
+        atomic_fetch_add_explicit(&p->refs, 1, memory_order_relaxed);
         c->count++;
     }
     pthread_mutex_unlock(&c->lock);
@@ -185,15 +205,9 @@ void plan_release(cached_plan **pp)
         return;
     cached_plan *p = *pp;
     *pp = NULL;
-    plan_cache *c = p->cache;
-    /* the cache pointer is set before the plan is handed out and never
-       changes, so reading it without the lock is safe */
-    if (c)
-        pthread_mutex_lock(&c->lock);
-    bool last = --p->refs == 0;
-    if (c)
-        pthread_mutex_unlock(&c->lock);
-    if (last)
+    /* the last reference sees every write the others made before they
+       let go (acq_rel) */
+    if (atomic_fetch_sub_explicit(&p->refs, 1, memory_order_acq_rel) == 1)
         plan_destroy(p);
 }
 
@@ -205,7 +219,8 @@ void plan_cache_clear(plan_cache *c)
     pthread_mutex_lock(&c->lock);
     for (cached_plan *p = c->oldest, *next; p; p = next) {
         next = p->newer;
-        if (p->refs == 1 && evict(c, p)) {
+        /* one reference, the cache's: nobody can give one back meanwhile */
+        if (atomic_load(&p->refs) == 1 && evict(c, p)) {
             p->chain = dead;
             dead = p;
         }

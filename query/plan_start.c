@@ -214,52 +214,81 @@ static uint64_t label_count(exec *x, strata_token label)
     return labelidx_count(exec_view(x)->ver->labels, label);
 }
 
-/* The best index access for node n under label: seek or range seek. */
+/* A plan of kind for node n with every count and bound empty: its arrays
+   (keys, eq, any) are read only up to their counts, so they are left as
+   they are rather than cleared (a plan is 344 bytes and planning a point
+   query made four). */
+static void plan_set(start_plan *p, start_kind kind, const cypher_ast_node *n,
+                     strata_token label, uint64_t estimate)
+{
+    p->kind = kind;
+    p->reversed = false;
+    p->node = n;
+    p->label = label;
+    p->index = 0;
+    p->index_name[0] = '\0';
+    p->unique = false;
+    p->nkeys = 0;
+    p->lo = p->hi = NULL;
+    p->lo_inclusive = p->hi_inclusive = p->prefix = false;
+    p->id = NULL;
+    p->nany = 0;
+    p->estimate = estimate;
+}
+
+_Static_assert(sizeof(((start_plan *)0)->index_name) == IDX_NAME_MAX,
+               "a plan copies an index definition's name whole");
+
+/* The best index access for node n under label: seek or range seek.
+   The view's index definitions are read in place (no list, no copies). */
 static void best_index(exec *x, facts *f, strata_token label, const cypher_ast_node *where,
                        start_plan *best)
 {
     strata_view *v = exec_view(x);
-    strata_index *buf;
-    size_t n = 0;
-    /* Out of memory: no index is considered, and the label scan serves. */
-    if (exec_index_list(x, &buf, &n) != 0)
-        return;
-    for (size_t i = 0; i < n; i++) {
-        strata_index_info info;
-        if (strata_index_info_get(v, buf[i], &info) != STRATA_OK || info.relationships ||
-            info.token != label || info.nkeys > START_MAX_KEYS)
+    const index_set *set = v->ver->indexes;
+    for (uint32_t pos = 0, n = idxset_len(set); pos < n; pos++) {
+        const index_def *d = idxset_def(set, pos);
+        if (d->on_rels || d->token != label || d->nkeys > START_MAX_KEYS)
             continue;
-        start_plan p = {.node = f->node, .label = label, .index = buf[i],
-                        .unique = info.kind == STRATA_INDEX_UNIQUE, .nkeys = info.nkeys};
-        memcpy(p.index_name, info.name, sizeof p.index_name);
-        bool all_eq = true;
-        for (size_t k = 0; k < info.nkeys && all_eq; k++) {
-            if (strata_token_name(v, STRATA_KEY, info.keys[k], &p.keys[k]) != STRATA_OK)
-                all_eq = false;
-            else {
+        bool unique = d->kind == IDX_UNIQUE;
+        /* a unique seek (estimate 1) cannot beat a best of 1 or less */
+        if (unique && best->estimate <= 1)
+            continue;
+        start_plan p;
+        plan_set(&p, START_INDEX_SEEK, f->node, label, 0);
+        p.index = d->id;
+        p.unique = unique;
+        p.nkeys = d->nkeys;
+        bool all_eq = true, named = true;
+        for (size_t k = 0; k < d->nkeys && all_eq && named; k++) {
+            named = strata_token_name(v, STRATA_KEY, d->keys[k], &p.keys[k]) == STRATA_OK;
+            if (named) {
                 collect_facts(f, p.keys[k], where);
                 p.eq[k] = f->k.eq;
                 all_eq = f->k.eq != NULL;
             }
         }
+        if (!named)
+            continue;   /* a key without a name: not an index to plan with */
         if (all_eq) {
             p.kind = START_INDEX_SEEK;
-            p.estimate = p.unique ? 1 : 1 + info.entries / 100;
-        } else if (info.nkeys == 1 && (f->k.lo || f->k.hi)) {
+            p.estimate = unique ? 1 : 1 + lstack_count(idxset_stack(set, pos)) / 100;
+        } else if (d->nkeys == 1 && (f->k.lo || f->k.hi)) {
             p.kind = START_RANGE_SEEK;
             p.lo = f->k.lo;
             p.hi = f->k.hi;
             p.lo_inclusive = f->k.lo_inclusive;
             p.hi_inclusive = f->k.hi_inclusive;
             p.prefix = f->k.prefix;
-            p.estimate = 1 + info.entries / 3;
+            p.estimate = 1 + lstack_count(idxset_stack(set, pos)) / 3;
         } else {
             continue;
         }
-        if (p.estimate < best->estimate)
+        if (p.estimate < best->estimate) {
+            memcpy(p.index_name, d->name, sizeof p.index_name);
             *best = p;
+        }
     }
-    exec_index_list_free(x, &buf);
 }
 
 /* Adds label (by name) to a union plan, unless no node has it (that
@@ -346,8 +375,7 @@ static void plan_node(exec *x, const cypher_ast_node *n, const cypher_ast_node *
                       operand_ctx oc, start_plan *best)
 {
     strata_view *v = exec_view(x);
-    *best = (start_plan){.kind = START_ALL_NODES, .node = n,
-                         .estimate = v->ver->st.node_live};
+    plan_set(best, START_ALL_NODES, n, 0, v->ver->st.node_live);
     facts f = {.node = n, .oc = oc};
     const cypher_ast_node *id = n->u.node.variable
                                     ? id_equality(where, &n->u.node.variable->u.name, &oc)
@@ -370,16 +398,16 @@ static void plan_node(exec *x, const cypher_ast_node *n, const cypher_ast_node *
     if (n->u.node.variable && where_union(x, n, where, &u) && u.estimate <= best->estimate)
         *best = u;
     for (size_t i = 0; i < n->u.node.labels.count; i++) {
+        cypher_ast_node *l = n->u.node.labels.items[i];
         strata_token label;
-        if (strata_token_lookup(v, STRATA_LABEL, n->u.node.labels.items[i]->u.name.ptr,
-                                &label) != STRATA_OK) {
+        if (!exec_cached_token(x, &l->u.label.token_plus1, STRATA_LABEL, &l->u.label.name,
+                               &label)) {
             *best = (start_plan){.kind = START_NOTHING, .node = n};
             return;
         }
         uint64_t count = label_count(x, label);
         if (count < best->estimate || best->kind == START_ALL_NODES)
-            *best = (start_plan){.kind = START_LABEL_SCAN, .node = n, .label = label,
-                                 .estimate = count};
+            plan_set(best, START_LABEL_SCAN, n, label, count);
         best_index(x, &f, label, where, best);
     }
 }
@@ -550,6 +578,31 @@ int start_id(exec *x, const start_plan *p, const scope *sc, const value *row, bo
     value_release(&v);
     if (!*none)
         *none = !strata_node_exists(exec_view(x), *id);
+    return 0;
+}
+
+int start_unique(exec *x, const start_plan *p, const scope *sc, const value *row, bool *taken,
+                 bool *none, uint64_t *id, uint32_t *exact)
+{
+    *taken = *none = false;
+    *exact = 0;
+    value key;
+    size_t nvals;
+    if (seek_values(x, p, sc, row, &key, &nvals) != 0)
+        return -1;
+    const index_set *set = exec_view(x)->ver->indexes;
+    int pos = value_is_null(&key) || !seekable(&key) ? -1 : idxset_find(set, p->index);
+    if (value_is_null(&key)) {
+        *taken = *none = true;   /* null equals nothing */
+    } else if (pos >= 0) {
+        /* a unique index holds at most one node under a key (by value
+           order), as strata_index_lookup would find */
+        *taken = true;
+        *none = !lstack_first(idxset_stack(set, (uint32_t)pos), &key, id);
+        if (value_kind(&key) == VAL_INT || value_kind(&key) == VAL_STRING)
+            *exact = 1;
+    }
+    value_release(&key);
     return 0;
 }
 

@@ -84,6 +84,14 @@ int start_iter(exec *x, const start_plan *p, const scope *sc, const value *row,
 int start_iter_exact(exec *x, const start_plan *p, const scope *sc, const value *row,
                      strata_node_iter **it, uint32_t *exact);
 
+/* A seek of a unique index on one key, for this row, without an
+   iterator: *taken when it was answered here — *none when no node holds
+   the key (or it is null), else *id, the one node that does, and *exact
+   as start_iter_exact's — and not taken when the key is of a kind the
+   index cannot seek (start_iter_exact then reads the label instead). */
+int start_unique(exec *x, const start_plan *p, const scope *sc, const value *row, bool *taken,
+                 bool *none, uint64_t *id, uint32_t *exact);
+
 /* An id seek's one candidate for this row: *none when e is null, not a
    whole number, or no live node's id (id(v) = e then holds for none). */
 int start_id(exec *x, const start_plan *p, const scope *sc, const value *row, bool *none,

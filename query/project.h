@@ -43,7 +43,7 @@ typedef struct proj_item {
    while rows flow. */
 typedef struct projection {
     const cypher_ast_node *clause;
-    scope in;                       /* the input's scope */
+    scope in;                       /* the input's scope: both's first bindings */
     scope out;                      /* the projection's names */
     scope both;                     /* the input's, shadowed by the projection's */
     proj_item *items;

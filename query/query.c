@@ -25,9 +25,17 @@
 #include "query/profile.h"
 #include "query/regex.h"
 
+/* The first chunk of a statement's arena, inside its result: what a
+   cached point lookup takes (pipeline, MATCH and RETURN stages, plans,
+   scopes, rows: 3.5 KB measured) with room to spare; a bigger statement
+   takes chunks from the allocator after it. */
+#define QUERY_ARENA_ROOM 6144
+
 struct strata_result {
     size_t ncols;
     char *colblock;             /* cols, handles and row in one block */
+    mem_ctx *colblock_m;        /* where it came from; NULL: an arena's
+                                   (the statement's, which outlives it) */
     char **cols;
     size_t nrows, next;
     value *cells;               /* nrows * ncols, owned */
@@ -36,12 +44,11 @@ struct strata_result {
     strata_query_stats stats;
     bool failed;
     strata_query_error err;
-    char code[40], detail[48], message[256];
-    strata_view *view;
+    strata_view *view;          /* NULL or &own_view */
+    strata_view own_view;       /* the view the result holds, in place */
     /* A read-only statement computed as it is read (pipeline.h): its
        executor, the final pipeline, the rows pulled and not yet read, the
        slot of each column in them, and what the executor borrows. */
-    exec xs;                    /* the statement's executor (no allocation) */
     pipeline *pipe;
     bool pipe_done;
     rowset buf;
@@ -53,8 +60,18 @@ struct strata_result {
        watches (a reference, or NULL): the executor reads both. */
     atomic_bool interrupted;
     strata_cancel *cancel;
+    exec_arena arena;           /* the statement's (exec.h) */
+    /* Not cleared when a result is made: the arena's first chunk; the
+       executor, set whole before anything reads it; the error's text,
+       written when it fails (failed says so). */
+    _Alignas(max_align_t) char arena_room[QUERY_ARENA_ROOM];
+    exec xs;                    /* the statement's executor (no allocation) */
+    char code[40], detail[48], message[256];
 };
 
+/* Rows a lazy result's buffer holds in the arena before it grows from
+   the allocator: a point lookup's one row, a short result's few. */
+#define LAZY_ROOM 4
 /* Rows pulled at a time by a result read as it goes. */
 #define LAZY_BATCH 256
 
@@ -167,12 +184,14 @@ static int run_load_batch(exec *x, rowset *rows, void *ctx)
     load_tail *t = ctx;
     size_t width = x->width;
     scope sc = {0};
+    x->no_arena++;      /* once per batch: what it opens is freed after it */
     int rc = scope_copy(x, t->sc, &sc);
     if (rc == 0)
         rc = run_clauses(x, t->q, t->from, &sc, *rows, t->out);
     else
         rowset_free(rows);
     scope_free(&sc);
+    x->no_arena--;
     x->width = width;
     return rc;
 }
@@ -183,7 +202,9 @@ static int run_query(exec *x, const cypher_ast_node *q, query_out *out)
     rowset cur;
     rowset_init(&cur, 0);
     value none = value_null();
-    int rc = x->no_input ? 0 : rowset_push(x, &cur, &none);   /* one empty row */
+    int rc = x->no_input ? 0 : rowset_reserve(x, &cur, 1);
+    if (rc == 0 && !x->no_input)
+        rc = rowset_push(x, &cur, &none);   /* one empty row */
     if (rc == 0)
         rc = run_clauses(x, q, 0, &sc, cur, out);
     else
@@ -327,7 +348,7 @@ static int set_columns(exec *x, strata_result *r, const scope *cols)
     for (size_t i = 0; i < n; i++)
         names += cols->b[i].len + 1;
     size_t size = n * (sizeof *r->handles + sizeof *r->row + sizeof *r->cols) + names;
-    char *block = mem_alloc(x->m, size);
+    char *block = exec_alloc(x, size, &r->colblock_m);
     if (!block)
         return exec_oom(x);
     r->ncols = n;
@@ -363,7 +384,7 @@ static void lazy_free(strata_result *r)
         pipeline_close(&r->xs, &r->pipe);
     rowset_free(&r->buf);
     if (r->slots)
-        mem_free(r->xs.m, r->slots);   /* lazy_start's x is &r->xs */
+        exec_free(&r->xs, r->slots);   /* lazy_start's x is &r->xs */
     r->slots = NULL;
     exec_release(&r->xs);
     plan_release(&r->plan);
@@ -374,14 +395,17 @@ static void lazy_free(strata_result *r)
    so most statements' errors still come from strata_query itself. */
 static int lazy_start(exec *x, strata_result *r, query_out *out)
 {
-    r->slots = mem_alloc(x->m, out->cols.n * sizeof *r->slots);
+    r->slots = exec_alloc(x, out->cols.n * sizeof *r->slots, NULL);
     if (!r->slots)
         return exec_oom(x);
     for (size_t c = 0; c < out->cols.n; c++)
         r->slots[c] = out->cols.b[c].slot;
     r->pipe = out->pipe;
     out->pipe = NULL;
+    /* the buffer is kept for every batch: its room is taken once */
     rowset_init(&r->buf, x->width);
+    if (rowset_reserve(x, &r->buf, LAZY_ROOM) != 0)
+        return -1;
     int rc = pipeline_pull(x, r->pipe, &r->buf, LAZY_BATCH);
     r->pipe_done = rc == 1;
     return rc < 0 ? -1 : 0;
@@ -583,7 +607,8 @@ static void run_statement(exec *x, const cypher_ast_node *root, strata_result *r
         return;
     }
     if (!x->g) {
-        const cypher_ast_node *u = first_update(body);
+        /* a lazy statement was found to only read (reads_lazily) */
+        const cypher_ast_node *u = x->lazy ? NULL : first_update(body);
         if (u)
             exec_fail(x, u, "SemanticError", NULL,
                       "a query on a view only reads: %s writes",
@@ -647,6 +672,22 @@ static bool reads_lazily(const cypher_ast_node *root)
            !first_update(body);
 }
 
+/* The result's own view of v's version: a reference, no allocation. */
+static void view_retain_into(const strata_view *v, strata_view *into)
+{
+    into->err[0] = '\0';
+    into->ver = v->ver;
+    version_retain(into->ver);
+}
+
+/* Drops the result's view (r->view is NULL or its own). */
+static void result_view_release(strata_result *r)
+{
+    if (r->view)
+        version_release(&r->own_view.ver);
+    r->view = NULL;
+}
+
 /* A lazy statement reads a view the result holds: a graph's own state (its
    open transaction's writes included) or the view queried.  The executor
    then borrows nothing from the writer and may run after strata_query has
@@ -655,9 +696,13 @@ static bool reads_lazily(const cypher_ast_node *root)
 static bool go_lazy(strata_graph *g, strata_view *v, exec *x, strata_result *r,
                     const strata_value *params)
 {
-    strata_status st = g ? strata_snapshot_own(g, &r->view) : strata_view_clone(v, &r->view);
-    if (st != STRATA_OK)
-        return false;
+    if (g) {
+        if (graph_snapshot_own_into(g, &r->own_view) != STRATA_OK)
+            return false;
+    } else {
+        view_retain_into(v, &r->own_view);
+    }
+    r->view = &r->own_view;
     x->g = NULL;
     x->view.ver = r->view->ver;
     x->lazy = true;
@@ -676,20 +721,24 @@ static strata_status query_run(strata_graph *g, strata_view *v, const char *text
                                strata_result **out)
 {
     mem_ctx *m = mem_scratch();
-    strata_result *r = mem_calloc(m, sizeof *r);
+    /* one block: everything but the arena's room is cleared */
+    strata_result *r = mem_alloc(m, sizeof *r);
     if (!r)
         return g ? graph_fail(g, STRATA_ENOMEM, "out of memory starting a query")
                  : STRATA_ENOMEM;
+    memset(r, 0, offsetof(strata_result, arena_room));
+    exec_arena_init(&r->arena, r->arena_room, sizeof r->arena_room);
     *out = r;
     atomic_init(&r->interrupted, false);
     r->cancel = cancel_retain(cancel);
-    if (params && value_kind(&params->v) != VAL_MAP)
-        return fail_result(g, r, "ArgumentError", NULL, "parameters must be a map", 1, 1);
     exec *x = &r->xs;
     *x = (exec){.g = g, .m = m, .params = params ? &params->v : NULL,
                 .interrupt = g ? &graph_catalog(g)->interrupt : NULL,
                 .result_interrupt = &r->interrupted,
-                .cancel = cancel ? &cancel->requested : NULL};
+                .cancel = cancel ? &cancel->requested : NULL,
+                .arena = &r->arena};
+    if (params && value_kind(&params->v) != VAL_MAP)
+        return fail_result(g, r, "ArgumentError", NULL, "parameters must be a map", 1, 1);
     if (v)
         x->view.ver = v->ver;
     else
@@ -702,15 +751,6 @@ static strata_status query_run(strata_graph *g, strata_view *v, const char *text
                            perr.column);
     }
     const cypher_ast_node *root = plan ? cypher_ast_root(plan_ast(plan)) : NULL;
-    /* The view of a graph's state the result hands out is allocated before
-       the statement runs: once a statement has committed, its result must
-       not fail (a failed call changes nothing). */
-    strata_view *own = NULL;
-    if (g && root && !(own = mem_alloc(m, sizeof *own))) {
-        plan_release(&plan);
-        exec_release(x);
-        return fail_result(g, r, "OutOfMemory", NULL, "out of memory starting a query", 1, 1);
-    }
     if (root && root->u.statement.mode != CYPHER_MODE_RUN)
         run_profiled(x, root, text, r);
     else if (root && reads_lazily(root) && go_lazy(g, v, x, r, params))
@@ -728,20 +768,12 @@ static strata_status query_run(strata_graph *g, strata_view *v, const char *text
                                        x->err.line, x->err.column);
         r->plan = plan;     /* lazy_free releases it with the pipeline */
         lazy_free(r);
-        if (own)
-            mem_free(m, own);
         return st;
     }
     r->stats = (strata_query_stats){x->stats.nodes_created, x->stats.nodes_deleted,
                                     x->stats.rels_created, x->stats.rels_deleted,
                                     x->stats.props_set, x->stats.labels_added,
                                     x->stats.labels_removed};
-    if (r->view || r->pipe) {
-        /* taken for a lazy statement, which wrote nothing */
-        if (own)
-            mem_free(m, own);
-        own = NULL;
-    }
     if (r->pipe) {
         /* the rows come as they are read: the executor and the plan stay */
         r->plan = plan;
@@ -750,20 +782,19 @@ static strata_status query_run(strata_graph *g, strata_view *v, const char *text
     plan_release(&plan);
     exec_release(x);
     if (r->view)
-        return STRATA_OK;
+        return STRATA_OK;   /* taken for a lazy statement, which wrote nothing */
     if (!g) {
-        if (strata_view_clone(v, &r->view) != STRATA_OK)
-            return fail_result(g, r, "OutOfMemory", NULL, "out of memory taking a view", 1, 1);
+        view_retain_into(v, &r->own_view);
+        r->view = &r->own_view;
         return STRATA_OK;
     }
-    /* Cannot fail: no statement is open once strata_query's has ended, and
-       nothing is allocated. */
-    strata_status st = graph_snapshot_own_into(g, own);
-    if (st != STRATA_OK) {
-        mem_free(m, own);
+    /* The view of the graph's state is the result's own (nothing to
+       allocate), so once a statement has committed its result cannot
+       fail; and no statement is open once strata_query's has ended. */
+    strata_status st = graph_snapshot_own_into(g, &r->own_view);
+    if (st != STRATA_OK)
         return fail_result(g, r, "ArgumentError", NULL, strata_errmsg(g), 1, 1);
-    }
-    r->view = own;
+    r->view = &r->own_view;
     return STRATA_OK;
 }
 
@@ -854,8 +885,7 @@ static bool lazy_next(strata_result *r, const strata_value *const **row)
         if (r->pipe_done || r->failed)
             return false;
         exec *x = &r->xs;
-        rowset_free(&r->buf);
-        rowset_init(&r->buf, x->width);
+        rowset_clear(&r->buf);
         r->buf_next = 0;
         int rc = pipeline_pull(x, r->pipe, &r->buf, LAZY_BATCH);
         r->pipe_done = rc != 0;
@@ -912,10 +942,11 @@ void strata_result_free(strata_result **rp)
         value_release(&r->cells[i]);
     if (r->cells)
         mem_free(m, r->cells);
-    if (r->colblock)
-        mem_free(m, r->colblock);
-    strata_view_release(&r->view);
+    if (r->colblock && r->colblock_m)
+        mem_free(r->colblock_m, r->colblock);
+    result_view_release(r);
     cancel_release(&r->cancel);
+    exec_arena_free(&r->arena, m);
     mem_free(m, r);
     *rp = NULL;
 }
