@@ -385,7 +385,8 @@ STRATA_API void strata_node_iter_free(strata_node_iter **it);
 
 /* The relationships at a node in a direction, of one type or of
    STRATA_ANY_TYPE; each step yields the relationship and the node at its
-   other end. */
+   other end.  They come by type token, outgoing before incoming within a
+   type, then by relationship id (a self-loop once under STRATA_BOTH). */
 STRATA_API strata_status strata_neighbours(strata_view *v, strata_id node,
                                            strata_direction dir, strata_token type,
                                            strata_edge_iter **out);
