@@ -342,15 +342,9 @@ lstack_cursor *lstack_seek(const level_stack *s, mem_ctx *m, const value *key)
    (the merge is then the cursor's).  Each tree mentions key at most once,
    so the topmost mention of each id decides, as in the merge; the ids
    mentioned are few (one per tree). */
-static int point_first(const level_stack *s, const value *key, uint64_t *id)
+static __attribute__((noinline)) int point_first(const level_stack *s, const value *key,
+                                                  uint64_t *id)
 {
-    if (s->depth == 0) {   /* the base alone, which holds no tombstones */
-        uint64_t e, count;
-        int r = pbtree_point(&s->base, key, &e, &count);
-        if (r == 1)
-            *id = e >> 1;
-        return r;
-    }
     uint64_t seen[LSTACK_CAP + 1], least = UINT64_MAX;
     uint32_t nseen = 0;
     for (uint32_t i = s->depth + 1; i-- > 0;) {
@@ -377,13 +371,10 @@ static int point_first(const level_stack *s, const value *key, uint64_t *id)
     return 1;
 }
 
-bool lstack_first(const level_stack *s, const value *key, uint64_t *id)
+/* lstack_first by the merged seek. */
+static __attribute__((noinline)) bool merged_first(const level_stack *s, const value *key,
+                                                   uint64_t *id)
 {
-    if (s && s->hashed) {
-        int r = point_first(s, key, id);
-        if (r >= 0)
-            return r;
-    }
     /* A cursor on the stack, with room for the deepest stack: no heap.
        (A union may hold a struct with a flexible array member; a struct
        may not.) */
@@ -396,6 +387,24 @@ bool lstack_first(const level_stack *s, const value *key, uint64_t *id)
         return false;
     *id = local.c.id;
     return true;
+}
+
+bool lstack_first(const level_stack *s, const value *key, uint64_t *id)
+{
+    if (s && s->hashed) {
+        int r;
+        if (s->depth == 0) {   /* the base alone, which holds no tombstones */
+            uint64_t e, count;
+            r = pbtree_point(&s->base, key, &e, &count);
+            if (r == 1)
+                *id = e >> 1;
+        } else {
+            r = point_first(s, key, id);
+        }
+        if (r >= 0)
+            return r;
+    }
+    return merged_first(s, key, id);
 }
 
 bool lstack_cursor_get(const lstack_cursor *c, const value **key, uint64_t *id)

@@ -509,7 +509,7 @@ int pbtree_point(const pbtree *t, const value *key, uint64_t *id, uint64_t *coun
     if (!t->hashed || !phash_hashable(key))
         return -1;
     phash_entry e;
-    switch (phash_get(&t->hash, key, phash_hash(key), &e)) {
+    switch (phash_find(&t->hash, key, &e)) {
     case PHASH_FOUND:
         *id = e.id;
         *count = e.count;

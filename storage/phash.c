@@ -288,6 +288,11 @@ phash_answer phash_get(const phash *h, const value *key, uint64_t hash, phash_en
     return PHASH_ABSENT;
 }
 
+phash_answer phash_find(const phash *h, const value *key, phash_entry *e)
+{
+    return phash_get(h, key, phash_hash(key), e);
+}
+
 /* ---- put ------------------------------------------------------------------- */
 
 /* Makes the node in *slot private, copying a shared one from the pool. */
@@ -327,8 +332,9 @@ static struct phash_cell *own_cell(uintptr_t *slot, phash_pool *pool, mem_ctx *m
 }
 
 /* Drops the empty nodes at the bottom of path[0..depth] (all private),
-   unlinking each from its parent; an incomplete node stays. */
-static void prune(phash *h, struct phash_node **path, uint32_t depth, uint64_t hash,
+   unlinking each from its parent (the root from *root); an incomplete
+   node stays. */
+static void prune(uintptr_t *root, struct phash_node **path, uint32_t depth, uint64_t hash,
                   phash_pool *pool, mem_ctx *m)
 {
     for (uint32_t d = depth + 1; d-- > 0;) {
@@ -337,7 +343,7 @@ static void prune(phash *h, struct phash_node **path, uint32_t depth, uint64_t h
             return;
         node_put(pool, m, x);
         if (d == 0) {
-            h->root = NULL;
+            *root = 0;
             return;
         }
         path[d - 1]->slot[slot_at(hash, d - 1)] = 0;
@@ -345,16 +351,17 @@ static void prune(phash *h, struct phash_node **path, uint32_t depth, uint64_t h
     }
 }
 
-void phash_put(phash *h, phash_pool *pool, mem_ctx *m, const value *key, uint64_t hash,
-               uint64_t id, uint64_t count)
+/* phash_put on the trie whose root is in *root (a slot like any other). */
+static void put_at(uintptr_t *root, phash_pool *pool, mem_ctx *m, const value *key,
+                   uint64_t hash, uint64_t id, uint64_t count)
 {
-    if (!h->root) {
+    if (!*root) {
         if (!count)
             return;
-        h->root = node_take(pool);
+        *root = (uintptr_t)node_take(pool);
     }
     struct phash_node *path[PHASH_MAX_DEPTH];
-    uintptr_t *slot = (uintptr_t *)&h->root;
+    uintptr_t *slot = root;
     for (uint32_t d = 0;; d++) {
         assert(d < PHASH_MAX_DEPTH);
         struct phash_node *x = own_node(slot, pool, m);
@@ -375,7 +382,7 @@ void phash_put(phash *h, phash_pool *pool, mem_ctx *m, const value *key, uint64_
                 x->slot[i] = 0;
                 x->used--;
                 cell_unref(c, m);
-                prune(h, path, d, hash, pool, m);
+                prune(root, path, d, hash, pool, m);
             }
             return;
         }
@@ -404,6 +411,14 @@ void phash_put(phash *h, phash_pool *pool, mem_ctx *m, const value *key, uint64_
         x->slot[i] = (uintptr_t)y;
         slot = &x->slot[i];
     }
+}
+
+void phash_put(phash *h, phash_pool *pool, mem_ctx *m, const value *key, uint64_t hash,
+               uint64_t id, uint64_t count)
+{
+    uintptr_t root = (uintptr_t)h->root;
+    put_at(&root, pool, m, key, hash, id, count);
+    h->root = node_of(root);
 }
 
 /* ---- checks -------------------------------------------------------------- */

@@ -111,6 +111,8 @@ void phash_pool_move(phash_pool *to, phash_pool *from, uint32_t keep, mem_ctx *m
    filled, ABSENT (the tree holds nothing under key), or UNKNOWN (key was
    left out: ask the tree). */
 phash_answer phash_get(const phash *h, const value *key, uint64_t hash, phash_entry *e);
+/* phash_get with the hash computed here (a lookup's one call). */
+phash_answer phash_find(const phash *h, const value *key, phash_entry *e);
 /* Sets key's summary to (id, count); count 0 removes it.  key is retained
    when a cell is made for it.  A key the trie cannot hold (see above) is
    left out.  Draws on pool, which must hold a reserve for one put. */
