@@ -39,6 +39,10 @@
  *     the per-core lookup rate, with a breakdown of where the time goes;
  *     then the full lookup (and SQLite's) on as many threads as there are
  *     cores at once, to see whether the rate grows with threads.
+ *   --lookups-only: the strata rows of the tight loop alone (L lookups,
+ *     2,000,000 by default), on N records (10,000 by default; 1,000,000 for
+ *     the random-key figure on a big graph): no waves, no SQLite.  Under
+ *     callgrind with a small L it counts instructions per lookup.
  *
  * Waves of the two engines alternate (strata, SQLite, strata, ...) so both
  * see the same machine load; report ratios, not absolute times (the
