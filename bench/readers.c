@@ -4,6 +4,7 @@
  * the same run, on seed 001's workload.
  *
  *   readers [--waves W] [--quick] [--json]
+ *   readers --lookups-only [--nodes N] [--loop L] [--json]
  *
  * Data: 10,000 records; key i is the 8-byte big-endian encoding of i, the
  * value 128 bytes whose first 16 bytes spell the key in hex and the next 8
@@ -38,6 +39,10 @@
  *     the per-core lookup rate, with a breakdown of where the time goes;
  *     then the full lookup (and SQLite's) on as many threads as there are
  *     cores at once, to see whether the rate grows with threads.
+ *   --lookups-only: the strata rows of the tight loop alone (L lookups,
+ *     2,000,000 by default), on N records (10,000 by default; 1,000,000 for
+ *     the random-key figure on a big graph): no waves, no SQLite.  Under
+ *     callgrind with a small L it counts instructions per lookup.
  *
  * Waves of the two engines alternate (strata, SQLite, strata, ...) so both
  * see the same machine load; report ratios, not absolute times (the
@@ -149,8 +154,9 @@ typedef struct strata_fixture {
     strata_graph *g;
     strata_token label, key_tok, value_tok;
     strata_index idx;
-    strata_value *keys[RECORDS];   /* prebuilt key values, tight loop only */
-    strata_id ids[RECORDS];        /* node of record i, tight loop only */
+    uint64_t n;                    /* records: RECORDS, or --nodes */
+    strata_value **keys;           /* prebuilt key values, tight loop only */
+    strata_id *ids;                /* node of record i, tight loop only */
 } strata_fixture;
 
 static strata_fixture sf;
@@ -161,8 +167,13 @@ static strata_fixture sf;
    int64 holds exactly the same information (the big-endian bytes read
    back as a signed 64-bit integer are i) and orders the same way, and it
    is what a strata user would store; both are inline 16-byte values. */
-static void strata_fill(void)
+static void strata_fill(uint64_t n)
 {
+    sf.n = n;
+    sf.keys = malloc(n * sizeof *sf.keys);
+    sf.ids = malloc(n * sizeof *sf.ids);
+    if (!sf.keys || !sf.ids)
+        fail("out of memory");
     if (strata_graph_new(&sf.g) != STRATA_OK)
         fail("strata_graph_new failed");
     strata_graph *g = sf.g;
@@ -172,7 +183,7 @@ static void strata_fill(void)
     STRATA_OK_G(g, strata_index_create(g, STRATA_INDEX_UNIQUE, false, sf.label, &sf.key_tok, 1,
                                        &sf.idx));
     char buf[VALUE_LEN];
-    for (uint64_t i = 0; i < RECORDS; i++) {
+    for (uint64_t i = 0; i < n; i++) {
         strata_id id;
         STRATA_OK_G(g, strata_node_create(g, &sf.label, 1, &id));
         strata_value *k = strata_value_int((int64_t)i);
@@ -606,7 +617,7 @@ static double tight_loop(loop_kind kind, long n)
         STRATA_OK_G(sf.g, strata_snapshot(sf.g, &view));
         t0 = now_ms();
         for (long i = 0; i < n; i++) {
-            uint64_t key = xorshift(&seed) % RECORDS;
+            uint64_t key = xorshift(&seed) % sf.n;
             if (kind == LOOP_FULL) {
                 sink += (uint64_t)strata_read(view, key);
             } else if (kind == LOOP_CYPHER) {
@@ -667,6 +678,42 @@ static double parallel_loop(loop_kind kind, long n, int threads)
 
 /* ---- main ------------------------------------------------------------------ */
 
+static void strata_free(void)
+{
+    for (uint64_t i = 0; i < sf.n; i++)
+        strata_value_free(&sf.keys[i]);
+    free(sf.keys);
+    free(sf.ids);
+    strata_graph_free(&sf.g);
+}
+
+/* --lookups-only: the strata rows of the tight loop alone, on n records
+   (no SQLite, no waves): the per-core lookup rate on a bigger graph, and a
+   short run to profile (callgrind: instructions per lookup). */
+static int lookups_only(uint64_t n, long loop_n, bool json)
+{
+    strata_fill(n);
+    static const loop_kind kinds[] = { LOOP_FULL, LOOP_PREBUILT_KEY, LOOP_INDEX_ONLY,
+                                       LOOP_GET_ONLY };
+    if (!json)
+        printf("lookups inside one view on one thread (%llu records, %ld random keys):\n",
+               (unsigned long long)n, loop_n);
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        loop_kind k = kinds[i];
+        tight_loop(k, loop_n / 10 + 1);   /* warm-up */
+        double rate = tight_loop(k, loop_n);
+        if (json)
+            printf("{\"bench\":\"W2\",\"case\":\"tight_loop_only\",\"records\":%llu,"
+                   "\"variant\":\"%s\",\"lookups\":%ld,\"lookups_per_s\":%.0f}\n",
+                   (unsigned long long)n, loop_ids[k], loop_n, rate);
+        else
+            printf("  %-44s %7.2f M/s  %7.1f ns/lookup\n", loop_names[k], rate / 1e6,
+                   1e9 / rate);
+    }
+    strata_free();
+    return 0;
+}
+
 static void print_row(bool json, const char *name, const char *id, int readers, int lookups,
                       int rounds, stats s, stats q, double seed_s, double seed_q)
 {
@@ -691,18 +738,32 @@ int main(int argc, char **argv)
 {
     int waves = 100;
     long loop_n = 2000000;
-    bool json = false;
+    bool json = false, only = false;
+    uint64_t records = RECORDS;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--waves") && i + 1 < argc)
             waves = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--lookups-only"))
+            only = true;
+        else if (!strcmp(argv[i], "--nodes") && i + 1 < argc)
+            records = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--loop") && i + 1 < argc)
+            loop_n = atol(argv[++i]);
         else if (!strcmp(argv[i], "--quick"))
             waves = 15, loop_n = 200000;
         else if (!strcmp(argv[i], "--json"))
             json = true;
         else {
-            fprintf(stderr, "usage: readers [--waves W] [--quick] [--json]\n");
+            fprintf(stderr, "usage: readers [--waves W] [--quick] [--json]\n"
+                            "       readers --lookups-only [--nodes N] [--loop L] [--json]\n");
             return 2;
         }
+    }
+    if (only)
+        return records && loop_n > 0 ? lookups_only(records, loop_n, json) : 2;
+    if (records != RECORDS) {
+        fprintf(stderr, "readers: --nodes goes with --lookups-only\n");
+        return 2;
     }
     if (waves < 2) {
         fprintf(stderr, "readers: need at least 2 waves\n");
@@ -710,7 +771,7 @@ int main(int argc, char **argv)
     }
 
     double t_load = now_ms();
-    strata_fill();
+    strata_fill(RECORDS);
     double t_strata = now_ms() - t_load;
     sqlite_load();
     double t_sqlite = now_ms() - t_load - t_strata;
@@ -827,9 +888,7 @@ int main(int argc, char **argv)
                    agg / 1e6, agg / rates[k]);
     }
 
-    for (int i = 0; i < RECORDS; i++)
-        strata_value_free(&sf.keys[i]);
-    strata_graph_free(&sf.g);
+    strata_free();
     free(ts);
     free(tq);
     free(tn);

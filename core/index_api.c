@@ -14,7 +14,7 @@ strata_status index_build(strata_graph *g, version *v, const index_def *d,
 {
     level_stack *ls = NULL;
     strata_status s = STRATA_OK;
-    if (lstack_prepare(&ls, &g->pool, g->m, 0) != 0)
+    if (lstack_create(&ls, g->m, idx_hashed(d)) != 0)
         goto nomem;
     for (uint64_t id = idx_next_member(v, d, 0); id != UINT64_MAX;
          id = idx_next_member(v, d, id + 1)) {

@@ -106,20 +106,27 @@ strata_status idxplan_check(strata_graph *g, version *v, const idx_plan *p)
         const index_def *d = idxset_def(v->indexes, c->pos);
         if (d->kind != IDX_UNIQUE || !c->has_new)
             continue;
-        lstack_cursor *cur = lstack_seek(idxset_stack(v->indexes, c->pos), mem_scratch(),
-                                         &c->new_key);
-        if (!cur)
-            return graph_fail(g, STRATA_ENOMEM, "out of memory checking a unique index");
-        const value *k;
-        uint64_t holder = UINT64_MAX, other;
-        while (lstack_cursor_get(cur, &k, &other) && value_order(k, &c->new_key) == 0) {
-            if (other != c->id) {
-                holder = other;
-                break;
+        const level_stack *ls = idxset_stack(v->indexes, c->pos);
+        uint64_t holder = UINT64_MAX, other = UINT64_MAX;
+        /* The point lookup (a hash probe) settles it unless the entity
+           itself is the least holder: then walk the key's entries. */
+        bool held = lstack_first(ls, &c->new_key, &other);
+        if (held && other != c->id) {
+            holder = other;
+        } else if (held) {
+            lstack_cursor *cur = lstack_seek(ls, mem_scratch(), &c->new_key);
+            if (!cur)
+                return graph_fail(g, STRATA_ENOMEM, "out of memory checking a unique index");
+            const value *k;
+            while (lstack_cursor_get(cur, &k, &other) && value_order(k, &c->new_key) == 0) {
+                if (other != c->id) {
+                    holder = other;
+                    break;
+                }
+                lstack_cursor_next(cur);
             }
-            lstack_cursor_next(cur);
+            lstack_cursor_free(&cur, mem_scratch());
         }
-        lstack_cursor_free(&cur, mem_scratch());
         if (holder != UINT64_MAX) {
             char what[160];
             describe(g->cat, d, what, sizeof what);

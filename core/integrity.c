@@ -83,12 +83,25 @@ static strata_status check_property_indexes(strata_view *v)
             if (r == 0)
                 continue;
             bool there = lstack_contains(ls, &key, id);
+            /* The point lookup (a hash probe on a hashed stack) finds the
+               least id under the key: this one or a smaller one shown. */
+            uint64_t first = UINT64_MAX;
+            bool found = lstack_first(ls, &key, &first);
+            bool first_shown = found && lstack_contains(ls, &key, first);
             value_release(&key);
             if (!there)
                 FAIL("index %u lacks %s %llu", d->id, d->on_rels ? "relationship" : "node",
                      (unsigned long long)id);
+            if (!first_shown || first > id)
+                FAIL("index %u: a point lookup of %s %llu's key finds %s", d->id,
+                     d->on_rels ? "relationship" : "node", (unsigned long long)id,
+                     found ? "an id it does not hold" : "nothing");
             expected++;
         }
+#ifdef STRATA_TESTING
+        if (lstack_check(ls) != 0)
+            FAIL("index %u: its trees or their point hashes are inconsistent", d->id);
+#endif
         if (expected != lstack_count(ls))
             FAIL("index %u holds %llu entries; %llu entities qualify", d->id,
                  (unsigned long long)lstack_count(ls), (unsigned long long)expected);

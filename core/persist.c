@@ -1333,7 +1333,7 @@ static int build_one_index(loader *ld, const index_def *d)
                 (unsigned long long)first, (unsigned long long)second);
         goto done;
     }
-    if (lstack_build(&ls, ld->m, l.e, l.n) != 0) {
+    if (lstack_build(&ls, ld->m, l.e, l.n, idx_hashed(d)) != 0) {
         pr_nomem(&ld->r, "rebuilding an index");
         goto done;
     }

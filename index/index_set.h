@@ -102,6 +102,15 @@ const value *props_view_get(const props_view *p, uint32_t key);
    every key of d is present (a single key is shared, a composite key is a
    new list in m), 0 when one is missing, -1 when out of memory. */
 int idx_key(const index_def *d, mem_ctx *m, const props_view *p, value *out);
+/* Whether d's level stack keeps hashes for point lookups: single-key
+   indices of the kinds that promise equality lookups (hash, unique).  A
+   range index is written on every change of its key and read by ranges,
+   and a composite key is a list, which the hash leaves to the tree: both
+   stay plain trees. */
+static inline bool idx_hashed(const index_def *d)
+{
+    return d->kind != IDX_RANGE && d->nkeys == 1;
+}
 /* Whether d covers key (UINT32_MAX: any key). */
 bool idx_uses_key(const index_def *d, uint32_t key);
 

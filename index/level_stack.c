@@ -6,6 +6,7 @@
 struct level_stack {
     atomic_uint refs;
     uint32_t depth;
+    bool hashed;        /* every tree keeps a hash of its keys (point lookups) */
     uint64_t count;
     pbtree base;
     pbtree levels[LSTACK_CAP];
@@ -66,6 +67,14 @@ bool lstack_contains(const level_stack *s, const value *key, uint64_t id)
     return pbtree_contains(&s->base, key, enc(id, 0));
 }
 
+static void init_tree(const level_stack *s, pbtree *t)
+{
+    if (s->hashed)
+        pbtree_init_hashed(t);
+    else
+        pbtree_init(t);
+}
+
 /* Applies the levels to the base, bottom up, dropping each once it is in.
    Each entry reserves its own nodes first, so a fold needs memory only for
    one write at a time; if a reserve fails the fold stops there and -1 is
@@ -87,13 +96,14 @@ static int fold_levels(level_stack *s, pbtree_pool *pool, mem_ctx *m)
         }
         pbtree_release(&s->levels[0], m);
         memmove(&s->levels[0], &s->levels[1], (s->depth - 1) * sizeof s->levels[0]);
-        pbtree_init(&s->levels[--s->depth]);
+        init_tree(s, &s->levels[--s->depth]);
     }
     return 0;
 }
 
-/* A private copy of a shared header: every tree shared, O(depth). */
-static level_stack *copy_header(const level_stack *s, mem_ctx *m)
+/* A private copy of a shared header: every tree shared, O(depth).  With
+   s NULL, an empty stack, hashed as asked. */
+static level_stack *copy_header(const level_stack *s, mem_ctx *m, bool hashed)
 {
     level_stack *n = mem_alloc(m, sizeof *n);
     if (!n)
@@ -102,6 +112,8 @@ static level_stack *copy_header(const level_stack *s, mem_ctx *m)
     atomic_init(&n->refs, 1);
     n->depth = s ? s->depth : 0;
     n->count = s ? s->count : 0;
+    n->hashed = s ? s->hashed : hashed;
+    init_tree(n, &n->base);
     if (s) {
         pbtree_share(&s->base, &n->base);
         for (uint32_t i = 0; i < s->depth; i++)
@@ -126,14 +138,22 @@ int lstack_check(const level_stack *s)
 }
 #endif
 
-int lstack_build(level_stack **out, mem_ctx *m, pbtree_entry *e, uint64_t n)
+int lstack_create(level_stack **out, mem_ctx *m, bool hashed)
 {
-    *out = copy_header(NULL, m);
+    *out = copy_header(NULL, m, hashed);
+    return *out ? 0 : -1;
+}
+
+bool lstack_hashed(const level_stack *s) { return s && s->hashed; }
+
+int lstack_build(level_stack **out, mem_ctx *m, pbtree_entry *e, uint64_t n, bool hashed)
+{
+    *out = copy_header(NULL, m, hashed);
     if (!*out)
         return -1;
     for (uint64_t i = 0; i < n; i++)
         e[i].id = enc(e[i].id, 0);
-    if (pbtree_build(&(*out)->base, m, e, n) != 0) {
+    if (pbtree_build(&(*out)->base, m, e, n, hashed) != 0) {
         lstack_release(m, out);
         return -1;
     }
@@ -145,7 +165,7 @@ int lstack_prepare(level_stack **sp, pbtree_pool *pool, mem_ctx *m, uint32_t ops
 {
     level_stack *s = *sp;
     if (!s || atomic_load_explicit(&s->refs, memory_order_acquire) != 1) {
-        level_stack *n = copy_header(s, m);
+        level_stack *n = copy_header(s, m, false);
         if (!n)
             return -1;
         lstack_release(m, sp);
@@ -171,7 +191,7 @@ int lstack_prepare(level_stack **sp, pbtree_pool *pool, mem_ctx *m, uint32_t ops
             NOTE_FLATTEN();
             target = &s->base;
         } else {
-            pbtree_init(&s->levels[s->depth++]);
+            init_tree(s, &s->levels[s->depth++]);
             target = &s->levels[s->depth - 1];
         }
     }
@@ -317,7 +337,43 @@ lstack_cursor *lstack_seek(const level_stack *s, mem_ctx *m, const value *key)
     return c;
 }
 
-bool lstack_first(const level_stack *s, const value *key, uint64_t *id)
+/* lstack_first from the trees' hashes: 1 (found, *id set) or 0 (none), or
+   -1 when a hash cannot say, or a tree holds several entries under key
+   (the merge is then the cursor's).  Each tree mentions key at most once,
+   so the topmost mention of each id decides, as in the merge; the ids
+   mentioned are few (one per tree). */
+static __attribute__((noinline)) int point_first(const level_stack *s, const value *key,
+                                                  uint64_t *id)
+{
+    uint64_t seen[LSTACK_CAP + 1], least = UINT64_MAX;
+    uint32_t nseen = 0;
+    for (uint32_t i = s->depth + 1; i-- > 0;) {
+        const pbtree *t = i == 0 ? &s->base : &s->levels[i - 1];
+        uint64_t e, count;
+        int r = pbtree_point(t, key, &e, &count);
+        if (r < 0 || (r == 1 && count > 1))
+            return -1;
+        if (r == 0)
+            continue;
+        uint64_t plain = e >> 1;
+        bool decided = false;
+        for (uint32_t k = 0; k < nseen && !decided; k++)
+            decided = seen[k] == plain;
+        if (decided)
+            continue;
+        seen[nseen++] = plain;
+        if (!(e & 1) && plain < least)
+            least = plain;
+    }
+    if (least == UINT64_MAX)
+        return 0;
+    *id = least;
+    return 1;
+}
+
+/* lstack_first by the merged seek. */
+static __attribute__((noinline)) bool merged_first(const level_stack *s, const value *key,
+                                                   uint64_t *id)
 {
     /* A cursor on the stack, with room for the deepest stack: no heap.
        (A union may hold a struct with a flexible array member; a struct
@@ -331,6 +387,24 @@ bool lstack_first(const level_stack *s, const value *key, uint64_t *id)
         return false;
     *id = local.c.id;
     return true;
+}
+
+bool lstack_first(const level_stack *s, const value *key, uint64_t *id)
+{
+    if (s && s->hashed) {
+        int r;
+        if (s->depth == 0) {   /* the base alone, which holds no tombstones */
+            uint64_t e, count;
+            r = pbtree_point(&s->base, key, &e, &count);
+            if (r == 1)
+                *id = e >> 1;
+        } else {
+            r = point_first(s, key, id);
+        }
+        if (r >= 0)
+            return r;
+    }
+    return merged_first(s, key, id);
 }
 
 bool lstack_cursor_get(const lstack_cursor *c, const value **key, uint64_t *id)

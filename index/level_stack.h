@@ -90,11 +90,17 @@ int lstack_prepare(level_stack **sp, pbtree_pool *pool, mem_ctx *m, uint32_t ops
 bool lstack_insert(level_stack *s, pbtree_pool *pool, mem_ctx *m, const value *key, uint64_t id);
 bool lstack_delete(level_stack *s, pbtree_pool *pool, mem_ctx *m, const value *key, uint64_t id);
 
+/* A new empty stack; a hashed one keeps a hash beside each of its trees
+   (pbtree_init_hashed), for the point lookups of lstack_first.  -1 when
+   out of memory (*out NULL). */
+int lstack_create(level_stack **out, mem_ctx *m, bool hashed);
+bool lstack_hashed(const level_stack *s);
+
 /* Bulk build (a load): *out becomes a new stack whose base holds e[0..n),
    strictly increasing by (key, id) with plain ids; e's ids are rewritten
    to the stack's encoding, its keys retained (e stays the caller's).  -1
    when out of memory (*out NULL). */
-int lstack_build(level_stack **out, mem_ctx *m, pbtree_entry *e, uint64_t n);
+int lstack_build(level_stack **out, mem_ctx *m, pbtree_entry *e, uint64_t n, bool hashed);
 
 bool lstack_contains(const level_stack *s, const value *key, uint64_t id);
 uint64_t lstack_count(const level_stack *s);
@@ -115,7 +121,9 @@ typedef struct lstack_cursor lstack_cursor;
    or at the first entry when key is NULL. */
 lstack_cursor *lstack_seek(const level_stack *s, mem_ctx *m, const value *key);
 /* The smallest id shown under key (by value order), without allocating;
-   false when there is none.  A unique index's point lookup. */
+   false when there is none.  A unique index's point lookup: on a hashed
+   stack, one hash probe per tree when each tree holds at most one entry
+   under key (always, for a unique index), else a merged seek. */
 bool lstack_first(const level_stack *s, const value *key, uint64_t *id);
 /* The current entry, or false at the end; *key is borrowed. */
 bool lstack_cursor_get(const lstack_cursor *c, const value **key, uint64_t *id);

@@ -241,7 +241,15 @@ void pbtree_init(pbtree *t)
 {
     t->root = NULL;
     t->height = 0;
+    t->hashed = false;
     t->count = 0;
+    phash_init(&t->hash);
+}
+
+void pbtree_init_hashed(pbtree *t)
+{
+    pbtree_init(t);
+    t->hashed = true;
 }
 
 void pbtree_share(const pbtree *src, pbtree *dst)
@@ -249,13 +257,17 @@ void pbtree_share(const pbtree *src, pbtree *dst)
     *dst = *src;
     if (src->root)
         atomic_fetch_add_explicit(&src->root->refs, 1, memory_order_relaxed);
+    phash_share(&src->hash, &dst->hash);
 }
 
 void pbtree_release(pbtree *t, mem_ctx *m)
 {
+    bool hashed = t->hashed;
     if (t->root)
         node_unref(t->root, m);
+    phash_release(&t->hash, m);
     pbtree_init(t);
+    t->hashed = hashed;
 }
 
 static size_t node_private_bytes(const struct pbtree_node *x)
@@ -269,7 +281,10 @@ static size_t node_private_bytes(const struct pbtree_node *x)
     return bytes;
 }
 
-size_t pbtree_private_bytes(const pbtree *t) { return node_private_bytes(t->root); }
+size_t pbtree_private_bytes(const pbtree *t)
+{
+    return node_private_bytes(t->root) + phash_private_bytes(&t->hash);
+}
 
 uint32_t pbtree_op_nodes(const pbtree *t)
 {
@@ -299,16 +314,44 @@ static struct pbtree_node *node_alloc(mem_ctx *m, bool leaf)
     return x;
 }
 
-int pbtree_build(pbtree *t, mem_ctx *m, const pbtree_entry *e, uint64_t n)
+/* The hash of a built tree: one put per run of equal keys (adjacent, the
+   entries being sorted), the run's first id the least.  -1 when out of
+   memory (the hash is then released). */
+static int build_hash(pbtree *t, mem_ctx *m, const pbtree_entry *e, uint64_t n)
+{
+    phash_pool pool = { 0 };
+    int rc = 0;
+    for (uint64_t i = 0, j; i < n; i = j) {
+        for (j = i + 1; j < n && value_order(&e[j].key, &e[i].key) == 0; j++)
+            ;
+        if (!phash_hashable(&e[i].key))
+            continue;
+        if (phash_reserve(&pool, m, 1) != 0) {
+            phash_release(&t->hash, m);
+            rc = -1;
+            break;
+        }
+        phash_put(&t->hash, &pool, m, &e[i].key, phash_hash(&e[i].key), e[i].id, j - i);
+    }
+    phash_pool_free(&pool, m);
+    return rc;
+}
+
+int pbtree_build(pbtree *t, mem_ctx *m, const pbtree_entry *e, uint64_t n, bool hashed)
 {
     pbtree_init(t);
+    t->hashed = hashed;
+    if (hashed && build_hash(t, m, e, n) != 0)
+        return -1;
     if (n == 0)
         return 0;
     uint64_t count = (n + PBTREE_ORDER - 1) / PBTREE_ORDER;
     size_t bytes = mem_array_size(count, sizeof(struct pbtree_node *));
     struct pbtree_node **level = mem_alloc(mem_scratch(), bytes);
-    if (!level)
+    if (!level) {
+        phash_release(&t->hash, m);
         return -1;
+    }
     uint64_t lo, hi, done = 0, height = 0;
     for (; done < count; done++) {
         struct pbtree_node *x = node_alloc(m, true);
@@ -338,6 +381,7 @@ int pbtree_build(pbtree *t, mem_ctx *m, const pbtree_entry *e, uint64_t n)
                 for (uint64_t i = lo; i < count; i++)
                     node_unref(level[i], m);
                 mem_free_sized(mem_scratch(), level, bytes);
+                phash_release(&t->hash, m);
                 return -1;
             }
             for (uint64_t i = lo; i < hi; i++) {
@@ -360,6 +404,7 @@ fail_leaves:
     for (uint64_t i = 0; i < done; i++)
         node_unref(level[i], m);
     mem_free_sized(mem_scratch(), level, bytes);
+    phash_release(&t->hash, m);
     return -1;
 }
 
@@ -378,11 +423,14 @@ int pbtree_pool_fill(pbtree_pool *pool, mem_ctx *m, uint64_t n)
 
 int pbtree_reserve(pbtree_pool *pool, mem_ctx *m, const pbtree *t, uint32_t ops)
 {
+    if (t->hashed && phash_reserve(&pool->hash, m, ops) != 0)
+        return -1;
     return pbtree_pool_fill(pool, m, (uint64_t)ops * pbtree_op_nodes(t));
 }
 
 void pbtree_pool_free(pbtree_pool *pool, mem_ctx *m)
 {
+    phash_pool_free(&pool->hash, m);
     while (pool->free) {
         struct pbtree_node *x = pool->free;
         pool->free = x->next_free;
@@ -393,9 +441,12 @@ void pbtree_pool_free(pbtree_pool *pool, mem_ctx *m)
 
 void pbtree_pool_move(pbtree_pool *to, pbtree_pool *from, uint32_t keep, mem_ctx *m)
 {
+    phash_pool_move(&to->hash, &from->hash, PHASH_POOL_KEEP, m);
     if (to->n == 0) {   /* the usual case, a write call's borrow: O(1) */
-        *to = *from;
-        *from = (pbtree_pool){ 0 };
+        to->free = from->free;
+        to->n = from->n;
+        from->free = NULL;
+        from->n = 0;
     }
     while (from->free) {
         struct pbtree_node *x = from->free;
@@ -411,10 +462,70 @@ void pbtree_pool_move(pbtree_pool *to, pbtree_pool *from, uint32_t keep, mem_ctx
     }
 }
 
+/* The least id under key in t, by a seek; false when there is none. */
+static bool seek_first_id(const pbtree *t, const value *key, uint64_t *id)
+{
+    pbtree_cursor c;
+    pbtree_seek(t, key, 0, &c);
+    if (!c.valid || value_order(&pbtree_cursor_entry(&c)->key, key) != 0)
+        return false;
+    *id = pbtree_cursor_entry(&c)->id;
+    return true;
+}
+
+/* Brings a hashed tree's summary of key up to date after (key, id) went in
+   (inserted) or out.  Cannot fail: the put draws on the reserve. */
+static void note_hash(pbtree *t, pbtree_pool *pool, mem_ctx *m, const value *key, uint64_t id,
+                      bool inserted)
+{
+    if (!t->hashed || !phash_hashable(key))
+        return;
+    uint64_t h = phash_hash(key);
+    phash_entry e;
+    phash_answer a = phash_get(&t->hash, key, h, &e);
+    if (a == PHASH_UNKNOWN)
+        return;
+    if (inserted) {
+        if (a == PHASH_ABSENT)
+            phash_put(&t->hash, &pool->hash, m, key, h, id, 1);
+        else
+            phash_put(&t->hash, &pool->hash, m, key, h, id < e.id ? id : e.id, e.count + 1);
+        return;
+    }
+    assert(a == PHASH_FOUND);
+    if (a != PHASH_FOUND)
+        return;
+    uint64_t least = e.id;
+    if (e.count > 1 && id == e.id) {
+        bool still = seek_first_id(t, key, &least);   /* the next id up */
+        assert(still);
+        (void)still;
+    }
+    phash_put(&t->hash, &pool->hash, m, key, h, least, e.count - 1);
+}
+
+int pbtree_point(const pbtree *t, const value *key, uint64_t *id, uint64_t *count)
+{
+    if (!t->hashed || !phash_hashable(key))
+        return -1;
+    phash_entry e;
+    switch (phash_find(&t->hash, key, &e)) {
+    case PHASH_FOUND:
+        *id = e.id;
+        *count = e.count;
+        return 1;
+    case PHASH_ABSENT:
+        return 0;
+    default:
+        return -1;
+    }
+}
+
 int pbtree_insert(pbtree *t, pbtree_pool *pool, mem_ctx *m, const value *key, uint64_t id)
 {
     if (pbtree_contains(t, key, id))
         return 0;
+    note_hash(t, pool, m, key, id, true);
     pbtree_entry e = { value_retain(*key), id };
     t->count++;
     if (!t->root) {
@@ -462,7 +573,9 @@ int pbtree_delete(pbtree *t, pbtree_pool *pool, mem_ctx *m, const value *key, ui
     while (x->n == 0) {
         pool_put(pool, m, x);
         if (d == 0) {
-            pbtree_init(t);
+            t->root = NULL;
+            t->height = 0;
+            note_hash(t, pool, m, key, id, false);
             return 1;
         }
         x = path[--d];
@@ -480,6 +593,7 @@ int pbtree_delete(pbtree *t, pbtree_pool *pool, mem_ctx *m, const value *key, ui
         pool_put(pool, m, old);
         t->height--;
     }
+    note_hash(t, pool, m, key, id, false);
     return 1;
 }
 
@@ -608,8 +722,39 @@ static int check_node(const struct pbtree_node *x, uint32_t depth, uint32_t heig
     return 0;
 }
 
+/* Invariant 6: every run of equal hashable keys is summarised exactly (or
+   left out, "unknown"), and the trie holds nothing else. */
+static int check_hash(const pbtree *t)
+{
+    uint64_t cells, found = 0;
+    if (phash_check(&t->hash, &cells) != 0)
+        return -1;
+    if (!t->hashed)
+        return cells == 0 ? 0 : -1;
+    pbtree_cursor c;
+    pbtree_first(t, &c);
+    while (c.valid) {
+        const pbtree_entry *e = pbtree_cursor_entry(&c);
+        value key = e->key;   /* borrowed: the tree does not change */
+        uint64_t least = e->id, n = 0;
+        for (; c.valid && value_order(&pbtree_cursor_entry(&c)->key, &key) == 0;
+             pbtree_cursor_next(&c))
+            n++;
+        if (!phash_hashable(&key))
+            continue;
+        phash_entry h;
+        phash_answer a = phash_get(&t->hash, &key, phash_hash(&key), &h);
+        if (a == PHASH_ABSENT || (a == PHASH_FOUND && (h.id != least || h.count != n)))
+            return -1;
+        found += a == PHASH_FOUND;
+    }
+    return found == cells ? 0 : -1;
+}
+
 int pbtree_check(const pbtree *t)
 {
+    if (check_hash(t) != 0)
+        return -1;
     if (!t->root)
         return t->height == 0 && t->count == 0 ? 0 : -1;
     if (t->height >= MAX_DEPTH)

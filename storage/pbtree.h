@@ -29,6 +29,11 @@
  *      empty, except an empty tree's NULL root).
  *   4. count is the number of entries.
  *   5. Keys are owned by the tree (one reference per stored entry).
+ *   6. A hashed tree (pbtree_init_hashed) keeps beside it a phash of each
+ *      hashable key's summary — the entries under the key and the least
+ *      id — updated by every insert and delete, built by pbtree_build, and
+ *      shared, copied and freed with the tree.  pbtree_point() answers a
+ *      point lookup from it without descending the tree.
  */
 #ifndef STRATA_STORAGE_PBTREE_H
 #define STRATA_STORAGE_PBTREE_H
@@ -37,6 +42,7 @@
 #include <stdint.h>
 
 #include "storage/mem.h"
+#include "storage/phash.h"
 #include "storage/value.h"
 
 #if defined(STRATA_TESTING) && !defined(STRATA_FULL_SIZES)
@@ -55,7 +61,9 @@ struct pbtree_node;
 typedef struct pbtree {
     struct pbtree_node *root;     /* NULL when empty */
     uint32_t height;              /* 0: the root is a leaf */
+    bool hashed;                  /* keeps a phash of its keys (invariant 6) */
     uint64_t count;
+    phash hash;                   /* empty unless hashed */
 } pbtree;
 
 /* Nodes a pool keeps for later writes; beyond that, nodes go back to the
@@ -66,12 +74,16 @@ typedef struct pbtree {
 typedef struct pbtree_pool {
     struct pbtree_node *free;     /* linked through the nodes' first word */
     uint32_t n;
+    phash_pool hash;              /* and the hashed trees' trie nodes */
 } pbtree_pool;
 
 void pbtree_init(pbtree *t);
+/* An empty tree that keeps a hash of its keys for point lookups. */
+void pbtree_init_hashed(pbtree *t);
 /* dst becomes a second owner of src's entries: O(1). */
 void pbtree_share(const pbtree *src, pbtree *dst);
-/* Drops this owner's reference; frees nodes no one else holds. */
+/* Drops this owner's reference; frees nodes no one else holds.  t is left
+   empty, hashed as it was. */
 void pbtree_release(pbtree *t, mem_ctx *m);
 /* Bytes of the nodes only this tree holds (refcount one from the root
    down): O(those nodes). */
@@ -103,8 +115,15 @@ int pbtree_delete(pbtree *t, pbtree_pool *pool, mem_ctx *m, const value *key, ui
 /* Bulk build (a load): *t, empty, becomes the tree of e[0..n), which must
    be strictly increasing (pbtree_entry_cmp).  Each key is retained (e
    stays the caller's).  Built bottom-up, level by level, every node filled
-   evenly: O(n), no descents, no pool.  -1 when out of memory (t empty). */
-int pbtree_build(pbtree *t, mem_ctx *m, const pbtree_entry *e, uint64_t n);
+   evenly: O(n), no descents, no pool (a hashed tree's trie is filled one
+   key at a time, O(n) expected).  -1 when out of memory (t empty). */
+int pbtree_build(pbtree *t, mem_ctx *m, const pbtree_entry *e, uint64_t n, bool hashed);
+
+/* A point lookup on a hashed tree: 1 with *id the least id under key (by
+   value order: 1 finds 1.0) and *count the entries under it, 0 when there
+   is none, -1 when the hash cannot say (the tree is not hashed, key's kind
+   is not hashable, or key was left out of the trie): ask with a seek. */
+int pbtree_point(const pbtree *t, const value *key, uint64_t *id, uint64_t *count);
 
 bool pbtree_contains(const pbtree *t, const value *key, uint64_t id);
 /* Whether the root has another holder (a write would copy it). */
