@@ -22,20 +22,12 @@
 
 #include "storage/adjacency.h"
 
+#include "support/mem_fixture.h"
+
 static int setup(void **state)
 {
     adj_tree_min_for_tests = 64;   /* test builds' trees have tiny nodes */
-    *state = mem_ctx_new();
-    return *state ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    mem_ctx *m = *state;
-    mem_fail_clear();
-    assert_int_equal(mem_ctx_bytes(m), 0);
-    mem_ctx_release(m);
-    return 0;
+    return mem_ctx_setup(state);
 }
 
 static uint32_t rnd(uint64_t *s)
@@ -416,11 +408,11 @@ static void test_erases_shrink(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_random_with_views, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_write_under_view_is_bounded, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_conversion_under_view, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_prepare_failures, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_erases_shrink, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_random_with_views, setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_write_under_view_is_bounded, setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_conversion_under_view, setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_prepare_failures, setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_erases_shrink, setup, mem_ctx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

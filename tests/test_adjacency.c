@@ -48,20 +48,12 @@ static int prepare_erase(mem_ctx *m, adj_block **bp, int dir, uint32_t type, uin
     return adj_prepare_erase(m, bp, &(adj_edit){ dir, type, rel });
 }
 
+#include "support/mem_fixture.h"
+
 static int setup(void **state)
 {
     adj_tree_min_for_tests = UINT32_MAX / 2;   /* flat blocks, but where a test says */
-    *state = mem_ctx_new();
-    return *state ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    mem_ctx *m = *state;
-    mem_fail_clear();
-    assert_int_equal(mem_ctx_bytes(m), 0);
-    mem_ctx_release(m);
-    return 0;
+    return mem_ctx_setup(state);
 }
 
 /* ---- the reference model ----------------------------------------------- */
@@ -608,17 +600,17 @@ static void test_segment_limit(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_empty, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_segments_in_key_order, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_erase_missing, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_empty_segments_removed, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_id_order_and_undo, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_random_against_model, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_cow_shared_block, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_growth, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_prepare_failure, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_bulk_hub, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_segment_limit, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_empty, setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_segments_in_key_order, setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_erase_missing, setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_empty_segments_removed, setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_id_order_and_undo, setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_random_against_model, setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_cow_shared_block, setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_growth, setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_prepare_failure, setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_bulk_hub, setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_segment_limit, setup, mem_ctx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,20 +22,7 @@
 
 #include "storage/intern.h"
 
-static int setup(void **state)
-{
-    *state = mem_ctx_new();
-    return *state ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    mem_ctx *m = *state;
-    mem_fail_clear();
-    assert_int_equal(mem_ctx_bytes(m), 0);
-    mem_ctx_release(m);
-    return 0;
-}
+#include "support/mem_fixture.h"
 
 /* ---- helpers -------------------------------------------------------------- */
 
@@ -301,13 +288,13 @@ static void test_name_from_reader_thread(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_duplicates, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_binary_names, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_many, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_new_failure, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_add_failure, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_name_from_reader_thread, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_round_trip, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_duplicates, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_binary_names, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_many, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_new_failure, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_add_failure, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_name_from_reader_thread, mem_ctx_setup, mem_ctx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,20 +17,7 @@
 
 #include "index/label_index.h"
 
-static int setup(void **state)
-{
-    *state = mem_ctx_new();
-    return *state ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    mem_ctx *m = *state;
-    mem_fail_clear();
-    assert_int_equal(mem_ctx_bytes(m), 0);
-    mem_ctx_release(m);
-    return 0;
-}
+#include "support/mem_fixture.h"
 
 /* ---- the model ------------------------------------------------------------ */
 
@@ -290,11 +277,11 @@ static void test_prepare_failure(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_empty, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_set_has_count, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_next_iteration, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_shared_table, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_prepare_failure, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_empty, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_set_has_count, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_next_iteration, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_shared_table, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_prepare_failure, mem_ctx_setup, mem_ctx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -38,20 +38,7 @@
 #define TCK_SYNTAX_PERMILLE 1000
 #define TCK_SEMANTIC_PERMILLE 1000
 
-static int setup(void **state)
-{
-    *state = mem_ctx_new();
-    return *state ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    mem_ctx *m = *state;
-    mem_fail_clear();
-    assert_int_equal(mem_ctx_bytes(m), 0);
-    mem_ctx_release(m);
-    return 0;
-}
+#include "support/mem_fixture.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
 
@@ -1497,16 +1484,16 @@ int main(void)
         cmocka_unit_test(test_lexer_numbers),
         cmocka_unit_test(test_lexer_errors),
         cmocka_unit_test(test_lexer_unicode),
-        cmocka_unit_test_setup_teardown(test_constructs, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_precedence, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_item_text, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_positions, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_traversal, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_length_bounded, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_depth_limit, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_out_of_memory, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_out_of_memory_everywhere, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_constructs, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_precedence, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_item_text, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_positions, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_traversal, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_length_bounded, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_errors, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_depth_limit, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_out_of_memory, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_out_of_memory_everywhere, mem_ctx_setup, mem_ctx_teardown),
         cmocka_unit_test(test_tck_corpus),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

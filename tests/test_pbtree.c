@@ -25,20 +25,7 @@
 
 #include "storage/pbtree.h"
 
-static int setup(void **state)
-{
-    *state = mem_ctx_new();
-    return *state ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    mem_ctx *m = *state;
-    mem_fail_clear();
-    assert_int_equal(mem_ctx_bytes(m), 0);
-    mem_ctx_release(m);
-    return 0;
-}
+#include "support/mem_fixture.h"
 
 static uint64_t next_rand(uint64_t *s)
 {
@@ -642,14 +629,14 @@ static void test_reserve_failure(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_random_against_model, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_int_and_float_are_one_key, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_seek, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_sequences, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_share_release_copy_first, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_share_release_original_first, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_snapshots_while_writing, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_reserve_failure, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_random_against_model, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_int_and_float_are_one_key, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_seek, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_sequences, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_share_release_copy_first, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_share_release_original_first, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_snapshots_while_writing, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_reserve_failure, mem_ctx_setup, mem_ctx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

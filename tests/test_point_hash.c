@@ -25,20 +25,7 @@
 #include "index/level_stack.h"
 #include "storage/pbtree.h"
 
-static int setup(void **state)
-{
-    *state = mem_ctx_new();
-    return *state ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    mem_ctx *m = *state;
-    mem_fail_clear();
-    assert_int_equal(mem_ctx_bytes(m), 0);
-    mem_ctx_release(m);
-    return 0;
-}
+#include "support/mem_fixture.h"
 
 static uint64_t next_rand(uint64_t *s)
 {
@@ -474,12 +461,12 @@ static void test_build_failure_sweep(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_tree_random_against_model, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_tree_summaries, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_stack_unique_keys, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_stack_shared_keys, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_prepare_failure_sweep, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_build_failure_sweep, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_tree_random_against_model, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_tree_summaries, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_stack_unique_keys, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_stack_shared_keys, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_prepare_failure_sweep, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_build_failure_sweep, mem_ctx_setup, mem_ctx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

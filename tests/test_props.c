@@ -21,20 +21,7 @@
 
 #include "storage/props.h"
 
-static int setup(void **state)
-{
-    *state = mem_ctx_new();
-    return *state ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    mem_ctx *m = *state;
-    mem_fail_clear();
-    assert_int_equal(mem_ctx_bytes(m), 0);
-    mem_ctx_release(m);
-    return 0;
-}
+#include "support/mem_fixture.h"
 
 /* ---- values and a model ------------------------------------------------ */
 
@@ -530,16 +517,16 @@ static void test_remove_failure_shared(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_set_get_remove, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_overwrite_returns_old, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_remove_last_leaves_empty_map, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_remove_keeps_room, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_cow_set, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_cow_remove, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_growth, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_set_failure_private, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_set_failure_shared, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_remove_failure_shared, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_set_get_remove, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_overwrite_returns_old, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_remove_last_leaves_empty_map, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_remove_keeps_room, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_cow_set, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_cow_remove, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_growth, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_set_failure_private, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_set_failure_shared, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_remove_failure_shared, mem_ctx_setup, mem_ctx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,20 +20,7 @@
 
 #include "storage/pvec.h"
 
-static int setup(void **state)
-{
-    *state = mem_ctx_new();
-    return *state ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    mem_ctx *m = *state;
-    mem_fail_clear();
-    assert_int_equal(mem_ctx_bytes(m), 0);
-    mem_ctx_release(m);
-    return 0;
-}
+#include "support/mem_fixture.h"
 
 /* ---- plain 64-bit elements and a reference model --------------------- */
 
@@ -619,17 +606,17 @@ static void test_get_mut_failure_callbacks(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_push_get_sizes, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_share_then_write, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_share_grows_height, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_release_share_restores_in_place, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_element_callbacks, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_pop, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_pop_shared, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_pop_shared_failure, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_push_failure, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_get_mut_failure_shared, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_get_mut_failure_callbacks, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_push_get_sizes, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_share_then_write, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_share_grows_height, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_release_share_restores_in_place, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_element_callbacks, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_pop, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_pop_shared, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_pop_shared_failure, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_push_failure, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_get_mut_failure_shared, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_get_mut_failure_callbacks, mem_ctx_setup, mem_ctx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,20 +19,7 @@
 
 #include "storage/store.h"
 
-static int setup(void **state)
-{
-    *state = mem_ctx_new();
-    return *state ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    mem_ctx *m = *state;
-    mem_fail_clear();
-    assert_int_equal(mem_ctx_bytes(m), 0);
-    mem_ctx_release(m);
-    return 0;
-}
+#include "support/mem_fixture.h"
 
 /* ---- a snapshot of everything a store holds ------------------------------- */
 
@@ -620,14 +607,14 @@ static void test_restore_undoes_free(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_node_alloc_and_free_list, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_rel_alloc_and_free_list, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_free_drops_props_and_adj, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_share_then_write, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_alloc_failure_private, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_alloc_failure_shared, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_unalloc_undoes_alloc, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_restore_undoes_free, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_node_alloc_and_free_list, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_rel_alloc_and_free_list, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_free_drops_props_and_adj, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_share_then_write, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_alloc_failure_private, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_alloc_failure_shared, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_unalloc_undoes_alloc, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_restore_undoes_free, mem_ctx_setup, mem_ctx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

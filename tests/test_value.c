@@ -21,20 +21,7 @@
 
 #define TWO_53 9007199254740992.0   /* 2^53: doubles stop being dense here */
 
-static int setup(void **state)
-{
-    *state = mem_ctx_new();
-    return *state ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    mem_ctx *m = *state;
-    mem_fail_clear();
-    assert_int_equal(mem_ctx_bytes(m), 0);
-    mem_ctx_release(m);
-    return 0;
-}
+#include "support/mem_fixture.h"
 
 /* ---- builders (abort the test on failure) ----------------------------- */
 
@@ -1064,7 +1051,7 @@ static void test_oom_clone(void **state)
     mem_ctx_release(other);
 }
 
-#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+#define T(fn) cmocka_unit_test_setup_teardown(fn, mem_ctx_setup, mem_ctx_teardown)
 
 int main(void)
 {
