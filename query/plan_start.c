@@ -1,5 +1,6 @@
 /* plan_start — choosing and running the start of a pattern's walk (see
    plan_start.h). */
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -586,9 +587,12 @@ int start_unique(exec *x, const start_plan *p, const scope *sc, const value *row
 {
     *taken = *none = false;
     *exact = 0;
+    /* A unique seek on one key: its one operand (seek_values would also
+       fill a range's two). */
+    assert(p->kind == START_INDEX_SEEK && p->nkeys == 1);
     value key;
-    size_t nvals;
-    if (seek_values(x, p, sc, row, &key, &nvals) != 0)
+    evalctx c = {x, sc, row, NULL, NULL};
+    if (eval(&c, p->eq[0], &key) != 0)
         return -1;
     const index_set *set = exec_view(x)->ver->indexes;
     int pos = value_is_null(&key) || !seekable(&key) ? -1 : idxset_find(set, p->index);
