@@ -45,6 +45,10 @@ struct adj_block {
 
 static inline bool tree_block(const adj_block *b) { return b->cap == TREE_BLOCK; }
 static inline struct adj_spares *spares(adj_block *b) { return (struct adj_spares *)(void *)b->body; }
+static inline const struct adj_spares *cspares(const adj_block *b)
+{
+    return (const struct adj_spares *)(const void *)b->body;
+}
 static inline struct adj_tseg *tsegs(adj_block *b)
 {
     return (struct adj_tseg *)(void *)(b->body + sizeof(struct adj_spares));
@@ -102,13 +106,13 @@ size_t adj_private_bytes(const adj_block *b)
 {
     if (!b || !is_private(b))
         return 0;
-    if (!tree_block(b))
-        return adj_size(b);
     size_t bytes = adj_size(b);
-    for (uint32_t i = 0; i < b->nseg; i++)
-        bytes += adjt_private_bytes(ctsegs(b)[i].root);
-    const struct adj_spares *sp = (const struct adj_spares *)(const void *)b->body;
-    return bytes + adjt_private_bytes(sp->leaf[0]) + adjt_private_bytes(sp->leaf[1]);
+    if (tree_block(b)) {
+        for (uint32_t i = 0; i < b->nseg; i++)
+            bytes += adjt_private_bytes(ctsegs(b)[i].root);
+        bytes += adjt_private_bytes(cspares(b)->leaf[0]) + adjt_private_bytes(cspares(b)->leaf[1]);
+    }
+    return bytes;
 }
 
 static inline uint32_t key_at(const adj_block *b, uint32_t i)
@@ -165,12 +169,16 @@ static adj_run tree_run(const adj_tree *t, uint32_t from)
     return (adj_run){ e, n, e && !last ? e[n - 1].rel + 1 : ADJ_RUNS_DONE };
 }
 
-adj_run adj_run_first(const adj_block *b, uint32_t i)
+/* Flat segment i, whole. */
+static inline adj_run flat_run(const adj_block *b, uint32_t i)
 {
-    if (tree_block(b))
-        return tree_run(ctsegs(b)[i].root, 0);
     uint32_t start = seg_start(b, i);
     return (adj_run){ centries(b) + start, csegs(b)[i].end - start, ADJ_RUNS_DONE };
+}
+
+adj_run adj_run_first(const adj_block *b, uint32_t i)
+{
+    return tree_block(b) ? tree_run(ctsegs(b)[i].root, 0) : flat_run(b, i);
 }
 
 adj_run adj_run_of(const adj_block *b, int dir, uint32_t type, int *seg)
@@ -184,8 +192,7 @@ adj_run adj_run_of(const adj_block *b, int dir, uint32_t type, int *seg)
         if (lo == b->nseg || s[lo].key != key)
             return (adj_run){ NULL, 0, ADJ_RUNS_DONE };
         *seg = (int)lo;
-        uint32_t start = lo ? s[lo - 1].end : 0;
-        return (adj_run){ centries(b) + start, s[lo].end - start, ADJ_RUNS_DONE };
+        return flat_run(b, lo);
     }
     int found;
     uint32_t i = find_seg(b, key, &found);
@@ -430,9 +437,14 @@ int adj_bulk_done(mem_ctx *m, adj_block **bp)
 int adj_prepare_insert(mem_ctx *m, adj_block **bp, const adj_edit *ins, uint32_t n)
 {
     assert(n <= 2 && (n < 2 || seg_key(ins[0].dir, ins[0].type) != seg_key(ins[1].dir, ins[1].type)));
+    /* Each edit's segment, found once: making the block private or trees
+       keeps the directory's order, so the indices hold. */
+    int at[2] = { -1, -1 };
     uint32_t opens = 0;
-    for (uint32_t k = 0; k < n; k++)
-        opens += !adj_has_segment(*bp, ins[k].dir, ins[k].type);
+    for (uint32_t k = 0; k < n; k++) {
+        at[k] = adj_find_segment(*bp, ins[k].dir, ins[k].type);
+        opens += at[k] < 0;
+    }
     if (!*bp || !tree_block(*bp)) {
         if (adj_len(*bp) + (uint64_t)n <= ADJ_TREE_MIN)
             return adj_reserve_segments(m, bp, n, opens);
@@ -443,9 +455,8 @@ int adj_prepare_insert(mem_ctx *m, adj_block **bp, const adj_edit *ins, uint32_t
         return -1;
     adj_block *b = *bp;
     for (uint32_t k = 0; k < n; k++) {
-        int i = adj_find_segment(b, ins[k].dir, ins[k].type);
-        if (i >= 0) {
-            if (adjt_prepare_insert(m, &tsegs(b)[i].root, ins[k].rel) != 0)
+        if (at[k] >= 0) {
+            if (adjt_prepare_insert(m, &tsegs(b)[at[k]].root, ins[k].rel) != 0)
                 return -1;
         } else if (!spares(b)->leaf[k] && !(spares(b)->leaf[k] = adjt_new(m))) {
             return -1;

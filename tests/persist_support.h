@@ -1,6 +1,7 @@
 /*
- * What the persistence tests share: a canonical dump of a view and the
- * fixture graph.
+ * What the persistence tests share: a canonical dump of a view (and of a
+ * graph's fresh snapshot), the integrity check of a graph, and the fixture
+ * graph.
  *
  * The dump pins down everything a save must keep: per node slot whether it
  * is live, its labels and properties (each value with its exact kind and
@@ -264,6 +265,29 @@ static char *dump_view(strata_view *v)
         sb_printf(&b, " %u", id);
     sb_printf(&b, "\n");
     return b.p;
+}
+
+/* dump_view of a fresh snapshot of g (the caller frees it). */
+static inline char *dump_graph(strata_graph *g)
+{
+    strata_view *v = NULL;
+    if (strata_snapshot(g, &v) != STRATA_OK)
+        fail_msg("snapshot: %s", strata_errmsg(g));
+    char *d = dump_view(v);
+    strata_view_release(&v);
+    return d;
+}
+
+/* strata_integrity_check on a fresh snapshot of g, failing the test with
+   its message. */
+static inline void check_integrity(strata_graph *g)
+{
+    strata_view *v = NULL;
+    if (strata_snapshot(g, &v) != STRATA_OK)
+        fail_msg("snapshot: %s", strata_errmsg(g));
+    if (strata_integrity_check(v) != STRATA_OK)
+        fail_msg("integrity: %s", strata_view_errmsg(v));
+    strata_view_release(&v);
 }
 
 #endif

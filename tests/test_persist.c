@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "persist_support.h"
+#include "support/tmp_dir.h"
 #include "core/persist_codec.h"
 #include "query/temporal_parse.h"
 #include "storage/mem.h"
@@ -42,17 +43,6 @@
             fail_msg("%s:%d: %s: %s (%s)", __FILE__, __LINE__, #call, strata_errstr(ok_s_), \
                      strata_errmsg(g));                                                   \
     } while (0)
-
-static char dir[256];
-
-static const char *tmp_path(const char *name)
-{
-    static char buf[4][512];
-    static int turn;
-    char *p = buf[turn++ % 4];
-    snprintf(p, 512, "%s/%s", dir, name);
-    return p;
-}
 
 static strata_token tok(strata_graph *g, strata_token_kind kind, const char *name)
 {
@@ -186,25 +176,6 @@ static strata_graph *fixture(void)
     index_new(g, STRATA_INDEX_RANGE, true, knows, 1, since);
     OK(g, strata_index_drop(g, dropped));
     return g;
-}
-
-static char *dump_graph(strata_graph *g)
-{
-    strata_view *v = NULL;
-    OK(g, strata_snapshot(g, &v));
-    char *d = dump_view(v);
-    strata_view_release(&v);
-    return d;
-}
-
-static void check_integrity(strata_graph *g)
-{
-    strata_view *v = NULL;
-    OK(g, strata_snapshot(g, &v));
-    strata_status s = strata_integrity_check(v);
-    if (s)
-        fail_msg("integrity: %s", strata_view_errmsg(v));
-    strata_view_release(&v);
 }
 
 static strata_graph *load_ok(const char *path)
@@ -618,7 +589,7 @@ static void test_foreign_and_missing_files(void **state)
     write_all(tmp_path("empty.db"), "", 0);
     expect_load_fails(tmp_path("empty.db"), STRATA_ECORRUPT, "empty");
     expect_load_fails(tmp_path("no-such-file.db"), STRATA_ENOTFOUND, "No such file");
-    expect_load_fails(dir, STRATA_EIO, "directory");
+    expect_load_fails(tmp_dir, STRATA_EIO, "directory");
     /* A newer format version is named as such. */
     strata_graph *g = NULL;
     assert_int_equal(strata_graph_new(&g), STRATA_OK);
@@ -742,7 +713,7 @@ static void test_failed_save_keeps_the_old_file(void **state)
     assert_true(S_ISDIR(st.st_mode));
     /* No temporary file is left behind by any of it. */
     char cmd[600];
-    snprintf(cmd, sizeof cmd, "ls %s | grep -c tmp- >/dev/null", dir);
+    snprintf(cmd, sizeof cmd, "ls %s | grep -c tmp- >/dev/null", tmp_dir);
     assert_int_not_equal(system(cmd), 0);
     assert_int_equal(strata_save(NULL, path), STRATA_EINVAL);
     assert_int_equal(strata_save(g, NULL), STRATA_EINVAL);
@@ -776,17 +747,7 @@ static void test_write_loader_corpus(void **state)
 static int make_dir(void **state)
 {
     (void)state;
-    const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    snprintf(dir, sizeof dir, "%s/strata-persist-XXXXXX", base);
-    return mkdtemp(dir) ? 0 : -1;
-}
-
-static int remove_dir(void **state)
-{
-    (void)state;
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return tmp_dir_make("strata-persist");
 }
 
 int main(void)
@@ -808,5 +769,5 @@ int main(void)
         cmocka_unit_test(test_failed_save_keeps_the_old_file),
         cmocka_unit_test(test_write_loader_corpus),
     };
-    return cmocka_run_group_tests(tests, make_dir, remove_dir);
+    return cmocka_run_group_tests(tests, make_dir, tmp_dir_remove);
 }

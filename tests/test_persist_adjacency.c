@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "persist_support.h"
+#include "support/tmp_dir.h"
 #include "storage/adjacency.h"
 #include "support/adj_runs.h"
 #include "storage/mem.h"
@@ -37,15 +38,6 @@
             fail_msg("%s:%d: %s: %s (%s)", __FILE__, __LINE__, #call, strata_errstr(ok_s_), \
                      strata_errmsg(g));                                                   \
     } while (0)
-
-static char dir[256];
-
-static const char *tmp_path(const char *name)
-{
-    static char buf[512];
-    snprintf(buf, sizeof buf, "%s/%s", dir, name);
-    return buf;
-}
 
 static uint64_t next_rand(uint64_t *s)
 {
@@ -99,15 +91,6 @@ static strata_graph *shaped_graph(int nodes, int rels, int ntypes)
     }
     free(types);
     return g;
-}
-
-static char *dump_graph(strata_graph *g)
-{
-    strata_view *v = NULL;
-    OK(g, strata_snapshot(g, &v));
-    char *d = dump_view(v);
-    strata_view_release(&v);
-    return d;
 }
 
 static bool has_entry(const adj_entry *e, uint32_t n, adj_entry want)
@@ -273,17 +256,7 @@ static void test_allocation_failures(void **state)
 static int make_dir(void **state)
 {
     (void)state;
-    const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    snprintf(dir, sizeof dir, "%s/strata-persist-adj-XXXXXX", base);
-    return mkdtemp(dir) ? 0 : -1;
-}
-
-static int remove_dir(void **state)
-{
-    (void)state;
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return tmp_dir_make("strata-persist-adj");
 }
 
 int main(void)
@@ -295,5 +268,5 @@ int main(void)
         cmocka_unit_test(test_no_relationships),
         cmocka_unit_test(test_allocation_failures),
     };
-    return cmocka_run_group_tests(tests, make_dir, remove_dir);
+    return cmocka_run_group_tests(tests, make_dir, tmp_dir_remove);
 }

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "persist_support.h"
+#include "support/tmp_dir.h"
 #include "core/persist_codec.h"
 #include "index/level_stack.h"
 #include "storage/adjacency.h"
@@ -40,17 +41,6 @@
             fail_msg("%s:%d: %s: %s (%s)", __FILE__, __LINE__, #call, strata_errstr(ok_s_), \
                      strata_errmsg(g));                                                   \
     } while (0)
-
-static char dir[256];
-
-static const char *tmp_path(const char *name)
-{
-    static char buf[4][512];
-    static int turn;
-    char *p = buf[turn++ % 4];
-    snprintf(p, 512, "%s/%s", dir, name);
-    return p;
-}
 
 static strata_token tok(strata_graph *g, strata_token_kind kind, const char *name)
 {
@@ -224,24 +214,6 @@ static strata_graph *load_ok(const char *path)
     if (s != STRATA_OK)
         fail_msg("load %s: %s (%s)", path, strata_errstr(s), err);
     return g;
-}
-
-static char *dump_graph(strata_graph *g)
-{
-    strata_view *v = NULL;
-    OK(g, strata_snapshot(g, &v));
-    char *d = dump_view(v);
-    strata_view_release(&v);
-    return d;
-}
-
-static void check_integrity(strata_graph *g)
-{
-    strata_view *v = NULL;
-    OK(g, strata_snapshot(g, &v));
-    if (strata_integrity_check(v))
-        fail_msg("integrity: %s", strata_view_errmsg(v));
-    strata_view_release(&v);
 }
 
 static unsigned char *read_all(const char *path, size_t *n)
@@ -520,17 +492,7 @@ static void test_bulk_load_allocation_failures(void **state)
 static int make_dir(void **state)
 {
     (void)state;
-    const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    snprintf(dir, sizeof dir, "%s/strata-persist-bulk-XXXXXX", base);
-    return mkdtemp(dir) ? 0 : -1;
-}
-
-static int remove_dir(void **state)
-{
-    (void)state;
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return tmp_dir_make("strata-persist-bulk");
 }
 
 int main(void)
@@ -540,5 +502,5 @@ int main(void)
         cmocka_unit_test(test_unique_index_over_duplicates),
         cmocka_unit_test(test_bulk_load_allocation_failures),
     };
-    return cmocka_run_group_tests(tests, make_dir, remove_dir);
+    return cmocka_run_group_tests(tests, make_dir, tmp_dir_remove);
 }

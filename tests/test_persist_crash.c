@@ -19,8 +19,7 @@
 #include <unistd.h>
 
 #include "persist_support.h"
-
-static char dir[256];
+#include "support/tmp_dir.h"
 
 /* A graph of n nodes in a ring, each with a property naming the graph. */
 static strata_graph *ring(const char *tag, int n)
@@ -47,22 +46,13 @@ static strata_graph *ring(const char *tag, int n)
     return g;
 }
 
-static char *dump_graph(strata_graph *g)
-{
-    strata_view *v = NULL;
-    assert_int_equal(strata_snapshot(g, &v), STRATA_OK);
-    char *d = dump_view(v);
-    strata_view_release(&v);
-    return d;
-}
-
 static void test_kill_during_saves(void **state)
 {
     (void)state;
     strata_graph *a = ring("A", 3000), *b = ring("B", 2000);
     char *want_a = dump_graph(a), *want_b = dump_graph(b);
     char path[400];
-    snprintf(path, sizeof path, "%s/target.db", dir);
+    snprintf(path, sizeof path, "%s/target.db", tmp_dir);
     assert_int_equal(strata_save(a, path), STRATA_OK);
     srand((unsigned)time(NULL));
     int seen_a = 0, seen_b = 0;
@@ -98,7 +88,7 @@ static void test_kill_during_saves(void **state)
     }
     /* Stray temporary files are the one thing a kill may leave. */
     char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -f '%s'/target.db.tmp-*", dir);
+    snprintf(cmd, sizeof cmd, "rm -f '%s'/target.db.tmp-*", tmp_dir);
     assert_int_equal(system(cmd), 0);
     print_message("A %d times, B %d times\n", seen_a, seen_b);
     free(want_a);
@@ -110,17 +100,7 @@ static void test_kill_during_saves(void **state)
 static int make_dir(void **state)
 {
     (void)state;
-    const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    snprintf(dir, sizeof dir, "%s/strata-crash-XXXXXX", base);
-    return mkdtemp(dir) ? 0 : -1;
-}
-
-static int remove_dir(void **state)
-{
-    (void)state;
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return tmp_dir_make("strata-crash");
 }
 
 int main(void)
@@ -128,5 +108,5 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kill_during_saves),
     };
-    return cmocka_run_group_tests(tests, make_dir, remove_dir);
+    return cmocka_run_group_tests(tests, make_dir, tmp_dir_remove);
 }

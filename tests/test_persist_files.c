@@ -25,17 +25,7 @@
 #include <unistd.h>
 
 #include "strata.h"
-
-static char tmp_dir[256];
-
-static const char *tmp_path(const char *name)
-{
-    static char buf[4][512];
-    static int turn;
-    char *p = buf[turn++ % 4];
-    snprintf(p, 512, "%s/%s", tmp_dir, name);
-    return p;
-}
+#include "support/tmp_dir.h"
 
 /* A small graph to save. */
 static strata_graph *small_graph(void)
@@ -204,17 +194,7 @@ static void test_load_refuses_a_fifo_without_blocking(void **state)
 static int make_dir(void **state)
 {
     (void)state;
-    const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    snprintf(tmp_dir, sizeof tmp_dir, "%s/strata-files-XXXXXX", base);
-    return mkdtemp(tmp_dir) ? 0 : -1;
-}
-
-static int remove_dir(void **state)
-{
-    (void)state;
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return tmp_dir_make("strata-files");
 }
 
 int main(void)
@@ -224,5 +204,5 @@ int main(void)
         cmocka_unit_test(test_save_refuses_what_is_not_a_regular_file),
         cmocka_unit_test(test_load_refuses_a_fifo_without_blocking),
     };
-    return cmocka_run_group_tests(tests, make_dir, remove_dir);
+    return cmocka_run_group_tests(tests, make_dir, tmp_dir_remove);
 }

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "persist_support.h"
+#include "support/tmp_dir.h"
 #include "storage/adjacency.h"
 #include "storage/props.h"
 
@@ -33,15 +34,6 @@
             fail_msg("%s:%d: %s: %s (%s)", __FILE__, __LINE__, #call, strata_errstr(ok_s_), \
                      strata_errmsg(g));                                                   \
     } while (0)
-
-static char tmp_dir[256];
-
-static const char *tmp_path(const char *name)
-{
-    static char buf[512];
-    snprintf(buf, sizeof buf, "%s/%s", tmp_dir, name);
-    return buf;
-}
 
 static strata_graph *graph_new(void)
 {
@@ -78,24 +70,6 @@ static strata_id rel_new(strata_graph *g, strata_id a, strata_id b, strata_token
     strata_id id = 0;
     OK(g, strata_rel_create(g, a, b, type, &id));
     return id;
-}
-
-static char *dump_graph(strata_graph *g)
-{
-    strata_view *v = NULL;
-    OK(g, strata_snapshot(g, &v));
-    char *d = dump_view(v);
-    strata_view_release(&v);
-    return d;
-}
-
-static void check_integrity(strata_graph *g)
-{
-    strata_view *v = NULL;
-    OK(g, strata_snapshot(g, &v));
-    if (strata_integrity_check(v) != STRATA_OK)
-        fail_msg("integrity: %s", strata_view_errmsg(v));
-    strata_view_release(&v);
 }
 
 /* Saves g, loads the file back and checks the copy equals g; returns the
@@ -515,17 +489,7 @@ static void test_many_indexes(void **state)
 static int make_dir(void **state)
 {
     (void)state;
-    const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-    snprintf(tmp_dir, sizeof tmp_dir, "%s/strata-limits-XXXXXX", base);
-    return mkdtemp(tmp_dir) ? 0 : -1;
-}
-
-static int remove_dir(void **state)
-{
-    (void)state;
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return tmp_dir_make("strata-limits");
 }
 
 int main(void)
@@ -540,5 +504,5 @@ int main(void)
         cmocka_unit_test(test_token_name_lengths),
         cmocka_unit_test(test_many_indexes),
     };
-    return cmocka_run_group_tests(tests, make_dir, remove_dir);
+    return cmocka_run_group_tests(tests, make_dir, tmp_dir_remove);
 }
