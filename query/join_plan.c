@@ -755,11 +755,13 @@ static void place_conjuncts(join_plan *p, const uint64_t *needs)
                 first[c] = s;
     }
     for (size_t s = 0; s < p->ncore; s++) {
-        p->steps[s].conj = p->by_step + k;
+        size_t from = k;
         for (size_t c = 0; c < p->nconj; c++)
             if (first[c] == s)
                 p->by_step[k++] = conjunct(p, p->conj[c]);
-        p->steps[s].nconj = (size_t)(p->by_step + k - p->steps[s].conj);
+        /* by_step is NULL without conjuncts: no pointer arithmetic on it */
+        p->steps[s].conj = k > from ? p->by_step + from : NULL;
+        p->steps[s].nconj = k - from;
     }
 }
 
