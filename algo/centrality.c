@@ -62,12 +62,14 @@ algo_status algo_degree(algo_ctx *c, algo_table *t)
     algo_graph gr;
     if (algo_graph_build(c, weighted ? CSR_WEIGHTS : CSR_COUNTS, &gr) != ALGO_OK)
         return c->status;
-    double *deg = algo_alloc(c, gr.n, sizeof *deg);
-    degree_job j = {&gr, deg};
-    if (deg && algo_parallel(c, algo_nchunks(gr.n), degree_chunk, &j) == ALGO_OK &&
-        algo_table_init(c, t, 1, gr.n) == ALGO_OK)
-        algo_table_column(c, t, &gr, deg);
-    algo_free(c, deg, gr.n, sizeof *deg);
+    /* The degrees go straight into the result's one column. */
+    if (algo_table_init(c, t, 1, gr.n) == ALGO_OK && gr.n) {
+        degree_job j = {&gr, t->cells};
+        if (algo_parallel(c, algo_nchunks(gr.n), degree_chunk, &j) == ALGO_OK) {
+            memcpy(t->nodes, gr.ids, gr.n * sizeof *t->nodes);
+            t->nrows = gr.n;
+        }
+    }
     algo_graph_free(c, &gr);
     return c->status;
 }

@@ -193,11 +193,9 @@ static inline const adj_block *block_at(const adj_block *const *blocks, size_t k
 }
 
 /* The entries of b that row i lists: only block headers are read when
-   every end is selected. */
+   every end is selected (and none at all without types: count_chunk). */
 static uint64_t row_length(const row_job *j, const adj_block *b)
 {
-    if (j->every_end && j->out && j->in && !j->types)
-        return adj_len(b);   /* every segment */
     uint64_t len = 0;
     for (uint32_t s = 0; s < adj_nsegments(b); s++) {
         int dir;
@@ -214,12 +212,52 @@ static uint64_t row_length(const row_job *j, const adj_block *b)
     return len;
 }
 
+/* With every end selected and no type named, a row's length is the
+   node's degree in the wanted directions, kept with its slot: no block is
+   read at all. */
+static bool length_from_slots(const row_job *j)
+{
+    return j->every_end && !j->types;
+}
+
+/* The slot vector's leaves lie wherever the allocator put them, so each
+   is a miss; their addresses are looked up first (the inner nodes stay
+   cached) and each leaf is prefetched SLOT_RUNS_AHEAD leaves before it is
+   read. */
+#define SLOT_RUNS_AHEAD 8
+
+static void count_from_slots(const row_job *j, size_t lo, size_t hi)
+{
+    /* every_end: the selection is every id, so row i is node i */
+    const node_adj *run[ALGO_CHUNK];
+    uint32_t len[ALGO_CHUNK];
+    size_t nruns = 0;
+    for (size_t i = lo; i < hi; nruns++) {
+        uint64_t n;
+        run[nruns] = view_node_adj_run(j->view, i, &n);
+        len[nruns] = (uint32_t)(n < hi - i ? n : hi - i);
+        i += len[nruns];
+    }
+    size_t i = lo;
+    for (size_t r = 0; r < nruns; r++) {
+        if (r + SLOT_RUNS_AHEAD < nruns)
+            for (size_t k = 0; k < len[r + SLOT_RUNS_AHEAD]; k += 64 / sizeof(node_adj))
+                __builtin_prefetch(run[r + SLOT_RUNS_AHEAD] + k);
+        for (uint32_t k = 0; k < len[r]; k++, i++)
+            j->off[i + 1] = (j->out ? run[r][k].out : 0) + (j->in ? run[r][k].in : 0);
+    }
+}
+
 static void count_chunk(void *arg, size_t chunk, int worker)
 {
     (void)worker;
     const row_job *j = arg;
     size_t lo, hi;
     chunk_range(j, chunk, &lo, &hi);
+    if (length_from_slots(j)) {
+        count_from_slots(j, lo, hi);
+        return;
+    }
     const adj_block *blocks[ALGO_CHUNK];
     chunk_blocks(j, lo, hi, blocks);
     for (size_t i = lo; i < hi; i++)

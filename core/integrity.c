@@ -8,7 +8,8 @@
  *   2. every live relationship joins live nodes and appears exactly once in
  *      its start's outgoing and its end's incoming segment of its type;
  *   3. every adjacency entry names a live relationship that agrees with it,
- *      and the entries add up to twice the relationship count;
+ *      and the entries add up to twice the relationship count; each node's
+ *      kept degrees equal its entries per direction;
  *   4. the label and relationship-type indices hold exactly the live
  *      entities' tokens, with counts;
  *   5. property maps are sorted by key and hold no nulls;
@@ -30,7 +31,9 @@ static strata_status check_node_adjacency(strata_view *v, uint64_t n, uint64_t *
                                           uint64_t count[2])
 {
     const store *s = &v->ver->st;
-    const adj_block *b = store_node_adj(s, n);
+    const node_adj *a = store_node_adj_slot(s, n);
+    const adj_block *b = a->block;
+    uint64_t before[2] = { count[0], count[1] };
     for (uint32_t i = 0; i < adj_nsegments(b); i++) {
         int dir;
         uint32_t type, cnt = adj_segment_info(b, i, &dir, &type);
@@ -50,6 +53,11 @@ static strata_status check_node_adjacency(strata_view *v, uint64_t n, uint64_t *
         }
         count[dir] += cnt;
     }
+    if (a->out != count[ADJ_OUT] - before[ADJ_OUT] || a->in != count[ADJ_IN] - before[ADJ_IN])
+        FAIL("node %llu keeps %u outgoing and %u incoming as its degrees, but lists %llu and %llu",
+             (unsigned long long)n, a->out, a->in,
+             (unsigned long long)(count[ADJ_OUT] - before[ADJ_OUT]),
+             (unsigned long long)(count[ADJ_IN] - before[ADJ_IN]));
     return STRATA_OK;
 }
 

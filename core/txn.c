@@ -145,10 +145,10 @@ static int undo_rel_created(strata_graph *g, version *t, const undo_entry *e)
     uint32_t ends[2] = { m.start, m.end };
     for (int d = 0; d < 2; d++) {
         adj_edit del = { d == 0 ? ADJ_OUT : ADJ_IN, m.type, (uint32_t)e->id };
-        adj_block **b = store_node_adj_mut(&t->st, g->m, ends[d]);
-        if (!b || adj_prepare_erase(g->m, b, &del) != 0)
+        node_adj *a = store_node_adj_mut(&t->st, g->m, ends[d]);
+        if (!a || adj_prepare_erase(g->m, &a->block, &del) != 0)
             return -1;
-        adj_erase(g->m, *b, del.dir, del.type, del.rel);
+        store_adj_erase(g->m, a, del.dir, del.type, del.rel);
     }
     if (labelidx_prepare(g->m, &t->rel_types, m.type, e->id) != 0)
         return -1;
@@ -163,13 +163,13 @@ static int undo_rel_deleted(strata_graph *g, version *t, undo_entry *e, bool in_
     for (int d = 0; d < 2; d++) {
         if (!edited[d])
             continue;   /* that block went with its node and comes back whole */
-        adj_block **b = store_node_adj_mut(&t->st, g->m, ends[d]);
+        node_adj *a = store_node_adj_mut(&t->st, g->m, ends[d]);
         /* A new segment only when the delete emptied it: a node at
            ADJ_MAX_SEGMENTS takes back its relationship. */
         adj_edit ins = { d == 0 ? ADJ_OUT : ADJ_IN, e->u.rel.type, (uint32_t)e->id };
-        if (!b || adj_prepare_insert(g->m, b, &ins, 1) != 0)
+        if (!a || adj_prepare_insert(g->m, &a->block, &ins, 1) != 0)
             return -1;
-        adj_insert(*b, ins.dir, ins.type, ins.rel, ends[1 - d]);
+        store_adj_insert(a, ins.dir, ins.type, ins.rel, ends[1 - d]);
     }
     if (labelidx_prepare(g->m, &t->rel_types, e->u.rel.type, e->id) != 0)
         return -1;

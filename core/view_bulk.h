@@ -30,6 +30,15 @@ static inline const adj_block *view_node_adj(const strata_view *v, strata_id nod
     return store_node_adj(&v->ver->st, node);
 }
 
+/* The adjacency slots of nodes node .. node + *n - 1, contiguous, each
+   with its block and its entry counts per direction (its out and in
+   degrees): a pass in id order reads the slot vector a leaf at a time and
+   the degrees without touching a block. */
+static inline const node_adj *view_node_adj_run(const strata_view *v, strata_id node, uint64_t *n)
+{
+    return store_node_adj_run(&v->ver->st, node, n);
+}
+
 /* The properties of a live relationship, or NULL when it has none (or is
    not live). */
 static inline const prop_rec *view_rel_props(const strata_view *v, strata_id rel)

@@ -190,9 +190,9 @@ static strata_status prepare_rel_delete(strata_graph *g, version *v, uint64_t re
     for (int i = 0; i < 2; i++) {
         if (ends[i] == skip)
             continue;
-        adj_block **b = store_node_adj_mut(&v->st, g->m, ends[i]);
+        node_adj *a = store_node_adj_mut(&v->st, g->m, ends[i]);
         adj_edit del = { i == 0 ? ADJ_OUT : ADJ_IN, type, (uint32_t)rel };
-        if (!b || adj_prepare_erase(g->m, b, &del) != 0)
+        if (!a || adj_prepare_erase(g->m, &a->block, &del) != 0)
             return nomem(g, "deleting a relationship");
     }
     return STRATA_OK;
@@ -204,9 +204,11 @@ static void commit_rel_delete(strata_graph *g, version *v, uint64_t rel, uint64_
     /* An endpoint's block not edited goes whole with its node. */
     bool out_edited = r.start != skip, in_edited = r.end != skip;
     if (out_edited)
-        adj_erase(g->m, *store_node_adj_mut(&v->st, g->m, r.start), ADJ_OUT, r.type, (uint32_t)rel);
+        store_adj_erase(g->m, store_node_adj_mut(&v->st, g->m, r.start), ADJ_OUT, r.type,
+                        (uint32_t)rel);
     if (in_edited)
-        adj_erase(g->m, *store_node_adj_mut(&v->st, g->m, r.end), ADJ_IN, r.type, (uint32_t)rel);
+        store_adj_erase(g->m, store_node_adj_mut(&v->st, g->m, r.end), ADJ_IN, r.type,
+                        (uint32_t)rel);
     labelidx_set(g->m, v->rel_types, r.type, rel, false);
     undo_entry *e = txn_journal_add(g, UNDO_REL_DELETED, rel);
     store_rel_free(&v->st, g->m, rel, e ? &e->u.rel.props : NULL);
@@ -408,7 +410,7 @@ strata_status strata_rel_create(strata_graph *g, strata_id start, strata_id end,
         return s;
     version *v = txn_write_begin(g);
     uint64_t id = store_next_rel_id(&v->st);
-    adj_block **sb, **eb;
+    node_adj *sb, *eb;
     if (!store_node(&v->st, start) || !store_node(&v->st, end)) {
         s = graph_fail(g, STRATA_ENOTFOUND, "cannot create a relationship: %s node %llu "
                        "does not exist", store_node(&v->st, start) ? "end" : "start",
@@ -437,10 +439,10 @@ strata_status strata_rel_create(strata_graph *g, strata_id start, strata_id end,
     MAKE_WRITABLE();
     adj_edit ins[2] = { { ADJ_OUT, type, (uint32_t)id }, { ADJ_IN, type, (uint32_t)id } };
     sb = store_node_adj_mut(&v->st, g->m, start);
-    if (!sb || adj_prepare_insert(g->m, sb, ins, start == end ? 2 : 1) != 0)
+    if (!sb || adj_prepare_insert(g->m, &sb->block, ins, start == end ? 2 : 1) != 0)
         goto oom;
     eb = store_node_adj_mut(&v->st, g->m, end);
-    if (!eb || (start != end && adj_prepare_insert(g->m, eb, &ins[1], 1) != 0))
+    if (!eb || (start != end && adj_prepare_insert(g->m, &eb->block, &ins[1], 1) != 0))
         goto oom;
     if (labelidx_prepare(g->m, &v->rel_types, type, id) != 0 ||
         txn_journal_reserve(g, &(journal_need){ .of[UNDO_REL_CREATED] = 1 }) != 0)
@@ -450,8 +452,8 @@ strata_status strata_rel_create(strata_graph *g, strata_id start, strata_id end,
         goto oom;
     /* sb stays valid across the second adj_mut: its chunks are already
        private, so nothing on its path is copied again. */
-    adj_insert(*sb, ADJ_OUT, type, (uint32_t)id, (uint32_t)end);
-    adj_insert(*eb, ADJ_IN, type, (uint32_t)id, (uint32_t)start);
+    store_adj_insert(sb, ADJ_OUT, type, (uint32_t)id, (uint32_t)end);
+    store_adj_insert(eb, ADJ_IN, type, (uint32_t)id, (uint32_t)start);
     labelidx_set(g->m, v->rel_types, type, id, true);
     undo_entry *e = txn_journal_add(g, UNDO_REL_CREATED, id);
     if (e)

@@ -136,6 +136,20 @@ const void *pvec_get(const pvec *v, const pvec_ops *ops, uint64_t i)
     return c ? c->body + (size_t)(i & MASK) * ops->elem_size : zero_elem;
 }
 
+const void *pvec_get_run(const pvec *v, const pvec_ops *ops, uint64_t i, uint64_t *n)
+{
+    struct pvec_chunk *c = v->root;
+    for (uint32_t h = v->height; c && h > 0; h--)
+        c = kids(c)[slot_index(i, h)];
+    if (!c) {
+        *n = 1;   /* a hole: one zero element at a time */
+        return zero_elem;
+    }
+    uint64_t leaf_end = (i | MASK) + 1;
+    *n = (leaf_end < v->len ? leaf_end : v->len) - i;
+    return c->body + (size_t)(i & MASK) * ops->elem_size;
+}
+
 /* Walks to element i, owning every chunk on the way and creating missing
    ones (only push reaches a missing chunk). */
 static void *walk_mut(pvec *v, const pvec_ops *ops, mem_ctx *m, uint64_t i)

@@ -87,6 +87,10 @@ void pvec_release(pvec *v, const pvec_ops *ops, mem_ctx *m);
 
 /* Borrowed pointer to element i < len. */
 const void *pvec_get(const pvec *v, const pvec_ops *ops, uint64_t i);
+/* Element i < len and the ones after it in its leaf: *n (at least 1)
+   elements from the returned pointer are contiguous, up to the leaf's end
+   or len.  For passes that read a vector in order a leaf at a time. */
+const void *pvec_get_run(const pvec *v, const pvec_ops *ops, uint64_t i, uint64_t *n);
 /* Writable pointer to element i < len, copying shared chunks on the path;
    NULL when out of memory (the vector is unchanged in content). */
 void *pvec_get_mut(pvec *v, const pvec_ops *ops, mem_ctx *m, uint64_t i);

@@ -4,17 +4,22 @@
 
 static void props_elem_retain(void *e) { props_retain(*(prop_rec **)e); }
 static void props_elem_release(void *e, mem_ctx *m) { props_release(m, (prop_rec **)e); }
-static void adj_elem_retain(void *e) { adj_retain(*(adj_block **)e); }
-static void adj_elem_release(void *e, mem_ctx *m) { adj_release(m, (adj_block **)e); }
+static void adj_elem_retain(void *e) { adj_retain(((node_adj *)e)->block); }
+static void adj_elem_release(void *e, mem_ctx *m)
+{
+    node_adj *a = e;
+    adj_release(m, &a->block);
+    a->out = a->in = 0;
+}
 
 static size_t props_elem_private(const void *e) { return props_private_bytes(*(prop_rec *const *)e); }
-static size_t adj_elem_private(const void *e) { return adj_private_bytes(*(adj_block *const *)e); }
+static size_t adj_elem_private(const void *e) { return adj_private_bytes(((const node_adj *)e)->block); }
 
 static const pvec_ops node_meta_ops = { sizeof(node_meta), NULL, NULL, NULL };
 static const pvec_ops rel_meta_ops = { sizeof(rel_meta), NULL, NULL, NULL };
 static const pvec_ops props_ops = { sizeof(prop_rec *), props_elem_retain, props_elem_release,
                                     props_elem_private };
-static const pvec_ops adj_ops = { sizeof(adj_block *), adj_elem_retain, adj_elem_release,
+static const pvec_ops adj_ops = { sizeof(node_adj), adj_elem_retain, adj_elem_release,
                                   adj_elem_private };
 
 void id_list_free(id_list *l, mem_ctx *m)
@@ -168,7 +173,17 @@ const prop_rec *store_rel_props(const store *s, uint64_t id)
 
 const adj_block *store_node_adj(const store *s, uint64_t id)
 {
-    return *(adj_block *const *)pvec_get(&s->node_adj, &adj_ops, id);
+    return store_node_adj_slot(s, id)->block;
+}
+
+const node_adj *store_node_adj_slot(const store *s, uint64_t id)
+{
+    return pvec_get(&s->node_adj, &adj_ops, id);
+}
+
+const node_adj *store_node_adj_run(const store *s, uint64_t id, uint64_t *n)
+{
+    return pvec_get_run(&s->node_adj, &adj_ops, id, n);
 }
 
 node_meta *store_node_meta_mut(store *s, mem_ctx *m, uint64_t id)
@@ -181,9 +196,47 @@ prop_rec **store_node_props_mut(store *s, mem_ctx *m, uint64_t id)
     return pvec_get_mut(&s->node_props, &props_ops, m, id);
 }
 
-adj_block **store_node_adj_mut(store *s, mem_ctx *m, uint64_t id)
+node_adj *store_node_adj_mut(store *s, mem_ctx *m, uint64_t id)
 {
     return pvec_get_mut(&s->node_adj, &adj_ops, m, id);
+}
+
+void store_adj_insert(node_adj *a, int dir, uint32_t type, uint32_t rel, uint32_t other)
+{
+    adj_insert(a->block, dir, type, rel, other);
+    if (dir == ADJ_OUT)
+        a->out++;
+    else
+        a->in++;
+}
+
+int store_adj_erase(mem_ctx *m, node_adj *a, int dir, uint32_t type, uint32_t rel)
+{
+    if (adj_erase(m, a->block, dir, type, rel) != 0)
+        return -1;
+    if (dir == ADJ_OUT)
+        a->out--;
+    else
+        a->in--;
+    return 0;
+}
+
+uint32_t store_adj_count(const adj_block *b, int dir)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < adj_nsegments(b); i++) {
+        int d;
+        uint32_t type, cnt = adj_segment_info(b, i, &d, &type);
+        if (d == dir)
+            n += cnt;
+    }
+    return n;
+}
+
+/* The element for a block handed in whole (a load, an undone delete). */
+static node_adj node_adj_of(adj_block *b)
+{
+    return (node_adj){ b, store_adj_count(b, ADJ_OUT), store_adj_count(b, ADJ_IN) };
 }
 
 rel_meta *store_rel_meta_mut(store *s, mem_ctx *m, uint64_t id)
@@ -353,10 +406,10 @@ int store_append_rel(store_builder *b, uint32_t start, uint32_t end, uint32_t ty
 
 int store_set_adj(store_builder *b, uint64_t id, adj_block *adj)
 {
-    adj_block **slot = pvec_seq_mut(&b->node_adj, id);
+    node_adj *slot = pvec_seq_mut(&b->node_adj, id);
     if (!slot)
         return -1;
-    *slot = adj;
+    *slot = node_adj_of(adj);
     return 0;
 }
 
@@ -397,12 +450,12 @@ void store_node_free(store *s, mem_ctx *m, uint64_t id, prop_rec **props, adj_bl
     if (store_node_props(s, id))
         hand_over_props(m, store_node_props_mut(s, m, id), props);
     if (store_node_adj(s, id)) {
-        adj_block **b = store_node_adj_mut(s, m, id);
+        node_adj *a = store_node_adj_mut(s, m, id);
         if (adj) {
-            *adj = *b;
-            *b = NULL;
+            *adj = a->block;
+            *a = (node_adj){ 0 };
         } else {
-            adj_release(m, b);
+            adj_elem_release(a, m);
         }
     }
     node_meta *n = store_node_meta_mut(s, m, id);
@@ -435,7 +488,7 @@ int store_node_restore(store *s, mem_ctx *m, uint64_t id, uint32_t labelset, pro
     n->labelset = labelset;
     n->link = SLOT_LIVE;
     *store_node_props_mut(s, m, id) = props;
-    *store_node_adj_mut(s, m, id) = adj;
+    *store_node_adj_mut(s, m, id) = node_adj_of(adj);
     s->node_live++;
     return 0;
 }
@@ -500,13 +553,15 @@ int store_check(const store *s)
     uint64_t live = 0, free_slots = 0;
     for (uint64_t i = 0; i < s->node_meta.len; i++) {
         const node_meta *n = pvec_get(&s->node_meta, &node_meta_ops, i);
+        const node_adj *a = store_node_adj_slot(s, i);
         if (n->link == SLOT_LIVE) {
             live++;
-            if (adj_check(store_node_adj(s, i)))
+            if (adj_check(a->block) || a->out != store_adj_count(a->block, ADJ_OUT) ||
+                a->in != store_adj_count(a->block, ADJ_IN))
                 return -1;
         } else {
             free_slots++;
-            if (n->labelset || store_node_props(s, i) || store_node_adj(s, i))
+            if (n->labelset || store_node_props(s, i) || a->block || a->out || a->in)
                 return -1;
         }
     }

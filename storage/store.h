@@ -24,6 +24,8 @@
  *   2. A free slot has no properties, no adjacency and label set 0.
  *   3. The free list visits every free slot exactly once.
  *   4. All five vectors of one kind have the same length.
+ *   5. A live node's adjacency counts are its block's entries per
+ *      direction; a free slot's are zero.
  *
  * Writes are prepare-then-commit: the *_mut() and *_own() calls are the
  * fallible steps and change nothing observable; once a caller has owned
@@ -56,6 +58,18 @@ typedef struct rel_meta {
     uint32_t type;
     uint32_t link;
 } rel_meta;
+
+/* A node's adjacency element: its block and how many entries each
+   direction holds (a self-loop is one of each).  The counts sit beside the
+   pointer so a pass over every node's degree reads the slot vector in
+   order and never touches a block — the blocks lie wherever the allocator
+   put them, and reading 1M block headers costs a cache and TLB miss each.
+   Every edit of a block goes through store_adj_insert/store_adj_erase,
+   which keep the counts (invariant 5). */
+typedef struct node_adj {
+    adj_block *block;
+    uint32_t out, in;
+} node_adj;
 
 typedef struct store {
     pvec node_meta, node_props, node_adj;
@@ -91,6 +105,11 @@ const rel_meta *store_rel(const store *s, uint64_t id);
 const prop_rec *store_node_props(const store *s, uint64_t id);
 const prop_rec *store_rel_props(const store *s, uint64_t id);
 const adj_block *store_node_adj(const store *s, uint64_t id);
+/* The whole element: the block and the counts per direction. */
+const node_adj *store_node_adj_slot(const store *s, uint64_t id);
+/* The same for id and the *n - 1 slots after it, contiguous (a leaf of
+   the vector at a time; storage/pvec.h pvec_get_run). */
+const node_adj *store_node_adj_run(const store *s, uint64_t id, uint64_t *n);
 static inline uint64_t store_node_slots(const store *s) { return s->node_meta.len; }
 static inline uint64_t store_rel_slots(const store *s) { return s->rel_meta.len; }
 
@@ -100,7 +119,11 @@ static inline uint64_t store_rel_slots(const store *s) { return s->rel_meta.len;
    fail. */
 node_meta *store_node_meta_mut(store *s, mem_ctx *m, uint64_t id);
 prop_rec **store_node_props_mut(store *s, mem_ctx *m, uint64_t id);
-adj_block **store_node_adj_mut(store *s, mem_ctx *m, uint64_t id);
+node_adj *store_node_adj_mut(store *s, mem_ctx *m, uint64_t id);
+/* adj_insert / adj_erase on a node's block, keeping its counts; the edit
+   must have been prepared on &a->block (storage/adjacency.h). */
+void store_adj_insert(node_adj *a, int dir, uint32_t type, uint32_t rel, uint32_t other);
+int store_adj_erase(mem_ctx *m, node_adj *a, int dir, uint32_t type, uint32_t rel);
 rel_meta *store_rel_meta_mut(store *s, mem_ctx *m, uint64_t id);
 prop_rec **store_rel_props_mut(store *s, mem_ctx *m, uint64_t id);
 
@@ -167,6 +190,8 @@ int store_append_rel(store_builder *b, uint32_t start, uint32_t end, uint32_t ty
    over one builder; the slot must hold none.  -1 when out of memory
    (nothing changed, adj still the caller's). */
 int store_set_adj(store_builder *b, uint64_t id, adj_block *adj);
+/* The entries of b in direction dir (ADJ_OUT or ADJ_IN). */
+uint32_t store_adj_count(const adj_block *b, int dir);
 
 #ifdef STRATA_TESTING
 /* Invariants 1-4 and every vector's own check; 0 when sound. */

@@ -603,10 +603,37 @@ static void test_get_mut_failure_callbacks(void **state)
     assert_all_freed_once(objs, N + T);
 }
 
+/* pvec_get_run hands out each leaf's elements from i on, contiguous and
+   equal to pvec_get's, one zero element at a time over a hole; runs
+   never pass len. */
+static void test_get_run(void **state)
+{
+    mem_ctx *m = *state;
+    pvec v;
+    pvec_init(&v);
+    enum { N = 300 };
+    for (uint64_t i = 0; i < N; i++)
+        assert_int_equal(pvec_grow(&v, &u64_ops, m), 0);
+    for (uint64_t i = 0; i < N; i++)
+        if ((i / (PVEC_FANOUT * 2)) % 3 != 1)   /* some leaves stay holes */
+            set_u64(&v, m, i, pattern(i));
+    for (uint64_t i = 0; i < N; i++) {
+        uint64_t n;
+        const uint64_t *run = pvec_get_run(&v, &u64_ops, i, &n);
+        assert_true(n >= 1 && i + n <= N && n <= PVEC_FANOUT);
+        for (uint64_t k = 0; k < n; k++)
+            assert_int_equal(run[k], *(const uint64_t *)pvec_get(&v, &u64_ops, i + k));
+        if (run[0])
+            assert_true((i + n) % PVEC_FANOUT == 0 || i + n == N);   /* to the leaf's end */
+    }
+    pvec_release(&v, &u64_ops, m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_push_get_sizes, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_get_run, mem_ctx_setup, mem_ctx_teardown),
         cmocka_unit_test_setup_teardown(test_share_then_write, mem_ctx_setup, mem_ctx_teardown),
         cmocka_unit_test_setup_teardown(test_share_grows_height, mem_ctx_setup, mem_ctx_teardown),
         cmocka_unit_test_setup_teardown(test_release_share_restores_in_place, mem_ctx_setup, mem_ctx_teardown),

@@ -162,14 +162,14 @@ static void node_set_prop(store *s, mem_ctx *m, uint64_t id, uint32_t key, int64
 static void link_rel(store *s, mem_ctx *m, uint64_t rel)
 {
     const rel_meta r = *store_rel(s, rel);
-    adj_block **a = store_node_adj_mut(s, m, r.start);
+    node_adj *a = store_node_adj_mut(s, m, r.start);
     assert_non_null(a);
-    assert_int_equal(adj_prepare_insert(m, a, &(adj_edit){ ADJ_OUT, r.type, (uint32_t)rel }, 1), 0);
-    adj_insert(*a, ADJ_OUT, r.type, (uint32_t)rel, r.end);
-    adj_block **b = store_node_adj_mut(s, m, r.end);
+    assert_int_equal(adj_prepare_insert(m, &a->block, &(adj_edit){ ADJ_OUT, r.type, (uint32_t)rel }, 1), 0);
+    store_adj_insert(a, ADJ_OUT, r.type, (uint32_t)rel, r.end);
+    node_adj *b = store_node_adj_mut(s, m, r.end);
     assert_non_null(b);
-    assert_int_equal(adj_prepare_insert(m, b, &(adj_edit){ ADJ_IN, r.type, (uint32_t)rel }, 1), 0);
-    adj_insert(*b, ADJ_IN, r.type, (uint32_t)rel, r.start);
+    assert_int_equal(adj_prepare_insert(m, &b->block, &(adj_edit){ ADJ_IN, r.type, (uint32_t)rel }, 1), 0);
+    store_adj_insert(b, ADJ_IN, r.type, (uint32_t)rel, r.start);
     assert_int_equal(store_check(s), 0);
 }
 
@@ -177,14 +177,14 @@ static void link_rel(store *s, mem_ctx *m, uint64_t rel)
 static void unlink_rel(store *s, mem_ctx *m, uint64_t rel)
 {
     const rel_meta r = *store_rel(s, rel);
-    adj_block **a = store_node_adj_mut(s, m, r.start);
+    node_adj *a = store_node_adj_mut(s, m, r.start);
     assert_non_null(a);
-    assert_int_equal(adj_prepare_erase(m, a, &(adj_edit){ ADJ_OUT, r.type, (uint32_t)rel }), 0);
-    assert_int_equal(adj_erase(m, *a, ADJ_OUT, r.type, (uint32_t)rel), 0);
-    adj_block **b = store_node_adj_mut(s, m, r.end);
+    assert_int_equal(adj_prepare_erase(m, &a->block, &(adj_edit){ ADJ_OUT, r.type, (uint32_t)rel }), 0);
+    assert_int_equal(store_adj_erase(m, a, ADJ_OUT, r.type, (uint32_t)rel), 0);
+    node_adj *b = store_node_adj_mut(s, m, r.end);
     assert_non_null(b);
-    assert_int_equal(adj_prepare_erase(m, b, &(adj_edit){ ADJ_IN, r.type, (uint32_t)rel }), 0);
-    assert_int_equal(adj_erase(m, *b, ADJ_IN, r.type, (uint32_t)rel), 0);
+    assert_int_equal(adj_prepare_erase(m, &b->block, &(adj_edit){ ADJ_IN, r.type, (uint32_t)rel }), 0);
+    assert_int_equal(store_adj_erase(m, b, ADJ_IN, r.type, (uint32_t)rel), 0);
     assert_int_equal(store_check(s), 0);
 }
 
