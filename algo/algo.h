@@ -121,6 +121,7 @@ typedef struct algo_graph {
     uint64_t *rev_off;
     uint32_t *rev_adj;
     double *rev_w;
+    double *len;             /* CSR_COUNTS: n row lengths, and no off */
     bool undirected;
 } algo_graph;
 
@@ -179,8 +180,8 @@ enum {
     CSR_SIMPLE = 1u << 3,       /* undirected, without self-loops or
                                    repeated neighbours, no weights; rows
                                    not sorted (triangles, k-core) */
-    CSR_COUNTS = 1u << 5,       /* the rows counted, not filled: off only,
-                                   adj and w NULL (degree; not with
+    CSR_COUNTS = 1u << 5,       /* the rows counted, not filled: len only,
+                                   off, adj and w NULL (degree; not with
                                    CSR_WEIGHTS, CSR_SIMPLE or CSR_REVERSE) */
 };
 algo_status algo_graph_build(algo_ctx *c, unsigned flags, algo_graph *gr);

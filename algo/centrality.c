@@ -57,13 +57,19 @@ algo_status algo_degree(algo_ctx *c, algo_table *t)
 {
     /* Without weights (none configured, or a key no relationship has: every
        weight 1) a degree is a row's length, which the build counts from
-       the adjacency blocks' segment directories without filling a row. */
+       the degrees kept per node (or the blocks' segment directories when
+       types or labels are selected) without filling a row. */
     bool weighted = c->cfg->has_weight && c->cfg->weight_known;
     algo_graph gr;
     if (algo_graph_build(c, weighted ? CSR_WEIGHTS : CSR_COUNTS, &gr) != ALGO_OK)
         return c->status;
-    /* The degrees go straight into the result's one column. */
-    if (algo_table_init(c, t, 1, gr.n) == ALGO_OK && gr.n) {
+    if (!weighted && gr.n) {
+        /* The lengths are the degrees: the result takes them and the ids
+           as they are (allocated alike: n of each). */
+        *t = (algo_table){.nrows = gr.n, .cap = gr.n, .ncols = 1, .nodes = gr.ids, .cells = gr.len};
+        gr.ids = NULL;
+        gr.len = NULL;
+    } else if (algo_table_init(c, t, 1, gr.n) == ALGO_OK && gr.n) {
         degree_job j = {&gr, t->cells};
         if (algo_parallel(c, algo_nchunks(gr.n), degree_chunk, &j) == ALGO_OK) {
             memcpy(t->nodes, gr.ids, gr.n * sizeof *t->nodes);

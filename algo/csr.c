@@ -13,9 +13,10 @@
  *      other end is selected.  Both passes run on the pool by chunks of
  *      nodes, each writing only its own rows, so the result does not depend
  *      on the thread count.  The transpose, when asked, is the same passes
- *      over the other direction's segments.  CSR_COUNTS stops after the
- *      count pass, which reads only the blocks' segment directories when
- *      every end is selected (all degree needs).  Simple rows drop
+ *      over the other direction's segments.  CSR_COUNTS keeps only the
+ *      count pass's lengths, which come from the degrees kept in the
+ *      node slots when every end and type is selected (all degree needs),
+ *      else from the blocks' segment directories.  Simple rows drop
  *      self-loops and repeats as they are filled, with a stamp array per
  *      worker (n entries each);
  *   4. weights, when asked: read once per relationship in id order, then
@@ -81,9 +82,15 @@ static algo_status select_nodes(algo_ctx *c, algo_graph *gr)
     strata_id *ids = NULL;
     algo_status s = ALGO_OK;
     if (!cfg->labels_given) {
+        /* every node: sized once, not doubled as it fills */
+        cap = (size_t)strata_node_count(c->view);
+        if (cap && !(ids = algo_alloc(c, cap, sizeof *ids)))
+            return c->status;
         strata_node_iter *it;
-        if (strata_nodes(c->view, &it) != STRATA_OK)
+        if (strata_nodes(c->view, &it) != STRATA_OK) {
+            algo_free(c, ids, cap, sizeof *ids);
             return algo_oom(c);
+        }
         s = drain_nodes(c, it, &ids, &n, &cap);
     }
     for (size_t l = 0; l < cfg->nlabels && s == ALGO_OK; l++) {
@@ -134,7 +141,8 @@ typedef struct row_job {
     size_t ntypes;
     bool out, in;               /* the directions a row lists */
     bool simple;                /* rows without self-loops or repeats */
-    bool counts_only;           /* offsets only, no fill */
+    bool counts_only;           /* lengths only, no fill */
+    double *len_out;            /* counts_only: each row's length */
     uint64_t *off;
     uint32_t *len;              /* simple: each row's length once filled */
     uint32_t *seen;             /* simple: n per worker; seen[x] == i + 1
@@ -220,11 +228,21 @@ static bool length_from_slots(const row_job *j)
     return j->every_end && !j->types;
 }
 
+/* Row i's length: into the offsets (summed after the pass), or the
+   lengths when only they are wanted. */
+static inline void put_length(const row_job *j, size_t i, uint64_t len)
+{
+    if (j->len_out)
+        j->len_out[i] = (double)len;
+    else
+        j->off[i + 1] = len;
+}
+
 /* The slot vector's leaves lie wherever the allocator put them, so each
    is a miss; their addresses are looked up first (the inner nodes stay
    cached) and each leaf is prefetched SLOT_RUNS_AHEAD leaves before it is
    read. */
-#define SLOT_RUNS_AHEAD 8
+#define SLOT_RUNS_AHEAD 24
 
 static void count_from_slots(const row_job *j, size_t lo, size_t hi)
 {
@@ -244,7 +262,7 @@ static void count_from_slots(const row_job *j, size_t lo, size_t hi)
             for (size_t k = 0; k < len[r + SLOT_RUNS_AHEAD]; k += 64 / sizeof(node_adj))
                 __builtin_prefetch(run[r + SLOT_RUNS_AHEAD] + k);
         for (uint32_t k = 0; k < len[r]; k++, i++)
-            j->off[i + 1] = (j->out ? run[r][k].out : 0) + (j->in ? run[r][k].in : 0);
+            put_length(j, i, (j->out ? run[r][k].out : 0) + (j->in ? run[r][k].in : 0));
     }
 }
 
@@ -261,7 +279,7 @@ static void count_chunk(void *arg, size_t chunk, int worker)
     const adj_block *blocks[ALGO_CHUNK];
     chunk_blocks(j, lo, hi, blocks);
     for (size_t i = lo; i < hi; i++)
-        j->off[i + 1] = row_length(j, block_at(blocks, i - lo, hi - lo));
+        put_length(j, i, row_length(j, block_at(blocks, i - lo, hi - lo)));
 }
 
 /* Copies node i's entries of the wanted segments of direction dir to the
@@ -459,6 +477,12 @@ static algo_status build_rows(algo_ctx *c, row_job *j, uint64_t **off_out, uint3
     *adj_out = NULL;
     if (rel_out)
         *rel_out = NULL;
+    if (j->counts_only) {
+        if (algo_parallel(c, algo_nchunks(j->n), count_chunk, j) != ALGO_OK)
+            return c->status;
+        *m = 0;
+        return ALGO_OK;
+    }
     if (!(j->off = algo_calloc(c, j->n + 1, sizeof *j->off)))
         return c->status;
     if (algo_parallel(c, algo_nchunks(j->n), count_chunk, j) != ALGO_OK) {
@@ -468,10 +492,6 @@ static algo_status build_rows(algo_ctx *c, row_job *j, uint64_t **off_out, uint3
     for (size_t i = 0; i < j->n; i++)
         j->off[i + 1] += j->off[i];
     *m = j->off[j->n];
-    if (j->counts_only) {
-        *off_out = j->off;
-        return ALGO_OK;
-    }
     j->adj = algo_alloc(c, *m, sizeof *j->adj);
     j->rel = j->adj && rel_out ? algo_alloc(c, *m, sizeof *j->rel) : NULL;
     j->len = j->adj && j->simple ? algo_alloc(c, j->n, sizeof *j->len) : NULL;
@@ -609,6 +629,11 @@ algo_status algo_graph_build(algo_ctx *c, unsigned flags, algo_graph *gr)
         .out = both || !in, .in = both || in, .simple = simple,
         .counts_only = (flags & CSR_COUNTS) != 0,
     };
+    if (j.counts_only && gr->n && !(j.len_out = gr->len = algo_alloc(c, gr->n, sizeof *gr->len))) {
+        algo_free(c, map, maxid + 1, sizeof *map);
+        algo_graph_free(c, gr);
+        return c->status;
+    }
     uint32_t *rel = NULL, *rev_rel = NULL;
     uint64_t rev_m = 0;
     s = build_rows(c, &j, &gr->off, &gr->adj, weighted ? &rel : NULL, &gr->m);
@@ -652,6 +677,7 @@ void algo_graph_free(algo_ctx *c, algo_graph *gr)
         algo_free(c, gr->adj, gr->m, sizeof *gr->adj);
         algo_free(c, gr->w, gr->m, sizeof *gr->w);
     }
+    algo_free(c, gr->len, gr->n, sizeof *gr->len);
     algo_free(c, gr->ids, gr->n, sizeof *gr->ids);
     *gr = (algo_graph){0};
 }
