@@ -75,6 +75,27 @@ static algo_status drain_nodes(algo_ctx *c, strata_node_iter *it, strata_id **id
     return s;
 }
 
+/* Every live node in id order into ids (cap: the view's node count), from
+   the slot vector a leaf at a time. */
+static algo_status every_node(algo_ctx *c, strata_id *ids, size_t cap, size_t *n)
+{
+    uint64_t bound = view_node_bound(c->view), next_check = ALGO_INTERRUPT_STRIDE;
+    for (uint64_t id = 0; id < bound && *n < cap;) {
+        uint64_t k;
+        const node_meta *run = view_node_meta_run(c->view, id, &k);
+        for (uint64_t x = 0; x < k && *n < cap; x++)
+            if (node_meta_live(&run[x]))
+                ids[(*n)++] = id + x;
+        id += k;
+        if (id >= next_check) {
+            next_check = id + ALGO_INTERRUPT_STRIDE;
+            if (algo_check_interrupt(c) != ALGO_OK)
+                return c->status;
+        }
+    }
+    return ALGO_OK;
+}
+
 static algo_status select_nodes(algo_ctx *c, algo_graph *gr)
 {
     const algo_config *cfg = c->cfg;
@@ -82,16 +103,10 @@ static algo_status select_nodes(algo_ctx *c, algo_graph *gr)
     strata_id *ids = NULL;
     algo_status s = ALGO_OK;
     if (!cfg->labels_given) {
-        /* every node: sized once, not doubled as it fills */
         cap = (size_t)strata_node_count(c->view);
         if (cap && !(ids = algo_alloc(c, cap, sizeof *ids)))
             return c->status;
-        strata_node_iter *it;
-        if (strata_nodes(c->view, &it) != STRATA_OK) {
-            algo_free(c, ids, cap, sizeof *ids);
-            return algo_oom(c);
-        }
-        s = drain_nodes(c, it, &ids, &n, &cap);
+        s = every_node(c, ids, cap, &n);
     }
     for (size_t l = 0; l < cfg->nlabels && s == ALGO_OK; l++) {
         strata_node_iter *it;

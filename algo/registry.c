@@ -40,11 +40,15 @@ algo_status algo_check_interrupt(algo_ctx *c)
     return ALGO_OK;
 }
 
+/* An algorithm's arrays are written whole soon after they are made:
+   large ones are mapped in at once (mem_prefault), not a fault per page. */
 void *algo_alloc(algo_ctx *c, size_t n, size_t size)
 {
     void *p = mem_alloc(c->m, mem_array_size(n, size));
     if (!p)
         algo_oom(c);
+    else
+        mem_prefault(p, n * size);
     return p;
 }
 

@@ -442,26 +442,6 @@ strata_status strata_save(strata_graph *g, const char *path)
 
 /* ---- load: the frame ------------------------------------------------------------ */
 
-/* Maps in the pages of a large array about to be written whole, in one
-   call (MADV_POPULATE_WRITE, Linux 5.14) rather than one page fault per
-   page as it is first written: about a third less kernel time on the
-   load's largest buffers (the file, the half edges).  Advice only: where
-   it is refused or unknown, the pages fault in as before. */
-static void prefault(void *p, size_t n)
-{
-#ifdef MADV_POPULATE_WRITE
-    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-    if (n < ((size_t)1 << 20) || page == 0 || page == (uintptr_t)-1)
-        return;
-    uintptr_t from = ((uintptr_t)p + page - 1) & ~(page - 1), to = ((uintptr_t)p + n) & ~(page - 1);
-    if (to > from)
-        (void)madvise((void *)from, to - from, MADV_POPULATE_WRITE);
-#else
-    (void)p;
-    (void)n;
-#endif
-}
-
 /* The label (or relationship type) bitmaps of one section, gathered a word
    at a time: slots arrive in id order, so each token's pending word only
    moves forward, and it is written into its bitmap once it is complete —
@@ -1095,7 +1075,7 @@ static int link_all(loader *ld, uint64_t slots, const unsigned char *holes)
         pr_nomem(&ld->r, "building adjacency");
         goto done;
     }
-    prefault(half, half_bytes);
+    mem_prefault(half, half_bytes);
     partition_half_edges(ld, half, slots, holes);
     store_builder_init(&ld->build, &ld->v->st, ld->m);
     for (uint64_t p = 0; p < ld->nparts; p++) {
@@ -1421,7 +1401,7 @@ static strata_status read_file(const char *path, unsigned char **out, size_t *si
         s = STRATA_ENOMEM;
         goto done;
     }
-    prefault(*out, *size);
+    mem_prefault(*out, *size);
     size_t got = 0;
     while (got < *size) {
         ssize_t k = read(fd, *out + got, *size - got);

@@ -23,6 +23,17 @@ static inline uint64_t view_node_bound(const strata_view *v) { return store_node
 /* Relationship ids are below this bound. */
 static inline uint64_t view_rel_bound(const strata_view *v) { return store_rel_slots(&v->ver->st); }
 
+/* The slots of nodes node .. node + *n - 1, contiguous, live or not
+   (node_meta_live): a pass over every node reads the slot vector a leaf
+   at a time instead of descending it per node. */
+static inline const node_meta *view_node_meta_run(const strata_view *v, strata_id node,
+                                                  uint64_t *n)
+{
+    return store_node_meta_run(&v->ver->st, node, n);
+}
+
+static inline bool node_meta_live(const node_meta *m) { return m->link == SLOT_LIVE; }
+
 /* The relationships at a live node, or NULL when it has none (or is not
    live). */
 static inline const adj_block *view_node_adj(const strata_view *v, strata_id node)

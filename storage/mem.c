@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #ifndef STRATA_JEMALLOC
 #include <malloc.h>   /* malloc_usable_size */
@@ -13,7 +15,6 @@
 #include <dlfcn.h>
 #include <jemalloc/jemalloc.h>
 #include <pthread.h>
-#include <sys/mman.h>
 
 /* Huge pages, when the environment has STRATA_HUGE_PAGES=1 at the first
    context's creation: every context's arena then advises the kernel to back
@@ -449,5 +450,20 @@ size_t mem_good_size(const mem_ctx *m, size_t size)
 #else
     (void)m;
     return size;
+#endif
+}
+
+void mem_prefault(void *p, size_t n)
+{
+#ifdef MADV_POPULATE_WRITE
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    if (n < ((size_t)1 << 20) || page == 0 || page == (uintptr_t)-1)
+        return;
+    uintptr_t from = ((uintptr_t)p + page - 1) & ~(page - 1), to = ((uintptr_t)p + n) & ~(page - 1);
+    if (to > from)
+        (void)madvise((void *)from, to - from, MADV_POPULATE_WRITE);
+#else
+    (void)p;
+    (void)n;
 #endif
 }

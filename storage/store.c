@@ -181,6 +181,11 @@ const node_adj *store_node_adj_slot(const store *s, uint64_t id)
     return pvec_get(&s->node_adj, &adj_ops, id);
 }
 
+const node_meta *store_node_meta_run(const store *s, uint64_t id, uint64_t *n)
+{
+    return pvec_get_run(&s->node_meta, &node_meta_ops, id, n);
+}
+
 const node_adj *store_node_adj_run(const store *s, uint64_t id, uint64_t *n)
 {
     return pvec_get_run(&s->node_adj, &adj_ops, id, n);

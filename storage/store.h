@@ -101,6 +101,9 @@ int store_diff_rels(const store *a, const store *b, mem_ctx *m, id_list *out);
 
 /* Reads: NULL / false for ids that are out of range or not live. */
 const node_meta *store_node(const store *s, uint64_t id);
+/* Slots id .. id + *n - 1, live or free, contiguous (a leaf at a time;
+   storage/pvec.h pvec_get_run); id below store_node_slots. */
+const node_meta *store_node_meta_run(const store *s, uint64_t id, uint64_t *n);
 const rel_meta *store_rel(const store *s, uint64_t id);
 const prop_rec *store_node_props(const store *s, uint64_t id);
 const prop_rec *store_rel_props(const store *s, uint64_t id);
