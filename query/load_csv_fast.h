@@ -12,7 +12,8 @@
  *   MATCH (a:L {k: c}), (b:M {j: c'})
  *   CREATE (a)-[:T]->(b)          (or <-, or either variable at either end)
  *
- * where every c is `row['name']`, `row.name`, or toInteger() of one, and
+ * where the LOAD CSV is the query's first clause (nothing is bound before
+ * it), every c is `row['name']`, `row.name`, or toInteger() of one, and
  * in the second an index of one key covers (L, k) and (M, j).  Such a
  * statement reads each record's named fields by their position in the
  * header (found once per file), converts them as toInteger does, and

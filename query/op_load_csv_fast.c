@@ -412,8 +412,8 @@ static int seek(exec *x, strata_index idx, const value *key, candidates *out)
     strata_status s = strata_index_lookup(exec_view(x), idx, &hp, 1, &it);
     if (s == STRATA_ENOTFOUND)
         return 0;
-    if (s != STRATA_OK)
-        return exec_status(x, NULL, s);
+    if (s != STRATA_OK)   /* the view's message, as start_iter_exact gives it */
+        return s == STRATA_ENOMEM ? exec_oom(x) : exec_status(x, NULL, s);
     strata_id id;
     int rc = 0;
     while (rc == 0 && strata_node_iter_next(it, &id)) {

@@ -611,7 +611,7 @@ int start_point(exec *x, const start_plan *p, const scope *sc, const value *row,
             const strata_value *hp = &h;
             strata_status s = strata_index_lookup(exec_view(x), p->index, &hp, 1, it);
             if (s != STRATA_OK)
-                rc = exec_status(x, p->node, s);
+                rc = s == STRATA_ENOMEM ? exec_oom(x) : exec_status(x, p->node, s);
         } else {
             *taken = true;
             *none = found == 0;
