@@ -407,6 +407,65 @@ bool lstack_first(const level_stack *s, const value *key, uint64_t *id)
     return merged_first(s, key, id);
 }
 
+/* point_first's walk, counting too: 1 with the least live id and the
+   live count, 0 when none is live, -1 when a tree cannot answer alone (a
+   key not hashed, or several entries under it in a level, whose
+   tombstones would need the merge). */
+static __attribute__((noinline)) int point_count(const level_stack *s, const value *key,
+                                                 uint64_t *id, uint64_t *count)
+{
+    uint64_t seen[LSTACK_CAP + 1], least = UINT64_MAX, live = 0;
+    uint32_t nseen = 0;
+    for (uint32_t i = s->depth + 1; i-- > 0;) {
+        const pbtree *t = i == 0 ? &s->base : &s->levels[i - 1];
+        uint64_t e, n;
+        int r = pbtree_point(t, key, &e, &n);
+        if (r < 0 || (r == 1 && n > 1 && !(i == 0 && nseen == 0)))
+            return -1;
+        if (r == 0)
+            continue;
+        if (i == 0 && n > 1) {   /* the base alone: no tombstones */
+            *id = e >> 1;
+            *count = n;
+            return 1;
+        }
+        uint64_t plain = e >> 1;
+        bool decided = false;
+        for (uint32_t k = 0; k < nseen && !decided; k++)
+            decided = seen[k] == plain;
+        if (decided)
+            continue;
+        seen[nseen++] = plain;
+        if (!(e & 1)) {
+            live++;
+            least = plain < least ? plain : least;
+        }
+    }
+    if (live == 0)
+        return 0;
+    *id = least;
+    *count = live;
+    return 1;
+}
+
+int lstack_point(const level_stack *s, const value *key, uint64_t *id)
+{
+    uint64_t count = 0;
+    if (s && s->hashed && point_count(s, key, id, &count) >= 0)
+        return count > 1 ? 2 : (int)count;
+    /* the merged seek, and one step past the first entry */
+    union {
+        lstack_cursor c;
+        unsigned char room[sizeof(lstack_cursor) + (LSTACK_CAP + 1) * sizeof(pbtree_cursor)];
+    } local;
+    cursor_start(&local.c, s, key);
+    if (!local.c.valid || value_order(local.c.key, key) != 0)
+        return 0;
+    *id = local.c.id;
+    lstack_cursor_next(&local.c);
+    return local.c.valid && value_order(local.c.key, key) == 0 ? 2 : 1;
+}
+
 bool lstack_cursor_get(const lstack_cursor *c, const value **key, uint64_t *id)
 {
     if (!c->valid)

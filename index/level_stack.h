@@ -125,6 +125,11 @@ lstack_cursor *lstack_seek(const level_stack *s, mem_ctx *m, const value *key);
    stack, one hash probe per tree when each tree holds at most one entry
    under key (always, for a unique index), else a merged seek. */
 bool lstack_first(const level_stack *s, const value *key, uint64_t *id);
+/* How many entries key has, told apart only as 0, 1 (then *id is it) or
+   2 for several (then *id is the least): an equality seek that needs no
+   cursor when a key has one entry.  A hashed stack answers from its hash
+   levels when they can; otherwise a cursor on the stack (no heap). */
+int lstack_point(const level_stack *s, const value *key, uint64_t *id);
 /* The current entry, or false at the end; *key is borrowed. */
 bool lstack_cursor_get(const lstack_cursor *c, const value **key, uint64_t *id);
 void lstack_cursor_next(lstack_cursor *c);

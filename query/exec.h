@@ -322,15 +322,20 @@ int eval_exists_subquery(const evalctx *c, const cypher_ast_node *e, value *out)
 /* ---- functions (functions.c) ---- */
 int function_call(const evalctx *c, const cypher_ast_node *call, value *args, size_t nargs,
                   value *out);
+/* toInteger of a string (the text up to its first NUL): false when it
+   gives null. */
+bool string_to_integer(const char *s, int64_t *out);
 /* Whether a function of this name exists (case-insensitive). */
 bool function_known(const char *name, size_t len);
 
 /* ---- clauses (op_*.c) ---- */
 int op_load_csv(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in, rowset *out);
-/* The same a batch of rows at a time: each takes every batch rows (and
-   the rest at the end), owning them; 0 or -1 stops the load. */
+/* The same for the LOAD CSV at q's clause i, a batch of rows at a time:
+   each takes every batch rows (and the rest at the end), owning them; 0
+   or -1 stops the load.  When the clauses after it have a bulk shape
+   (load_csv_fast.h) they run without rows, and each is not called. */
 typedef int (*load_batch_fn)(exec *x, rowset *rows, void *ctx);
-int op_load_csv_stream(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in,
+int op_load_csv_stream(exec *x, const cypher_ast_node *q, size_t i, scope *sc, rowset *in,
                        size_t batch, load_batch_fn each, void *ctx);
 /* linenumber() and file(): the line and file of the LOAD CSV row in scope
    (op_load_csv.c), null outside one. */

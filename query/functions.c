@@ -291,6 +291,34 @@ static int fn_exists(const evalctx *c, const cypher_ast_node *at, value *a, size
     return 0;
 }
 
+bool string_to_integer(const char *s, int64_t *out)
+{
+    /* A sign and at most 18 digits, the whole string (what LOAD CSV's ids
+       are), cannot overflow and reads as strtoll reads it: no call. */
+    const char *p = s + (*s == '-' || *s == '+');
+    uint64_t u = 0;
+    size_t n = 0;
+    while (n < 19 && p[n] >= '0' && p[n] <= '9')
+        u = u * 10 + (uint64_t)(p[n++] - '0');
+    if (n > 0 && n < 19 && !p[n]) {
+        *out = *s == '-' ? -(int64_t)u : (int64_t)u;
+        return true;
+    }
+    char *end;
+    errno = 0;
+    long long i = strtoll(s, &end, 10);
+    if (*s && !*end && errno == 0) {
+        *out = i;
+        return true;
+    }
+    double f = strtod(s, &end);
+    if (*s && !*end && !isnan(f) && f < 9223372036854775808.0 && f >= -9223372036854775808.0) {
+        *out = (int64_t)f;
+        return true;
+    }
+    return false;
+}
+
 static int fn_to_integer(const evalctx *c, const cypher_ast_node *at, value *a, size_t n,
                          value *out)
 {
@@ -310,18 +338,9 @@ static int fn_to_integer(const evalctx *c, const cypher_ast_node *at, value *a, 
         *out = value_int(a[0].u.b ? 1 : 0);
         return 0;
     case VAL_STRING: {
-        const char *s = value_str(&a[0], NULL);
-        char *end;
-        errno = 0;
-        long long i = strtoll(s, &end, 10);
-        if (*s && !*end && errno == 0) {
+        int64_t i;
+        if (string_to_integer(value_str(&a[0], NULL), &i))
             *out = value_int(i);
-            return 0;
-        }
-        double f = strtod(s, &end);
-        if (*s && !*end && !isnan(f) && f < 9223372036854775808.0 &&
-            f >= -9223372036854775808.0)
-            *out = value_int((int64_t)f);
         return 0;
     }
     default:

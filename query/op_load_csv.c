@@ -53,6 +53,7 @@
 
 #include "query/csv.h"
 #include "query/exec.h"
+#include "query/load_csv_fast.h"
 #include "storage/utf8.h"
 
 #define LINE_SLOT "\0linenumber"
@@ -165,6 +166,19 @@ static int field_value(exec *x, const cypher_ast_node *at, csv_source *src, size
                          csv_name(src->r), (unsigned long long)csv_record_line(src->r), i + 1,
                          bad + 1);
     return make_string(x, fd.ptr, fd.len, out);
+}
+
+/* field_value's check alone, for a field the fast path does not read. */
+static int field_check(exec *x, const cypher_ast_node *at, csv_source *src, size_t i)
+{
+    csv_field fd = csv_get(src->r, i);
+    size_t bad;
+    if (utf8_check(fd.ptr, fd.len, &bad))
+        return 0;
+    return exec_fail(x, at, "IOError", NULL,
+                     "LOAD CSV: %s:%llu: field %zu is not valid UTF-8 (byte %zu of the field)",
+                     csv_name(src->r), (unsigned long long)csv_record_line(src->r), i + 1,
+                     bad + 1);
 }
 
 static void source_close(exec *x, csv_source *src)
@@ -395,16 +409,21 @@ static int source_open(exec *x, const cypher_ast_node *clause, const value *url,
     return rc == 0 ? check_header(x, clause, src) : rc;
 }
 
+static int too_many_fields(exec *x, const cypher_ast_node *clause, csv_source *src, size_t n)
+{
+    return exec_fail(x, clause, "IOError", NULL,
+                     "LOAD CSV: %s:%llu: %zu fields, but the header names %zu",
+                     csv_name(src->r), (unsigned long long)csv_record_line(src->r), n,
+                     src->nkeys);
+}
+
 /* The record just read, as a list or (with headers) a map. */
 static int record_value(exec *x, const cypher_ast_node *clause, csv_source *src, value *out)
 {
     size_t n = csv_nfields(src->r);
     bool headers = clause->u.load_csv.with_headers;
     if (headers && n > src->nkeys)
-        return exec_fail(x, clause, "IOError", NULL,
-                         "LOAD CSV: %s:%llu: %zu fields, but the header names %zu",
-                         csv_name(src->r), (unsigned long long)csv_record_line(src->r), n,
-                         src->nkeys);
+        return too_many_fields(x, clause, src, n);
     size_t cnt = headers ? src->nkeys : n;
     value *vals = mem_calloc(x->m, cnt * sizeof *vals);
     value *keys = headers ? mem_calloc(x->m, cnt * sizeof *keys) : NULL;
@@ -499,6 +518,31 @@ static int load_rows(exec *x, const cypher_ast_node *clause, csv_source *src, co
     return rc;
 }
 
+/* load_rows for a fast plan (load_csv_fast.h): the same reads and checks
+   a record at a time — field count, then each field's UTF-8 in order —
+   and a batch written once it is read whole. */
+static int fast_rows(exec *x, const cypher_ast_node *clause, csv_source *src, load_fast *f,
+                     size_t batch)
+{
+    load_fast_columns(f, src->keys, src->nkeys);
+    csv_status st = CSV_END;
+    int rc = 0;
+    while (rc == 0 && (st = csv_next(src->r)) == CSV_RECORD) {
+        size_t n = csv_nfields(src->r);
+        if (n > src->nkeys)
+            rc = too_many_fields(x, clause, src, n);
+        for (size_t i = 0; i < n && rc == 0; i++)
+            rc = field_check(x, clause, src, i);
+        if (rc == 0)
+            rc = load_fast_take(x, f, src->r);
+        if (rc == 0 && load_fast_held(f) >= batch)
+            rc = load_fast_apply(x, f);
+    }
+    if (rc == 0 && st != CSV_END)
+        rc = csv_failure(x, clause, src, st);
+    return rc;
+}
+
 /* Declares the row variable and the hidden slots. */
 static int bind_slots(exec *x, const cypher_ast_node *clause, scope *sc, size_t in_width,
                       load_slots *sl)
@@ -520,7 +564,7 @@ static int bind_slots(exec *x, const cypher_ast_node *clause, scope *sc, size_t 
 }
 
 static int load(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in, rowset *out,
-                size_t batch, load_batch_fn each, void *ctx)
+                size_t batch, load_batch_fn each, void *ctx, load_fast *fast)
 {
     size_t in_width = in->width;
     char delim;
@@ -548,13 +592,15 @@ static int load(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in, r
             break;
         csv_source src = {0};
         rc = source_open(x, clause, &url, delim, &src);
-        if (rc == 0 && src.r)
+        if (rc == 0 && src.r && fast)
+            rc = fast_rows(x, clause, &src, fast, batch);
+        else if (rc == 0 && src.r)
             rc = load_rows(x, clause, &src, src_row, in_width, &sl, row, &k);
         source_close(x, &src);
         value_release(&url);
     }
     if (rc == 0)
-        rc = sink_flush(x, &k);
+        rc = fast ? load_fast_apply(x, fast) : sink_flush(x, &k);
     if (row)
         mem_free(x->m, row);
     scope_free(&before);
@@ -563,15 +609,19 @@ static int load(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in, r
 
 int op_load_csv(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in, rowset *out)
 {
-    return load(x, clause, sc, in, out, SIZE_MAX, NULL, NULL);
+    return load(x, clause, sc, in, out, SIZE_MAX, NULL, NULL, NULL);
 }
 
-int op_load_csv_stream(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in,
+int op_load_csv_stream(exec *x, const cypher_ast_node *q, size_t i, scope *sc, rowset *in,
                        size_t batch, load_batch_fn each, void *ctx)
 {
+    load_fast *fast = NULL;
+    if (load_fast_plan(x, q, i, batch, &fast) != 0)
+        return -1;
     rowset rows;
-    int rc = load(x, clause, sc, in, &rows, batch, each, ctx);
+    int rc = load(x, q->u.list.items[i], sc, in, &rows, batch, each, ctx, fast);
     rowset_free(&rows);
+    load_fast_free(x, &fast);
     return rc;
 }
 

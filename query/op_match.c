@@ -837,10 +837,10 @@ static int walk_start(walk *w, bool *single, bool *none, uint64_t *id, strata_no
         return start_id(w->x, w->plan, w->sc, row, none, id);
     }
     uint32_t exact;
-    if (w->plan->kind == START_INDEX_SEEK && w->plan->unique && w->plan->nkeys == 1) {
-        if (start_unique(w->x, w->plan, w->sc, row, single, none, id, &exact) != 0)
+    if (w->plan->kind == START_INDEX_SEEK && w->plan->nkeys == 1) {
+        if (start_point(w->x, w->plan, w->sc, row, single, none, id, &exact, it) != 0)
             return -1;
-        if (*single) {
+        if (*single || *it) {
             w->start_skip = *none ? 0 : seek_held_entries(w, exact);
             return 0;
         }

@@ -582,13 +582,14 @@ int start_id(exec *x, const start_plan *p, const scope *sc, const value *row, bo
     return 0;
 }
 
-int start_unique(exec *x, const start_plan *p, const scope *sc, const value *row, bool *taken,
-                 bool *none, uint64_t *id, uint32_t *exact)
+int start_point(exec *x, const start_plan *p, const scope *sc, const value *row, bool *taken,
+                bool *none, uint64_t *id, uint32_t *exact, strata_node_iter **it)
 {
     *taken = *none = false;
     *exact = 0;
-    /* A unique seek on one key: its one operand (seek_values would also
-       fill a range's two). */
+    *it = NULL;
+    /* A seek on one key: its one operand (seek_values would also fill a
+       range's two). */
     assert(p->kind == START_INDEX_SEEK && p->nkeys == 1);
     value key;
     evalctx c = {x, sc, row, NULL, NULL};
@@ -596,18 +597,31 @@ int start_unique(exec *x, const start_plan *p, const scope *sc, const value *row
         return -1;
     const index_set *set = exec_view(x)->ver->indexes;
     int pos = value_is_null(&key) || !seekable(&key) ? -1 : idxset_find(set, p->index);
+    int rc = 0;
     if (value_is_null(&key)) {
         *taken = *none = true;   /* null equals nothing */
     } else if (pos >= 0) {
-        /* a unique index holds at most one node under a key (by value
-           order), as strata_index_lookup would find */
-        *taken = true;
-        *none = !lstack_first(idxset_stack(set, (uint32_t)pos), &key, id);
+        /* the nodes under the key by value order, as strata_index_lookup
+           would find them: one (a unique index's only answer) from the
+           hash level or a cursor on the stack, several from an iterator */
+        uint64_t first;
+        int found = lstack_point(idxset_stack(set, (uint32_t)pos), &key, &first);
+        if (found == 2) {
+            strata_value h = {key};
+            const strata_value *hp = &h;
+            strata_status s = strata_index_lookup(exec_view(x), p->index, &hp, 1, it);
+            if (s != STRATA_OK)
+                rc = s == STRATA_ENOMEM ? exec_oom(x) : exec_status(x, p->node, s);
+        } else {
+            *taken = true;
+            *none = found == 0;
+            *id = first;
+        }
         if (value_kind(&key) == VAL_INT || value_kind(&key) == VAL_STRING)
             *exact = 1;
     }
     value_release(&key);
-    return 0;
+    return rc;
 }
 
 int start_iter(exec *x, const start_plan *p, const scope *sc, const value *row,

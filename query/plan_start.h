@@ -84,13 +84,16 @@ int start_iter(exec *x, const start_plan *p, const scope *sc, const value *row,
 int start_iter_exact(exec *x, const start_plan *p, const scope *sc, const value *row,
                      strata_node_iter **it, uint32_t *exact);
 
-/* A seek of a unique index on one key, for this row, without an
-   iterator: *taken when it was answered here — *none when no node holds
-   the key (or it is null), else *id, the one node that does, and *exact
-   as start_iter_exact's — and not taken when the key is of a kind the
-   index cannot seek (start_iter_exact then reads the label instead). */
-int start_unique(exec *x, const start_plan *p, const scope *sc, const value *row, bool *taken,
-                 bool *none, uint64_t *id, uint32_t *exact);
+/* A seek of an index on one key, for this row, without an iterator when
+   the key has at most one node (a unique index always; any other from its
+   hash level, lstack_point): *taken when it was answered so — *none when
+   no node holds the key (or it is null), else *id, the one node that
+   does — and *exact as start_iter_exact's.  When the key has several
+   nodes, *it iterates them (not taken); neither when the key is of a kind
+   the index cannot seek (start_iter_exact then reads the label instead).
+   The key is evaluated once either way. */
+int start_point(exec *x, const start_plan *p, const scope *sc, const value *row, bool *taken,
+                bool *none, uint64_t *id, uint32_t *exact, strata_node_iter **it);
 
 /* An id seek's one candidate for this row: *none when e is null, not a
    whole number, or no live node's id (id(v) = e then holds for none). */

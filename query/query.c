@@ -223,7 +223,7 @@ static int run_clauses(exec *x, const cypher_ast_node *q, size_t from, scope *sc
         rowset next;
         if (cl->kind == CYPHER_AST_LOAD_CSV && load_csv_streams(x, q, i)) {
             load_tail t = {q, i + 1, sc, out};
-            rc = op_load_csv_stream(x, cl, sc, &cur, LOAD_BATCH, run_load_batch, &t);
+            rc = op_load_csv_stream(x, q, i, sc, &cur, LOAD_BATCH, run_load_batch, &t);
             rowset_free(&cur);
             rowset_init(&cur, 0);
             break;   /* the clauses after it ran with each batch */

@@ -287,12 +287,18 @@ static void test_tree_summaries(void **state)
 
 /* ---- level stacks ------------------------------------------------------------ */
 
-/* lstack_first of key against the model's least id. */
+/* lstack_first of key against the model's least id, and lstack_point
+   against its count (none, one, several) and least id. */
 static void check_first(const level_stack *s, const model *md, const value *key)
 {
     uint64_t least, id = UINT64_MAX;
-    bool there = model_point(md, key, &least) > 0;
+    uint64_t n = model_point(md, key, &least);
+    bool there = n > 0;
     assert_int_equal(lstack_first(s, key, &id), there);
+    if (there)
+        assert_int_equal(id, least);
+    id = UINT64_MAX;
+    assert_int_equal(lstack_point(s, key, &id), n > 1 ? 2 : (int)n);
     if (there)
         assert_int_equal(id, least);
 }

@@ -4,6 +4,8 @@
 //
 //   node bench/lsqb/kuzu.mjs DATA_DIR QUERIES THREADS
 //
+// QUERIES '-' runs the load alone (to time COPY FROM against LOAD CSV).
+//
 // The queries are those of queries.cypher, with the Message label written
 // as Kuzu's union of node tables (message:Post:Comment).
 import fs from 'node:fs';
@@ -45,7 +47,8 @@ try {
         await run(conn, `COPY ${stmt.split(/\s+/)[1]} FROM "${path.join(dataDir, file)}" (HEADER=true, DELIM='|')`);
     }
     console.log(JSON.stringify({ step: 'load', ms: performance.now() - t0, threads }));
-    for (const q of parseQueries(fs.readFileSync(queriesFile, 'utf8'))) {
+    const queries = queriesFile === '-' ? '' : fs.readFileSync(queriesFile, 'utf8');
+    for (const q of parseQueries(queries)) {
         t0 = performance.now();
         const rows = await run(conn, q.text);
         const ms = performance.now() - t0;
