@@ -16,7 +16,7 @@
  *              (n + m)), parallel over nodes; partial sums are combined in
  *              chunk order, so every thread count gives the same bits.
  * betweenness  Brandes: one breadth-first search per source, dependencies
- *              accumulated backwards.  Exact (every source, O(n m)) or
+ *              accumulated backwards over each node's successors.  Exact (every source, O(n m)) or
  *              sampled (`sample` sources drawn with `seed`, scaled by
  *              n / sample).  Undirected views count each pair once.
  *              Parallel over sources with one accumulator per thread.
@@ -225,10 +225,17 @@ algo_status algo_pagerank(algo_ctx *c, algo_table *t)
 
 /* ---- breadth-first searches from every node (betweenness, closeness) ---- */
 
+/* Hop distances fit 32 bits: a run has at most 2^32 - 2 nodes
+   (algo_graph_build), so a distance is at most 2^32 - 3 and one more
+   than it never reaches the mark of an unreached node. */
+#define UNREACHED UINT32_MAX
+
 /* One thread's scratch for a search over n nodes. */
 typedef struct bfs_scratch {
-    int64_t *dist;
-    double *sigma, *delta, *acc;   /* acc: this thread's betweenness sums */
+    uint32_t *dist;
+    double *sigma;                 /* shortest paths from the source */
+    double *coef;                  /* (1 + dependency) / sigma, once accumulated */
+    double *acc;                   /* this thread's betweenness sums */
     uint32_t *order;               /* nodes in the order reached */
 } bfs_scratch;
 
@@ -242,7 +249,8 @@ typedef struct sweep_job {
 } sweep_job;
 
 /* Hop distances from s; returns how many nodes were reached (s included)
-   and their hop sum.  With counting, sigma counts shortest paths. */
+   and their hop sum.  With counting, sigma counts shortest paths (each
+   relationship a path of its own, so parallel ones count apart). */
 static size_t bfs_from(const algo_graph *gr, bfs_scratch *b, uint32_t s, bool counting,
                        double *sum)
 {
@@ -253,33 +261,40 @@ static size_t bfs_from(const algo_graph *gr, bfs_scratch *b, uint32_t s, bool co
     b->order[tail++] = s;
     *sum = 0;
     while (head < tail) {
-        uint32_t v = b->order[head++];
+        uint32_t v = b->order[head++], next = b->dist[v] + 1;
         *sum += (double)b->dist[v];
         for (uint64_t k = gr->off[v]; k < gr->off[v + 1]; k++) {
             uint32_t w = gr->adj[k];
-            if (b->dist[w] < 0) {
-                b->dist[w] = b->dist[v] + 1;
+            if (b->dist[w] == UNREACHED) {
+                b->dist[w] = next;
                 b->order[tail++] = w;
             }
-            if (counting && b->dist[w] == b->dist[v] + 1)
+            if (counting && b->dist[w] == next)
                 b->sigma[w] += b->sigma[v];
         }
     }
     return tail;
 }
 
+/* Dependencies, farthest nodes first: delta(v) = sigma(v) * the sum over
+   v's successors w (one hop farther) of (1 + delta(w)) / sigma(w).  The
+   successors are read from v's own row, the entries the search read, so
+   no transpose is built, and each w's quotient is computed once (coef)
+   rather than once per relationship into it. */
 static void brandes_accumulate(const algo_graph *gr, bfs_scratch *b, size_t reached, uint32_t s)
 {
     for (size_t i = reached; i-- > 0;) {
-        uint32_t w = b->order[i];
-        /* predecessors of w: neighbours one hop nearer, by the transpose */
-        for (uint64_t k = gr->rev_off[w]; k < gr->rev_off[w + 1]; k++) {
-            uint32_t v = gr->rev_adj[k];
-            if (b->dist[v] == b->dist[w] - 1 && b->dist[v] >= 0)
-                b->delta[v] += b->sigma[v] / b->sigma[w] * (1 + b->delta[w]);
+        uint32_t v = b->order[i], next = b->dist[v] + 1;
+        double sum = 0;
+        for (uint64_t k = gr->off[v]; k < gr->off[v + 1]; k++) {
+            uint32_t w = gr->adj[k];
+            if (b->dist[w] == next)
+                sum += b->coef[w];
         }
-        if (w != s)
-            b->acc[w] += b->delta[w];
+        double delta = b->sigma[v] * sum;
+        b->coef[v] = (1 + delta) / b->sigma[v];
+        if (v != s)
+            b->acc[v] += delta;
     }
 }
 
@@ -297,11 +312,12 @@ static void sweep_chunk(void *arg, size_t chunk, int worker)
             brandes_accumulate(gr, b, reached, s);
         else
             j->out[s] = sum > 0 ? (double)(reached - 1) / sum : 0;
+        /* coef needs no reset: a node's is written before any read of it */
         for (size_t r = 0; r < reached; r++) {
             uint32_t v = b->order[r];
-            b->dist[v] = -1;
+            b->dist[v] = UNREACHED;
             if (j->betweenness)
-                b->sigma[v] = b->delta[v] = 0;
+                b->sigma[v] = 0;
         }
     }
 }
@@ -311,7 +327,7 @@ static void scratch_free(algo_ctx *c, bfs_scratch *s, int threads, size_t n)
     for (int i = 0; s && i < threads; i++) {
         algo_free(c, s[i].dist, n, sizeof *s[i].dist);
         algo_free(c, s[i].sigma, n, sizeof *s[i].sigma);
-        algo_free(c, s[i].delta, n, sizeof *s[i].delta);
+        algo_free(c, s[i].coef, n, sizeof *s[i].coef);
         algo_free(c, s[i].acc, n, sizeof *s[i].acc);
         algo_free(c, s[i].order, n, sizeof *s[i].order);
     }
@@ -325,14 +341,14 @@ static bfs_scratch *scratch_new(algo_ctx *c, int threads, size_t n, bool between
         bool ok = (s[i].dist = algo_alloc(c, n, sizeof *s[i].dist)) &&
                   (s[i].order = algo_alloc(c, n, sizeof *s[i].order)) &&
                   (!betweenness || ((s[i].sigma = algo_calloc(c, n, sizeof *s[i].sigma)) &&
-                                    (s[i].delta = algo_calloc(c, n, sizeof *s[i].delta)) &&
+                                    (s[i].coef = algo_alloc(c, n, sizeof *s[i].coef)) &&
                                     (s[i].acc = algo_calloc(c, n, sizeof *s[i].acc))));
         if (!ok) {
             scratch_free(c, s, threads, n);
             return NULL;
         }
         for (size_t v = 0; v < n; v++)
-            s[i].dist[v] = -1;
+            s[i].dist[v] = UNREACHED;
     }
     return s;
 }
@@ -364,8 +380,9 @@ static algo_status draw_sources(algo_ctx *c, size_t n, uint32_t **out, size_t *k
 
 static algo_status sweep(algo_ctx *c, bool betweenness, algo_table *t)
 {
+    /* both walk the forward rows alone: no transpose */
     algo_graph gr;
-    if (algo_graph_build(c, CSR_REVERSE, &gr) != ALGO_OK)
+    if (algo_graph_build(c, 0, &gr) != ALGO_OK)
         return c->status;
     int threads = algo_pool_threads(c->pool);
     size_t n = gr.n, nsources = n;

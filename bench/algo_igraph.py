@@ -3,6 +3,8 @@
 algorithm timed in a forked child so its peak resident size is its own.
 
 usage: algo_igraph.py NODES EDGES_FILE [NAME,...]
+betweenness (exact: this igraph has no sampled or source-subset form) and
+closeness, both O(n m), run only when named.
 Output lines: igraph ALGO 1 MS PEAK_MIB CPU_MS (igraph runs on one thread;
 CPU_MS is the processor time, which other work on the machine does not
 inflate as it does MS); a run
@@ -67,8 +69,12 @@ def main():
         "louvain-merged": lambda: simple.community_multilevel(weights="count"),
         "leiden-merged": lambda: simple.community_leiden(objective_function="modularity",
                                                           weights="count", n_iterations=-1),
+        "betweenness": lambda: g.betweenness(directed=True),
+        "closeness": lambda: g.closeness(mode="out"),
     }
-    only = sys.argv[3].split(",") if len(sys.argv) > 3 else list(runs)
+    quadratic = ("betweenness", "closeness")
+    only = sys.argv[3].split(",") if len(sys.argv) > 3 else [
+        name for name in runs if name not in quadratic]
     for name in only:
         if name not in runs:
             continue

@@ -301,6 +301,69 @@ def compare_graph(name, n, edges):
     check(all(sampled[v][0] >= 0 for v in range(n)), f"{name}: sampled betweenness")
 
 
+def drawn_sources(n, k, seed):
+    """The sources algo.betweenness draws for `sample: k, seed: seed` on n
+    nodes: a partial Fisher-Yates shuffle of 0..n-1 driven by splitmix64
+    (algo/centrality.c, algo/algo.h).  The comparison below fails if this
+    ever names other sources than strata drew."""
+    mask = (1 << 64) - 1
+    state = seed & mask
+    order = list(range(n))
+    for i in range(k):
+        state = (state + 0x9e3779b97f4a7c15) & mask
+        z = state
+        z = ((z ^ (z >> 30)) * 0xbf58476d1ce4e5b9) & mask
+        z = ((z ^ (z >> 27)) * 0x94d049bb133111eb) & mask
+        z ^= z >> 31
+        r = i + z % (n - i)
+        order[i], order[r] = order[r], order[i]
+    return order[:k]
+
+
+def sampled_betweenness():
+    """Sampled betweenness is the betweenness counted from the drawn
+    sources (NetworkX's betweenness_centrality_subset, every node a
+    target) scaled by n / sample, within 1e-9.  The graph is simple in
+    both directions (no self-loop, no pair joined twice either way):
+    NetworkX counts a neighbour once however many relationships join
+    them, strata and igraph each relationship."""
+    rng = random.Random(20261202)
+    n = 300
+    pairs = set()
+    while len(pairs) < 1500:
+        a, b = rng.randrange(n), rng.randrange(n)
+        if a != b:
+            pairs.add((min(a, b), max(a, b)))
+    edges = [(a, b, 1) if rng.random() < 0.5 else (b, a, 1) for a, b in sorted(pairs)]
+    # an isolated tail and a chain, so some sources reach little
+    edges = [(a, b, w) for a, b, w in edges if a < n - 20 and b < n - 20]
+    edges += [(v, v + 1, 1) for v in range(n - 20, n - 10)]
+    cases = [(10, 3), (25, -5), (1, 7), (64, 12345)]
+    queries = []
+    for direction in ("OUT", "BOTH"):
+        for k, seed in cases:
+            queries.append(f"CALL algo.betweenness({{sample: {k}, seed: {seed}, "
+                           f"direction: '{direction}'}}) YIELD node, score RETURN node.i, score")
+    res = run_strata(n, edges, queries)
+    dg = nx.DiGraph()
+    dg.add_nodes_from(range(n))
+    dg.add_edges_from((a, b) for a, b, _ in edges)
+    ug = dg.to_undirected()
+    at = 0
+    for direction, g in (("OUT", dg), ("BOTH", ug)):
+        for k, seed in cases:
+            got = by_node(res[at])
+            at += 1
+            sources = drawn_sources(n, k, seed)
+            want = nx.betweenness_centrality_subset(g, sources, list(range(n)), normalized=False)
+            scale = n / k
+            bad = [v for v in range(n) if not close(got[v][0], want[v] * scale, 1e-9)]
+            check(not bad, f"sampled betweenness {direction} sample {k} seed {seed}: "
+                  f"{len(bad)} nodes differ from the subset betweenness of the drawn sources")
+            check(any(want[v] > 0 for v in range(n)),
+                  f"sampled betweenness {direction} sample {k} seed {seed}: a case with paths")
+
+
 def errors():
     res = run_strata(3, [(0, 1, -2), (1, 2, 1)], [
         "MATCH (s:N {i: 0}) CALL algo.dijkstra({source: s, weight: 'w'}) YIELD node RETURN node",
@@ -342,6 +405,7 @@ def doc_examples():
 
 for name, n, edges in graphs():
     compare_graph(name, n, edges)
+sampled_betweenness()
 errors()
 doc_examples()
 if failures:
