@@ -49,21 +49,60 @@ void stats_label_move(rel_stats *s, mem_ctx *m, uint32_t label, const adj_block 
     }
 }
 
+/* Counts gathered per (label set, type) before they go to the statistics:
+   a node's segments add to a slot of a small direct-mapped table, and a
+   slot is written out under each label of its set only when another pair
+   takes it, and at the end.  Nodes of one label set have the same few
+   types, so a pass over millions of segments writes the statistics a few
+   times per pair instead of twice per segment and label (LSQB SF0.1: a
+   third of the load's instructions without it). */
+#define PENDING_SLOTS 256
+
+typedef struct pending {
+    uint32_t ls, type;   /* ls 0: the slot is free */
+    uint64_t n[2];
+} pending;
+
+static int flush(const catalog *c, rel_stats *out, mem_ctx *m, pending *p)
+{
+    for (size_t i = 0; p->ls && i < labelset_len(c, p->ls); i++) {
+        uint32_t label = labelset_at(c, p->ls, i);
+        if (relstats_prepare(out, m, label, p->type) != 0)
+            return -1;
+        relstats_add(out, m, label, p->type, ADJ_OUT, (int64_t)p->n[ADJ_OUT]);
+        relstats_add(out, m, label, p->type, ADJ_IN, (int64_t)p->n[ADJ_IN]);
+    }
+    *p = (pending){ 0 };
+    return 0;
+}
+
 int stats_compute(const catalog *c, const store *st, mem_ctx *m, rel_stats *out)
 {
+    pending slots[PENDING_SLOTS] = { { 0 } };
     for (uint64_t n = 0; n < store_node_slots(st); n++) {
         const node_meta *nm = store_node(st, n);
         if (!nm || !nm->labelset)
             continue;
         const adj_block *adj = store_node_adj(st, n);
-        for (size_t i = 0; i < labelset_len(c, nm->labelset); i++) {
-            uint32_t label = labelset_at(c, nm->labelset, i);
-            if (stats_label_prepare(out, m, label, adj) != 0) {
-                relstats_release(out, m);
-                return -1;
+        for (uint32_t i = 0; i < adj_nsegments(adj); i++) {
+            int dir;
+            uint32_t type, k = adj_segment_info(adj, i, &dir, &type);
+            uint32_t h = nm->labelset * 0x9e3779b1u ^ type * 0x85ebca6bu;
+            pending *p = &slots[(h >> 24) % PENDING_SLOTS];
+            if (p->ls != nm->labelset || p->type != type) {
+                if (flush(c, out, m, p) != 0)
+                    goto oom;
+                p->ls = nm->labelset;
+                p->type = type;
             }
-            stats_label_move(out, m, label, adj, +1);
+            p->n[dir] += k;
         }
     }
+    for (size_t i = 0; i < PENDING_SLOTS; i++)
+        if (flush(c, out, m, &slots[i]) != 0)
+            goto oom;
     return 0;
+oom:
+    relstats_release(out, m);
+    return -1;
 }

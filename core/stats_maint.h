@@ -38,8 +38,9 @@ int stats_label_prepare(rel_stats *s, mem_ctx *m, uint32_t label, const adj_bloc
 void stats_label_move(rel_stats *s, mem_ctx *m, uint32_t label, const adj_block *adj, int sign);
 
 /* The statistics of st computed from scratch into *out (empty on entry,
-   built with m): one pass over the nodes, O(nodes + their segments ×
-   labels).  -1 when out of memory (*out released). */
+   built with m): one pass over the nodes' segment directories, O(nodes +
+   segments), plus the labels of each (label set, type) pair written out.
+   -1 when out of memory (*out released). */
 int stats_compute(const catalog *c, const store *st, mem_ctx *m, rel_stats *out);
 
 #endif
