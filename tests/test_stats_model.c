@@ -570,6 +570,50 @@ static void test_stats_import(void **state)
     strata_graph_free(&g);
 }
 
+/* CALL db.stats() lists exactly the model's nonzero counts. */
+static void test_stats_procedure(void **state)
+{
+    (void)state;
+    seed_now = 103;
+    rng = 0x0123456789abcdefull;
+    strata_graph *g = NULL;
+    assert_int_equal(strata_graph_new(&g), STRATA_OK);
+    tokens t;
+    intern_tokens(g, &t);
+    model m;
+    build_random(g, &m, &t, 300);
+    uint64_t want_rows = 0;
+    for (int i = 0; i < NLABELS; i++)
+        for (int k = 0; k < NTYPES; k++)
+            for (int d = ADJ_OUT; d <= ADJ_IN; d++)
+                want_rows += model_count(&m, i, k, d) > 0;
+    assert_true(want_rows > 4);
+    strata_result *r = NULL;
+    OK(g, strata_query(g, "CALL db.stats()", NULL, &r));
+    const strata_value *const *row;
+    uint64_t rows = 0;
+    char prev[32] = "";
+    while (strata_result_next(r, &row)) {
+        const char *label, *type, *dir;
+        int64_t n;
+        assert_int_equal(strata_value_get_string(row[0], &label, NULL), STRATA_OK);
+        assert_int_equal(strata_value_get_string(row[1], &type, NULL), STRATA_OK);
+        assert_int_equal(strata_value_get_string(row[2], &dir, NULL), STRATA_OK);
+        assert_int_equal(strata_value_get_int(row[3], &n), STRATA_OK);
+        int d = strcmp(dir, "OUTGOING") == 0 ? ADJ_OUT : ADJ_IN;
+        char key[32];
+        snprintf(key, sizeof key, "%s %s %d", label, type, d);
+        assert_true(strcmp(prev, key) < 0);   /* sorted, each once */
+        snprintf(prev, sizeof prev, "%s", key);
+        assert_int_equal(n, model_count(&m, label[1] - '0', type[1] - '0', d));
+        rows++;
+    }
+    assert_null(strata_result_error(r));
+    strata_result_free(&r);
+    assert_int_equal(rows, want_rows);
+    strata_graph_free(&g);
+}
+
 static int make_dir(void **state)
 {
     (void)state;
@@ -584,6 +628,7 @@ int main(void)
         cmocka_unit_test(test_stats_save_load),
         cmocka_unit_test(test_stats_log_replay),
         cmocka_unit_test(test_stats_import),
+        cmocka_unit_test(test_stats_procedure),
     };
     return cmocka_run_group_tests(tests, make_dir, tmp_dir_remove);
 }
