@@ -614,6 +614,44 @@ static void test_stats_procedure(void **state)
     strata_graph_free(&g);
 }
 
+/* Label and type ids at RELSTATS_TOKEN_MAX and beyond are refused where
+   a node or relationship would carry them, with the graph unchanged. */
+static void test_stats_token_limit(void **state)
+{
+    (void)state;
+    strata_graph *g = NULL;
+    assert_int_equal(strata_graph_new(&g), STRATA_OK);
+    strata_token label = 0, type = 0;
+    char name[32];
+    for (uint32_t i = 0; i <= RELSTATS_TOKEN_MAX; i++) {
+        snprintf(name, sizeof name, "X%u", i);
+        OK(g, strata_token_intern(g, STRATA_LABEL, name, &label));
+        OK(g, strata_token_intern(g, STRATA_RELTYPE, name, &type));
+    }
+    assert_int_equal(label, RELSTATS_TOKEN_MAX);
+    strata_id a, b, r;
+    assert_int_equal(strata_node_create(g, &label, 1, &a), STRATA_EFULL);
+    assert_non_null(strstr(strata_errmsg(g), "relationship statistics"));
+    OK(g, strata_node_create(g, NULL, 0, &a));
+    OK(g, strata_node_create(g, NULL, 0, &b));
+    assert_int_equal(strata_node_add_label(g, a, label), STRATA_EFULL);
+    assert_int_equal(strata_rel_create(g, a, b, type, &r), STRATA_EFULL);
+    assert_non_null(strstr(strata_errmsg(g), "relationship type token"));
+    /* the last ids below the limit work */
+    strata_token last_label = label - 1, last_type = type - 1;
+    OK(g, strata_node_add_label(g, a, last_label));
+    OK(g, strata_rel_create(g, a, b, last_type, &r));
+    strata_view *v = NULL;
+    OK(g, strata_snapshot(g, &v));
+    assert_int_equal(v->ver->st.node_live, 2);
+    assert_int_equal(v->ver->st.rel_live, 1);
+    assert_int_equal(relstats_get(&v->ver->stats, last_label, last_type, ADJ_OUT), 1);
+    assert_int_equal(relstats_get(&v->ver->stats, last_label, last_type, ADJ_IN), 0);
+    assert_int_equal(strata_integrity_check(v), STRATA_OK);
+    strata_view_release(&v);
+    strata_graph_free(&g);
+}
+
 static int make_dir(void **state)
 {
     (void)state;
@@ -629,6 +667,7 @@ int main(void)
         cmocka_unit_test(test_stats_log_replay),
         cmocka_unit_test(test_stats_import),
         cmocka_unit_test(test_stats_procedure),
+        cmocka_unit_test(test_stats_token_limit),
     };
     return cmocka_run_group_tests(tests, make_dir, tmp_dir_remove);
 }
