@@ -189,6 +189,7 @@ void version_release(version **vp)
     store_release(&v->st, c->m);
     labelidx_release(c->m, &v->labels);
     labelidx_release(c->m, &v->rel_types);
+    relstats_release(&v->stats, c->m);
     idxset_release(c->m, &v->indexes);
     mem_free_sized(c->m, v, sizeof *v);
     catalog_release(&c);
@@ -208,6 +209,7 @@ static version *version_share(const version *src, catalog *cat)
     labelidx_retain(v->labels);
     v->rel_types = src->rel_types;
     labelidx_retain(v->rel_types);
+    relstats_share(&src->stats, &v->stats);
     v->indexes = src->indexes;
     idxset_retain(v->indexes);
     return v;
@@ -218,7 +220,8 @@ version *version_fork(const version *src) { return version_share(src, src->cat);
 size_t version_private_bytes(const version *v)
 {
     return sizeof *v + store_private_bytes(&v->st) + labelidx_private_bytes(v->labels) +
-           labelidx_private_bytes(v->rel_types) + idxset_private_bytes(v->indexes);
+           labelidx_private_bytes(v->rel_types) + relstats_private_bytes(&v->stats) +
+           idxset_private_bytes(v->indexes);
 }
 
 /* A graph whose current version is v, of catalog c; takes a reference on
@@ -263,6 +266,7 @@ strata_status strata_graph_new(strata_graph **out)
     store_init(&v->st);
     v->labels = NULL;
     v->rel_types = NULL;
+    relstats_init(&v->stats);
     v->indexes = NULL;
     *out = g;
     return STRATA_OK;

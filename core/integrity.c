@@ -14,9 +14,12 @@
  *      entities' tokens, with counts;
  *   5. property maps are sorted by key and hold no nulls;
  *   6. every property index holds exactly one entry per entity that carries
- *      its token and all its keys, under the key built from them.
+ *      its token and all its keys, under the key built from them;
+ *   7. the relationship statistics equal a recomputation from the nodes'
+ *      labels and adjacency (storage/rel_stats.h).
  */
 #include "core/index_maint.h"
+#include "core/stats_maint.h"
 
 #define FAIL(...) return view_fail(v, STRATA_ECONSTRAINT, "integrity: " __VA_ARGS__)
 
@@ -58,6 +61,33 @@ static strata_status check_node_adjacency(strata_view *v, uint64_t n, uint64_t *
              (unsigned long long)n, a->out, a->in,
              (unsigned long long)(count[ADJ_OUT] - before[ADJ_OUT]),
              (unsigned long long)(count[ADJ_IN] - before[ADJ_IN]));
+    return STRATA_OK;
+}
+
+/* Check 7, after checks 2 and 3 have shown the adjacency right. */
+static strata_status check_rel_stats(strata_view *v)
+{
+    const version *ver = v->ver;
+#ifdef STRATA_TESTING
+    if (relstats_check(&ver->stats) != 0)
+        FAIL("the relationship statistics' vector is malformed");
+#endif
+    rel_stats fresh;
+    relstats_init(&fresh);
+    if (stats_compute(ver->cat, &ver->st, mem_scratch(), &fresh) != 0)
+        return view_fail(v, STRATA_ENOMEM, "integrity: out of memory");
+    uint32_t label = 0, type = 0;
+    bool same = relstats_equal(&ver->stats, &fresh, &label, &type);
+    uint64_t kept[2] = { relstats_get(&ver->stats, label, type, ADJ_OUT),
+                         relstats_get(&ver->stats, label, type, ADJ_IN) };
+    uint64_t real[2] = { relstats_get(&fresh, label, type, ADJ_OUT),
+                         relstats_get(&fresh, label, type, ADJ_IN) };
+    relstats_release(&fresh, mem_scratch());
+    if (!same)
+        FAIL("the statistics count %llu outgoing and %llu incoming relationships of type %u "
+             "at label %u; the graph has %llu and %llu", (unsigned long long)kept[0],
+             (unsigned long long)kept[1], type, label, (unsigned long long)real[0],
+             (unsigned long long)real[1]);
     return STRATA_OK;
 }
 
@@ -204,5 +234,6 @@ strata_status strata_integrity_check(strata_view *v)
             FAIL("label %u indexes %llu nodes, count says %llu", l, (unsigned long long)count,
                  (unsigned long long)labelidx_count(li, l));
     }
-    return check_property_indexes(v);
+    st = check_rel_stats(v);
+    return st ? st : check_property_indexes(v);
 }

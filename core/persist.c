@@ -54,6 +54,7 @@
 #include "core/persist.h"
 #include "core/index_maint.h"
 #include "core/persist_codec.h"
+#include "core/stats_maint.h"
 
 #define FILE_MAGIC "\x89SDB\r\n\x1a\n"
 #define FILE_MAGIC_LEN 8
@@ -1345,6 +1346,17 @@ static int load_indexes(loader *ld)
     return close_section(ld);
 }
 
+/* The relationship statistics are not saved: recomputed from the loaded
+   store in one pass over the nodes (core/stats_maint.h), they cannot
+   disagree with it, and the file format stays as it was. */
+static int load_stats(loader *ld)
+{
+    if (stats_compute(ld->v->cat, &ld->v->st, ld->m, &ld->v->stats) == 0)
+        return 0;
+    return pr_nomem(&ld->r, "computing the relationship statistics (or a label or type id "
+                    "beyond the most they count)");
+}
+
 static int load_graph(loader *ld)
 {
     if (strata_graph_new(&ld->g) != STRATA_OK) {
@@ -1354,7 +1366,7 @@ static int load_graph(loader *ld)
     ld->v = ld->g->current;
     ld->m = ld->g->m;
     if (load_tokens(ld) || load_labelsets(ld) || load_slots(ld, &node_section) ||
-        load_slots(ld, &rel_section) || load_indexes(ld))
+        load_slots(ld, &rel_section) || load_indexes(ld) || load_stats(ld))
         return -1;
     return 0;
 }

@@ -71,6 +71,7 @@
  */
 #include <string.h>
 
+#include "core/stats_maint.h"
 #include "core/txn.h"
 #include "core/wal.h"
 
@@ -94,6 +95,20 @@ static bool labelset_has(const catalog *c, uint32_t ls, uint32_t label)
         if (labelset_at(c, ls, i) == label)
             return true;
     return false;
+}
+
+/* The statistics of a relationship between start and end, both live in
+   t, counted in (sign +1) or out (-1): the elements it touches are the ones
+   its create or delete made private, so in place this cannot fail. */
+static int count_rel(strata_graph *g, version *t, uint32_t start, uint32_t end, uint32_t type,
+                     int sign)
+{
+    uint32_t start_ls = store_node(&t->st, start)->labelset;
+    uint32_t end_ls = store_node(&t->st, end)->labelset;
+    if (stats_rel_prepare(g->cat, &t->stats, start_ls, end_ls, type) != 0)
+        return -1;
+    stats_rel_count(g->cat, &t->stats, start_ls, end_ls, type, sign);
+    return 0;
 }
 
 /* What an entry hands back: the object itself (in place: the entry gives
@@ -143,6 +158,8 @@ static int undo_rel_created(strata_graph *g, version *t, const undo_entry *e)
         return -1;
     rel_meta m = *r;
     uint32_t ends[2] = { m.start, m.end };
+    if (count_rel(g, t, m.start, m.end, m.type, -1) != 0)
+        return -1;
     for (int d = 0; d < 2; d++) {
         adj_edit del = { d == 0 ? ADJ_OUT : ADJ_IN, m.type, (uint32_t)e->id };
         node_adj *a = store_node_adj_mut(&t->st, g->m, ends[d]);
@@ -174,6 +191,9 @@ static int undo_rel_deleted(strata_graph *g, version *t, undo_entry *e, bool in_
     if (labelidx_prepare(g->m, &t->rel_types, e->u.rel.type, e->id) != 0)
         return -1;
     labelidx_set(g->m, t->rel_types, e->u.rel.type, e->id, true);
+    /* Its ends are live: a node deleted with it came back first. */
+    if (count_rel(g, t, e->u.rel.start, e->u.rel.end, e->u.rel.type, +1) != 0)
+        return -1;
     rel_meta m = { e->u.rel.start, e->u.rel.end, e->u.rel.type, SLOT_LIVE };
     prop_rec *props = take_props(&e->u.rel.props, in_place);
     if (store_rel_restore(&t->st, g->m, e->id, &m, props) != 0) {
@@ -219,20 +239,25 @@ static int undo_labels(strata_graph *g, version *t, const undo_entry *e)
     if (!nm)
         return -1;
     uint32_t now = nm->labelset, then = e->key;
+    const adj_block *adj = store_node_adj(&t->st, e->id);
     for (size_t i = 0; i < labelset_len(g->cat, now); i++) {
         uint32_t l = labelset_at(g->cat, now, i);
         if (!labelset_has(g->cat, then, l)) {
-            if (labelidx_prepare(g->m, &t->labels, l, e->id) != 0)
+            if (labelidx_prepare(g->m, &t->labels, l, e->id) != 0 ||
+                stats_label_prepare(&t->stats, g->m, l, adj) != 0)
                 return -1;
             labelidx_set(g->m, t->labels, l, e->id, false);
+            stats_label_move(&t->stats, g->m, l, adj, -1);
         }
     }
     for (size_t i = 0; i < labelset_len(g->cat, then); i++) {
         uint32_t l = labelset_at(g->cat, then, i);
         if (!labelset_has(g->cat, now, l)) {
-            if (labelidx_prepare(g->m, &t->labels, l, e->id) != 0)
+            if (labelidx_prepare(g->m, &t->labels, l, e->id) != 0 ||
+                stats_label_prepare(&t->stats, g->m, l, adj) != 0)
                 return -1;
             labelidx_set(g->m, t->labels, l, e->id, true);
+            stats_label_move(&t->stats, g->m, l, adj, +1);
         }
     }
     node_meta *m = store_node_meta_mut(&t->st, g->m, e->id);

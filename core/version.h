@@ -45,6 +45,7 @@
 #include "index/label_index.h"
 #include "storage/intern.h"
 #include "storage/mem.h"
+#include "storage/rel_stats.h"
 #include "storage/store.h"
 #include "storage/value.h"
 
@@ -104,6 +105,7 @@ typedef struct version {
     store st;
     label_index *labels;      /* label -> nodes */
     label_index *rel_types;   /* relationship type -> relationships */
+    rel_stats stats;          /* relationships per (label, type, direction) */
     index_set *indexes;       /* property, range, unique, composite */
 } version;
 

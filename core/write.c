@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/index_maint.h"
+#include "core/stats_maint.h"
 #include "core/txn.h"
 #include "core/wal.h"
 
@@ -31,6 +32,10 @@ static strata_status check_token(strata_graph *g, strata_token_kind kind, strata
     static const char *const what[] = { "label", "relationship type", "property key" };
     if (t >= intern_count(g->cat->tokens[kind]))
         return graph_fail(g, STRATA_ENOTFOUND, "%s token %u was never interned", what[kind], t);
+    /* Labels and types index the relationship statistics (rel_stats.h). */
+    if (kind != STRATA_KEY && t >= RELSTATS_TOKEN_MAX)
+        return graph_fail(g, STRATA_EFULL, "%s token %u is beyond the %u a graph's "
+                          "relationship statistics count", what[kind], t, RELSTATS_TOKEN_MAX);
     return STRATA_OK;
 }
 
@@ -185,7 +190,9 @@ static strata_status prepare_rel_delete(strata_graph *g, version *v, uint64_t re
     if (s)
         return s;
     if (store_rel_own(&v->st, g->m, rel) != 0 ||
-        labelidx_prepare(g->m, &v->rel_types, type, rel) != 0)
+        labelidx_prepare(g->m, &v->rel_types, type, rel) != 0 ||
+        stats_rel_prepare(g->cat, &v->stats, store_node(&v->st, ends[0])->labelset,
+                          store_node(&v->st, ends[1])->labelset, type) != 0)
         return nomem(g, "deleting a relationship");
     for (int i = 0; i < 2; i++) {
         if (ends[i] == skip)
@@ -210,6 +217,8 @@ static void commit_rel_delete(strata_graph *g, version *v, uint64_t rel, uint64_
         store_adj_erase(g->m, store_node_adj_mut(&v->st, g->m, r.end), ADJ_IN, r.type,
                         (uint32_t)rel);
     labelidx_set(g->m, v->rel_types, r.type, rel, false);
+    stats_rel_count(g->cat, &v->stats, store_node(&v->st, r.start)->labelset,
+                    store_node(&v->st, r.end)->labelset, r.type, -1);
     undo_entry *e = txn_journal_add(g, UNDO_REL_DELETED, rel);
     store_rel_free(&v->st, g->m, rel, e ? &e->u.rel.props : NULL);
     if (e) {
@@ -364,13 +373,16 @@ static strata_status node_label(strata_graph *g, strata_id node, strata_token la
     if ((s = idxplan_prepare(g, v, &plan)))
         goto cleanup;
     node_meta *m;
+    const adj_block *adj = store_node_adj(&v->st, node);
     if (labelidx_prepare(g->m, &v->labels, label, node) != 0 ||
+        stats_label_prepare(&v->stats, g->m, label, adj) != 0 ||
         !(m = store_node_meta_mut(&v->st, g->m, node))) {
         s = nomem(g, "changing a label");
         goto cleanup;
     }
     m->labelset = ls;
     labelidx_set(g->m, v->labels, label, node, on);
+    stats_label_move(&v->stats, g->m, label, adj, on ? +1 : -1);
     undo_entry *e = txn_journal_add(g, UNDO_LABELS, node);
     if (e)
         e->key = old_ls;
@@ -444,7 +456,10 @@ strata_status strata_rel_create(strata_graph *g, strata_id start, strata_id end,
     eb = store_node_adj_mut(&v->st, g->m, end);
     if (!eb || (start != end && adj_prepare_insert(g->m, &eb->block, &ins[1], 1) != 0))
         goto oom;
+    uint32_t start_ls = store_node(&v->st, start)->labelset;
+    uint32_t end_ls = store_node(&v->st, end)->labelset;
     if (labelidx_prepare(g->m, &v->rel_types, type, id) != 0 ||
+        stats_rel_prepare(g->cat, &v->stats, start_ls, end_ls, type) != 0 ||
         txn_journal_reserve(g, &(journal_need){ .of[UNDO_REL_CREATED] = 1 }) != 0)
         goto oom;
     bool pushed = v->st.rel_free == SLOT_END;
@@ -455,6 +470,7 @@ strata_status strata_rel_create(strata_graph *g, strata_id start, strata_id end,
     store_adj_insert(sb, ADJ_OUT, type, (uint32_t)id, (uint32_t)end);
     store_adj_insert(eb, ADJ_IN, type, (uint32_t)id, (uint32_t)start);
     labelidx_set(g->m, v->rel_types, type, id, true);
+    stats_rel_count(g->cat, &v->stats, start_ls, end_ls, type, +1);
     undo_entry *e = txn_journal_add(g, UNDO_REL_CREATED, id);
     if (e)
         e->flag = pushed;

@@ -10,8 +10,9 @@
 
 static atomic_bool join_off;
 /* Below this many candidates for its cheapest start a pattern is a point
-   query, where sampling fan-outs would cost more than a better order
-   saves. */
+   query: its estimates are cheap reads of the statistics, but building the
+   plan and ordering it per execution would still cost more than a better
+   order saves over the walker's. */
 static _Atomic uint64_t scan_min = 1000;
 
 void join_set_enabled(bool on) { atomic_store(&join_off, !on); }
@@ -332,60 +333,45 @@ strata_direction join_edge_dir(const jedge *e, uint32_t from)
     return edge_dir(e, e->a == from);
 }
 
-static bool has_labels(strata_view *v, uint64_t id, const jvertex *jv)
+/* The relationships of type t whose dir-end (ADJ_OUT: start, ADJ_IN: end)
+   may be jv's node, from the statistics maintained on write
+   (storage/rel_stats.h): exactly those at its label's nodes when it has
+   one, at the least populated of its labels' when it has several (an
+   upper bound), every relationship of the type when it has none. */
+static uint64_t end_count(const version *ver, const jvertex *jv, uint32_t t, int dir)
 {
+    uint64_t n = labelidx_count(ver->rel_types, t);
     for (size_t i = 0; i < jv->nlabels; i++) {
-        bool has = false;
-        if (strata_node_has_label(v, id, jv->labels[i], &has) != STRATA_OK || !has)
-            return false;
+        uint64_t c = relstats_get(&ver->stats, jv->labels[i], t, dir);
+        n = c < n ? c : n;
     }
-    return true;
+    return n;
 }
 
-#define SAMPLE_NODES 32
-#define SAMPLE_EDGES_MAX 4096
-
 /* The mean number of e's relationships from a node of vertex `from` whose
-   other end may be the vertex at e's other end, over the first nodes that
-   may be `from`. */
-static double sample_fan(exec *x, join_plan *p, const jedge *e, bool from_a)
+   other end may be the vertex at e's other end: per type and direction,
+   the relationships at from's nodes divided by their count — exact for a
+   labelled or unlabelled end, no sampling — times the share of that
+   type's relationships whose other end may be the other vertex (taken as
+   independent of the first end). */
+static double stats_fan(exec *x, const join_plan *p, const jedge *e, bool from_a)
 {
-    strata_view *v = exec_view(x);
+    const version *ver = exec_view(x)->ver;
     const jvertex *u = &p->v[from_a ? e->a : e->b], *w = &p->v[from_a ? e->b : e->a];
-    strata_node_iter *it = NULL;
-    strata_token best = 0;
-    uint64_t best_count = UINT64_MAX;
-    for (size_t i = 0; i < u->nlabels; i++) {
-        uint64_t c = plan_label_count(x, u->labels[i]);
-        if (c < best_count) {
-            best_count = c;
-            best = u->labels[i];
-        }
-    }
-    if ((u->nlabels ? strata_nodes_by_label(v, best, &it) : strata_nodes(v, &it)) != STRATA_OK)
-        return 1.0;
     strata_direction dir = edge_dir(e, from_a);
-    uint64_t nodes = 0, rels = 0, seen = 0;
-    strata_id id;
-    while (nodes < SAMPLE_NODES && seen < SAMPLE_EDGES_MAX && strata_node_iter_next(it, &id)) {
-        if (!has_labels(v, id, u))
+    size_t ntypes = e->ntypes ? e->ntypes : labelidx_labels(ver->rel_types);
+    double rels = 0;
+    for (size_t k = 0; k < ntypes; k++) {
+        uint32_t t = e->ntypes ? e->types[k] : (uint32_t)k;
+        uint64_t all = labelidx_count(ver->rel_types, t);
+        if (!all)
             continue;
-        nodes++;
-        for (size_t t = 0; t < (e->ntypes ? e->ntypes : 1); t++) {
-            strata_edge_iter *ei;
-            if (strata_neighbours(v, id, dir, e->ntypes ? e->types[t] : STRATA_ANY_TYPE, &ei) !=
-                STRATA_OK)
-                continue;
-            strata_id rid, other;
-            while (seen < SAMPLE_EDGES_MAX && strata_edge_iter_next(ei, &rid, &other)) {
-                seen++;
-                rels += has_labels(v, other, w);
-            }
-            strata_edge_iter_free(&ei);
-        }
+        for (int d = ADJ_OUT; d <= ADJ_IN; d++)
+            if (dir & (d == ADJ_OUT ? STRATA_OUT : STRATA_IN))
+                rels += (double)end_count(ver, u, t, d) *
+                        ((double)end_count(ver, w, t, 1 - d) / (double)all);
     }
-    strata_node_iter_free(&it);
-    return nodes ? (double)rels / (double)nodes : 0.0;
+    return u->card ? rels / (double)u->card : 0.0;
 }
 
 /* ---- order ---- */
@@ -785,8 +771,8 @@ static void estimate(builder *b, uint64_t *scan_est)
     for (uint32_t w = 0; w < p->nv; w++)
         scan_est[w] = p->v[w].in_bound ? 1 : p->v[w].card;
     for (uint32_t i = 0; i < p->ne; i++) {
-        p->e[i].fan[0] = sample_fan(x, p, &p->e[i], true);
-        p->e[i].fan[1] = sample_fan(x, p, &p->e[i], false);
+        p->e[i].fan[0] = stats_fan(x, p, &p->e[i], true);
+        p->e[i].fan[1] = stats_fan(x, p, &p->e[i], false);
     }
 }
 
@@ -885,7 +871,7 @@ static void order_core(builder *b, uint64_t core, const uint64_t *scan_est, uint
     greedy(p, core, 0, best_start, scan_est, order, n);
 }
 
-/* A leaf's sampled ways per node of its neighbour. */
+/* A leaf's estimated ways per node of its neighbour. */
 static double leaf_fan(const join_plan *p, uint32_t w)
 {
     for (uint32_t i = 0; i < p->ne; i++)

@@ -10,6 +10,9 @@
  *                                 properties
  *   CALL db.procedures()          name, signature, description: every
  *                                 procedure, these and algo.* (proc_algo.c)
+ *   CALL db.stats()               label, relationshipType, direction, count:
+ *                                 the relationship statistics the planner
+ *                                 reads (storage/rel_stats.h), nonzero ones
  *
  * Names are listed in byte order.  A CALL that ends the query (standalone,
  * or the last clause) gives the result its columns: the fields yielded, or
@@ -197,6 +200,74 @@ static int rows_of_indexes(exec *x, strata_view *v, const strata_index *buf, siz
 static int db_indexes(exec *x, proc_rows *out) { return schema_rows(x, false, out); }
 static int db_constraints(exec *x, proc_rows *out) { return schema_rows(x, true, out); }
 
+/* db.stats: one row per (label, type, direction) with a count, sorted by
+   label and type name, outgoing first. */
+typedef struct stat_row {
+    const char *label, *type;
+    uint64_t n[2];
+} stat_row;
+
+typedef struct stat_rows {
+    exec *x;
+    const catalog *cat;
+    stat_row *v;
+    size_t n, cap;
+} stat_rows;
+
+static int gather_stat(uint32_t label, uint32_t type, uint64_t out, uint64_t in, void *arg)
+{
+    stat_rows *r = arg;
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 16;
+        stat_row *v = mem_realloc(r->x->m, r->v, cap * sizeof *v);
+        if (!v)
+            return -1;
+        r->v = v;
+        r->cap = cap;
+    }
+    r->v[r->n++] = (stat_row){ intern_name(r->cat->tokens[STRATA_LABEL], label, NULL),
+                               intern_name(r->cat->tokens[STRATA_RELTYPE], type, NULL),
+                               { out, in } };
+    return 0;
+}
+
+static int cmp_stat_rows(const void *a, const void *b)
+{
+    const stat_row *x = a, *y = b;
+    int c = strcmp(x->label, y->label);
+    return c ? c : strcmp(x->type, y->type);
+}
+
+static int db_stats(exec *x, proc_rows *out)
+{
+    const version *ver = exec_view(x)->ver;
+    stat_rows r = { x, ver->cat, NULL, 0, 0 };
+    int rc = relstats_each(&ver->stats, gather_stat, &r) ? exec_oom(x) : 0;
+    if (rc == 0)
+        qsort(r.v, r.n, sizeof *r.v, cmp_stat_rows);
+    static const char *const dir_name[2] = { "OUTGOING", "INCOMING" };
+    for (size_t i = 0; i < r.n && rc == 0; i++)
+        for (int d = 0; d < 2 && rc == 0; d++) {
+            if (!r.v[i].n[d])
+                continue;
+            value row[4] = { value_null(), value_null(), value_null(),
+                             value_int((int64_t)r.v[i].n[d]) };
+            rc = string_value(x, r.v[i].label, &row[0]);
+            if (rc == 0)
+                rc = string_value(x, r.v[i].type, &row[1]);
+            if (rc == 0)
+                rc = string_value(x, dir_name[d], &row[2]);
+            if (rc == 0)
+                rc = push_row(x, out, row);
+            else
+                for (int k = 0; k < 4; k++)
+                    value_release(&row[k]);
+        }
+    if (r.v)
+        mem_free(x->m, r.v);
+    return rc;
+}
+
 static int db_procedures(exec *x, proc_rows *out);
 
 static const char *const f_label[] = {"label"};
@@ -207,6 +278,7 @@ static const char *const f_index[] = {"name", "type", "entityType", "labelsOrTyp
 static const char *const f_constraint[] = {"name", "type", "entityType", "labelsOrTypes",
                                            "properties"};
 static const char *const f_procedure[] = {"name", "signature", "description"};
+static const char *const f_stats[] = {"label", "relationshipType", "direction", "count"};
 
 static const procedure procedures[] = {
     {"db.labels", f_label, 1, db_labels},
@@ -215,6 +287,7 @@ static const procedure procedures[] = {
     {"db.indexes", f_index, 7, db_indexes},
     {"db.constraints", f_constraint, 5, db_constraints},
     {"db.procedures", f_procedure, 3, db_procedures},
+    {"db.stats", f_stats, 4, db_stats},
 };
 
 static int procedure_row(exec *x, const char *name, const char *signature,

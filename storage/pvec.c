@@ -212,6 +212,30 @@ int pvec_grow(pvec *v, const pvec_ops *ops, mem_ctx *m)
     return 0;
 }
 
+int pvec_grow_to(pvec *v, const pvec_ops *ops, mem_ctx *m, uint64_t len)
+{
+    if (len <= v->len)
+        return 0;
+    if (ops->elem_size > PVEC_MAX_ELEM)
+        return -1;
+    /* The heights make_room reaches, and capacity(h) shifts by
+       (h + 1) * PVEC_BITS, which must stay below 64. */
+    while (capacity(v->height) < len) {
+        if (v->height + 1 >= PVEC_MAX_HEIGHT || (v->height + 2) * PVEC_BITS >= 64)
+            return -1;
+        if (v->root) {
+            struct pvec_chunk *top = chunk_new(ops, m, v->height + 1);
+            if (!top)
+                return -1;
+            kids(top)[0] = v->root;
+            v->root = top;
+        }
+        v->height++;
+    }
+    v->len = len;
+    return 0;
+}
+
 void *pvec_seq_descend(pvec_seq *s, uint64_t i)
 {
     unsigned char *e = walk_mut(s->v, s->ops, s->m, i);

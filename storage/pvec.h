@@ -101,6 +101,12 @@ void *pvec_push(pvec *v, const pvec_ops *ops, mem_ctx *m);
    written).  -1 only when the tree would need a new root and none can be
    allocated. */
 int pvec_grow(pvec *v, const pvec_ops *ops, mem_ctx *m);
+/* Extends the vector to len zero elements (a no-op when it is that long
+   already) without allocating leaves: the new elements are holes until
+   written, so a sparse vector costs only the paths it writes.  -1 when a
+   new root cannot be allocated or len exceeds what PVEC_MAX_HEIGHT
+   levels address; the content is unchanged either way. */
+int pvec_grow_to(pvec *v, const pvec_ops *ops, mem_ctx *m, uint64_t len);
 /* Removes the last element (releasing it); the tree keeps its shape.  A
    zero element, or one whose path the caller owns, is removed without
    allocating; otherwise the path is copied first, and -1 (nothing
