@@ -145,6 +145,9 @@ typedef struct exec {
        must not use it (see exec_arena). */
     exec_arena *arena;
     unsigned no_arena;
+    /* A parallel worker's copy of the executor: it never splits its work
+       further (parallel_threads is 1). */
+    bool parallel_worker;
 } exec;
 
 /* ---- the statement's arena ---- */
