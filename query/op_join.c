@@ -935,6 +935,39 @@ static int try_parallel(exec *x, join_state *js, bool *done)
     return rc;
 }
 
+/* ---- parallel reading (pipeline.h, parallel.h) ---- */
+
+/* The first step's scan, unless the join sums its counts per input row
+   (it then counts on several threads itself, try_parallel). */
+static const start_plan *join_scan(const stage *s)
+{
+    const join_state *js = s->state;
+    const join_plan *p = js->p;
+    if (p->sum_only || p->impossible || p->steps[0].kind == JSTEP_BOUND)
+        return NULL;
+    switch (p->steps[0].plan.kind) {
+    case START_NOTHING: case START_ID_SEEK: case START_BOUND: return NULL;
+    default: return &p->steps[0].plan;
+    }
+}
+
+static int join_begin_scan(exec *x, stage *s, const value *in, strata_node_iter **it)
+{
+    join_state *js = s->state;
+    *it = NULL;
+    if (join_begin(x, s, in) != 0)
+        return -1;
+    *it = js->it;
+    js->it = NULL;
+    js->single = false;
+    return 0;
+}
+
+static int join_from(exec *x, stage *s, uint64_t id)
+{
+    return try_vertex(x, s->state, 0, id);
+}
+
 int join_open(exec *x, join_plan *p, const scope *sc, stage *s)
 {
     join_state *js = mem_calloc(x->m, sizeof *js);
@@ -950,5 +983,8 @@ int join_open(exec *x, join_plan *p, const scope *sc, stage *s)
     s->begin = join_begin;
     s->step = join_step;
     s->close = join_close;
+    s->scan = join_scan;
+    s->begin_scan = join_begin_scan;
+    s->from = join_from;
     return scope_copy(x, sc, &js->sc);
 }
