@@ -10,8 +10,14 @@
  *   ORDER BY LIMIT      MATCH (n:P) RETURN n.k ORDER BY n.k % 1000 DESC, n.k
  *                       LIMIT 10 (Top) and without LIMIT (Sort)
  *   UNION               two MATCH parts of N rows each, 2G distinct rows
+ *   parallel reads      MATCH (n:P)-[:T]->(m) RETURN m.k % 100 AS g, count(*),
+ *                       sum(n.k), sum(n.k * 0.5), collect(n.k)[..3], and a
+ *                       DISTINCT and a Top over the same expansion, at 1
+ *                       and 2 query threads (query/parallel.h); the graph
+ *                       gets one :T relationship per node first; each also
+ *                       kept off the parallel path (WITH 1 AS one in front)
  *
- *   analytics [--nodes N] [--runs R] [--quick]
+ *   analytics [--nodes N] [--runs R] [--quick] [--parallel-only]
  *
  * Prints the median of R runs per query, wall clock and CPU time (the
  * process's CPU clock: on a shared machine the wall clock also counts the
@@ -19,6 +25,7 @@
  * after each (a high-water mark of the whole process: the graph's storage
  * plus the most any query held).
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,10 +81,52 @@ static void report(strata_graph *g, const char *label, const char *q, int runs)
     fflush(stdout);
 }
 
+/* The parallel reads at 1 and 2 query threads (the results must agree). */
+static void parallel_reads(strata_graph *g, long n, int runs)
+{
+    char q[256];
+    strata_result *r;
+    STRATA_OK_G(g, strata_query(g, "CREATE INDEX FOR (n:P) ON (n.k)", NULL, &r));
+    strata_result_free(&r);
+    snprintf(q, sizeof q,
+             "MATCH (a:P) MATCH (b:P {k: (a.k * 7919) %% %ld + 1}) CREATE (a)-[:T]->(b)", n);
+    STRATA_OK_G(g, strata_query(g, q, NULL, &r));
+    strata_result_free(&r);
+    printf("graph: %ld :T relationships added, rss %ld KiB\n", n, rss_kib());
+    static const struct {
+        const char *label, *q;
+    } qs[] = {
+        {"group by m.k % 100",
+         "MATCH (n:P)-[:T]->(m) RETURN m.k % 100 AS g, count(*), sum(n.k), "
+         "sum(n.k * 0.5), collect(n.k)[..3]"},
+        {"DISTINCT m.k % 1000",
+         "MATCH (n:P)-[:T]->(m) RETURN DISTINCT m.k % 1000 AS d"},
+        {"ORDER BY ... LIMIT 10",
+         "MATCH (n:P)-[:T]->(m) RETURN n.k, m.k ORDER BY m.k % 977 DESC, n.k LIMIT 10"},
+    };
+    /* the same statements kept off the parallel path (a pipeline that
+       starts with WITH), as every read ran before */
+    for (size_t i = 0; i < sizeof qs / sizeof *qs; i++) {
+        char label[64], serial[320];
+        snprintf(label, sizeof label, "%s, serial", qs[i].label);
+        snprintf(serial, sizeof serial, "WITH 1 AS one %s", qs[i].q);
+        report(g, label, serial, runs);
+    }
+    for (size_t i = 0; i < sizeof qs / sizeof *qs; i++)
+        for (unsigned t = 1; t <= 2; t++) {
+            char label[64];
+            strata_set_query_threads(g, t);
+            snprintf(label, sizeof label, "%s, %u thread%s", qs[i].label, t, t > 1 ? "s" : "");
+            report(g, label, qs[i].q, runs);
+        }
+    strata_set_query_threads(g, 0);
+}
+
 int main(int argc, char **argv)
 {
     long n = 1000000;
     int runs = 3;
+    bool parallel_only = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--nodes") && i + 1 < argc)
             n = atol(argv[++i]);
@@ -85,15 +134,17 @@ int main(int argc, char **argv)
             runs = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--quick"))
             n = 100000, runs = 1;
+        else if (!strcmp(argv[i], "--parallel-only"))
+            parallel_only = true;
         else
-            fail("usage: analytics [--nodes N] [--runs R] [--quick]");
+            fail("usage: analytics [--nodes N] [--runs R] [--quick] [--parallel-only]");
     }
     strata_graph *g;
     if (strata_graph_new(&g) != STRATA_OK || n < 10 || runs < 1)
         fail("bad arguments or out of memory");
     char q[256], label[64];
 
-    for (long size = 10000; size <= 1000000; size *= 10) {
+    for (long size = 10000; size <= 1000000 && !parallel_only; size *= 10) {
         snprintf(q, sizeof q, "UNWIND range(1, %ld) AS x RETURN count(DISTINCT x)", size);
         snprintf(label, sizeof label, "count(DISTINCT x) %ld", size);
         report(g, label, q, runs);
@@ -107,7 +158,7 @@ int main(int argc, char **argv)
     fflush(stdout);
 
     long groups[] = {100, n / 10};
-    for (size_t i = 0; i < 2; i++) {
+    for (size_t i = 0; i < 2 && !parallel_only; i++) {
         snprintf(q, sizeof q, "MATCH (n:P) RETURN n.k %% %ld AS g, count(*), sum(n.k)",
                  groups[i]);
         snprintf(label, sizeof label, "grouping, %ld groups", groups[i]);
@@ -121,10 +172,13 @@ int main(int argc, char **argv)
         snprintf(label, sizeof label, "UNION, %ld rows", 2 * groups[i]);
         report(g, label, q, runs);
     }
-    report(g, "ORDER BY ... LIMIT 10 (Top)",
-           "MATCH (n:P) RETURN n.k AS k ORDER BY n.k % 1000 DESC, k LIMIT 10", runs);
-    report(g, "ORDER BY, every row (Sort)",
-           "MATCH (n:P) RETURN n.k AS k ORDER BY n.k % 1000 DESC, k", runs);
+    if (!parallel_only) {
+        report(g, "ORDER BY ... LIMIT 10 (Top)",
+               "MATCH (n:P) RETURN n.k AS k ORDER BY n.k % 1000 DESC, k LIMIT 10", runs);
+        report(g, "ORDER BY, every row (Sort)",
+               "MATCH (n:P) RETURN n.k AS k ORDER BY n.k % 1000 DESC, k", runs);
+    }
+    parallel_reads(g, n, runs);
     strata_graph_free(&g);
     return 0;
 }

@@ -881,7 +881,8 @@ STRATA_API bool strata_is_forked(strata_graph *g);
    clears the request. */
 STRATA_API void strata_interrupt(strata_graph *g);
 
-/* How many threads a read may use (docs/QUERY.md, "Parallel counting"):
+/* How many threads a read may use (docs/QUERY.md, "Parallel counting",
+   "Parallel reads"):
    0 (the default) one per processor, 1 none besides the caller's.  The
    setting belongs to the graph and holds for queries on its views. */
 STRATA_API void strata_set_query_threads(strata_graph *g, unsigned threads);

@@ -73,17 +73,54 @@ static int acc_number(exec *x, const cypher_ast_node *call, agg_kind k, acc *a, 
         a->m2 += delta * (d - a->mean);
     } else if (value_kind(v) == VAL_FLOAT || k == AGG_AVG) {
         if (!a->is_float) {
-            a->fsum = (double)a->isum;
+            a->fsum = a->partial ? 0.0 : (double)a->isum;
             a->is_float = true;
         }
         a->fsum += d;
     } else if (a->is_float) {
         a->fsum += d;
+    } else if (a->partial) {
+        a->wide += v->u.i;
+        a->wide_lo = a->wide < a->wide_lo ? a->wide : a->wide_lo;
+        a->wide_hi = a->wide > a->wide_hi ? a->wide : a->wide_hi;
     } else if (__builtin_add_overflow(a->isum, v->u.i, &a->isum)) {
         return exec_fail(x, call, "ArgumentError", "IntegerOverflow",
                          "integer overflow in sum()");
     }
     value_release(v);
+    return 0;
+}
+
+/* Adds one non-null value v (consumed) of call to a. */
+static int acc_value(exec *x, const cypher_ast_node *call, agg_kind k, acc *a, value v)
+{
+    switch (k) {
+    case AGG_COUNT:
+        a->count++;
+        break;
+    case AGG_SUM:
+    case AGG_AVG:
+    case AGG_STDEV:
+    case AGG_STDEVP:
+        return acc_number(x, call, k, a, &v);
+    case AGG_MIN:
+    case AGG_MAX:
+        if (value_is_null(&a->best) ||
+            (k == AGG_MIN ? value_order(&v, &a->best) < 0 : value_order(&v, &a->best) > 0)) {
+            value_release(&a->best);
+            a->best = v;
+            return 0;
+        }
+        break;
+    case AGG_PERCENTILE_CONT:
+    case AGG_PERCENTILE_DISC:
+        if (!value_is_number(&v))
+            return acc_number(x, call, k, a, &v);   /* the type error */
+        return acc_keep(x, a, v);
+    case AGG_COLLECT:
+        return acc_keep(x, a, v);
+    }
+    value_release(&v);
     return 0;
 }
 
@@ -116,34 +153,7 @@ int acc_add(exec *x, const cypher_ast_node *call, agg_kind k, acc *a, const eval
             return added < 0 ? exec_oom(x) : 0;
         }
     }
-    switch (k) {
-    case AGG_COUNT:
-        a->count++;
-        break;
-    case AGG_SUM:
-    case AGG_AVG:
-    case AGG_STDEV:
-    case AGG_STDEVP:
-        return acc_number(x, call, k, a, &v);
-    case AGG_MIN:
-    case AGG_MAX:
-        if (value_is_null(&a->best) ||
-            (k == AGG_MIN ? value_order(&v, &a->best) < 0 : value_order(&v, &a->best) > 0)) {
-            value_release(&a->best);
-            a->best = v;
-            return 0;
-        }
-        break;
-    case AGG_PERCENTILE_CONT:
-    case AGG_PERCENTILE_DISC:
-        if (!value_is_number(&v))
-            return acc_number(x, call, k, a, &v);   /* the type error */
-        return acc_keep(x, a, v);
-    case AGG_COLLECT:
-        return acc_keep(x, a, v);
-    }
-    value_release(&v);
-    return 0;
+    return acc_value(x, call, k, a, v);
 }
 
 static int order_values(const void *a, const void *b) { return value_order(a, b); }
@@ -217,3 +227,112 @@ int acc_result(exec *x, const cypher_ast_node *call, agg_kind k, acc *a, value *
     return 0;
 }
 
+
+/* ---- merging partials (parallel.h) ---- */
+
+/* sum(): a's integers before its first float, checked against into's
+   running sum at a's lowest and highest points, then a's float sum. */
+static int merge_sum(exec *x, const cypher_ast_node *call, acc *into, const acc *a)
+{
+    if (!into->is_float) {
+        __int128 lo = (__int128)into->isum + a->wide_lo, hi = (__int128)into->isum + a->wide_hi;
+        if (lo < INT64_MIN || hi > INT64_MAX)
+            return exec_fail(x, call, "ArgumentError", "IntegerOverflow",
+                             "integer overflow in sum()");
+        into->isum = (int64_t)(into->isum + a->wide);   /* within [lo, hi] */
+        if (a->is_float) {
+            into->is_float = true;
+            into->fsum = (double)into->isum + a->fsum;
+        }
+        return 0;
+    }
+    into->fsum += (double)a->wide;
+    if (a->is_float)
+        into->fsum += a->fsum;
+    return 0;
+}
+
+/* stDev: the two (count, mean, squared deviations) combined (Chan et al.). */
+static void merge_deviation(acc *into, const acc *a)
+{
+    if (a->count == 0)
+        return;
+    if (into->count == 0) {
+        into->count = a->count;
+        into->mean = a->mean;
+        into->m2 = a->m2;
+        return;
+    }
+    double na = (double)into->count, nb = (double)a->count, n = na + nb;
+    double delta = a->mean - into->mean;
+    into->mean += delta * nb / n;
+    into->m2 += a->m2 + delta * delta * na * nb / n;
+    into->count += a->count;
+}
+
+static int merge_items(exec *x, acc *into, acc *a)
+{
+    for (size_t i = 0; i < a->nitems; i++) {
+        value v = a->items[i];
+        a->items[i] = value_null();
+        if (acc_keep(x, into, v) != 0)
+            return -1;
+    }
+    a->nitems = 0;
+    return 0;
+}
+
+int acc_merge(exec *x, const cypher_ast_node *call, agg_kind k, acc *into, acc *a)
+{
+    if (k == AGG_PERCENTILE_CONT || k == AGG_PERCENTILE_DISC)
+        into->percentile = a->percentile;   /* the last row's, as on one thread */
+    if (call->kind == CYPHER_AST_FUNCTION && call->u.function.distinct) {
+        for (size_t i = 0; a->seen && i < a->seen->n; i++) {
+            const value *v = keyset_tuple(a->seen, i);
+            if (!into->seen && (into->seen = mem_alloc(x->m, sizeof *into->seen)) != NULL)
+                keyset_init(into->seen, x->m, 1);
+            int added = into->seen ? keyset_insert(into->seen, v, NULL) : -1;
+            if (added < 0)
+                return exec_oom(x);
+            if (added && acc_value(x, call, k, into, value_retain(*v)) != 0)
+                return -1;
+        }
+        return 0;
+    }
+    switch (k) {
+    case AGG_COUNT:
+        if (__builtin_add_overflow(into->count, a->count, &into->count))
+            return exec_fail(x, call, "ArgumentError", "IntegerOverflow",
+                             "integer overflow: count() does not fit in an integer");
+        return 0;
+    case AGG_SUM:
+        into->count += a->count;
+        return merge_sum(x, call, into, a);
+    case AGG_AVG:
+        into->count += a->count;
+        if (a->count) {
+            into->fsum = into->is_float ? into->fsum + a->fsum : a->fsum;
+            into->is_float = true;
+        }
+        return 0;
+    case AGG_STDEV:
+    case AGG_STDEVP:
+        merge_deviation(into, a);
+        return 0;
+    case AGG_MIN:
+    case AGG_MAX:
+        if (!value_is_null(&a->best) &&
+            (value_is_null(&into->best) ||
+             (k == AGG_MIN ? value_order(&a->best, &into->best) < 0
+                           : value_order(&a->best, &into->best) > 0))) {
+            value_release(&into->best);
+            into->best = value_retain(a->best);
+        }
+        return 0;
+    case AGG_COLLECT:
+    case AGG_PERCENTILE_CONT:
+    case AGG_PERCENTILE_DISC:
+        return merge_items(x, into, a);
+    }
+    return 0;
+}

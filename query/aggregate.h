@@ -48,6 +48,12 @@ typedef struct acc {
     value *items;           /* collect and the percentiles: the values */
     size_t nitems, capitems;
     keyset *seen;           /* DISTINCT: the values seen (width 1), or NULL */
+    /* A morsel's partial (parallel.h): sum() adds the integers before the
+       first float exactly, without failing, keeping the lowest and
+       highest running sums, and starts its float sum from 0 at the first
+       float; acc_merge then fails exactly where one running sum would. */
+    bool partial;
+    __int128 wide, wide_lo, wide_hi;
 } acc;
 
 /* A zeroed acc is empty.  Adds the argument(s) of call, an aggregate of
@@ -55,6 +61,15 @@ typedef struct acc {
 int acc_add(exec *x, const cypher_ast_node *call, agg_kind k, acc *a, const evalctx *c);
 /* The result of an aggregate of kind k over what a holds; *out is new. */
 int acc_result(exec *x, const cypher_ast_node *call, agg_kind k, acc *a, value *out);
+/* Adds a's partial (acc.partial, of the same call) to into, as if into
+   had gone on to the partial's rows: counts and integer sums exactly
+   (overflow fails as one running sum would), float sums and averages by
+   adding the partial's sum, stDev by combining the two means and squared
+   deviations, min and max keeping the earlier of equals, collect and the
+   percentiles appending the partial's values (taken from a), DISTINCT by
+   adding the partial's distinct values, in the order they were seen,
+   that into has not seen. */
+int acc_merge(exec *x, const cypher_ast_node *call, agg_kind k, acc *into, acc *a);
 /* Releases what a holds (allocated from x->m); a is zeroed. */
 void acc_free(exec *x, acc *a);
 

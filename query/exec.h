@@ -145,6 +145,13 @@ typedef struct exec {
        must not use it (see exec_arena). */
     exec_arena *arena;
     unsigned no_arena;
+    /* The statement neither writes, loads CSV nor calls a procedure that
+       writes (query.c): its pipelines may be read on several threads
+       (parallel.h). */
+    bool reads_only;
+    /* A parallel worker's copy of the executor: it never splits its work
+       further (parallel_threads is 1). */
+    bool parallel_worker;
 } exec;
 
 /* ---- the statement's arena ---- */

@@ -32,6 +32,8 @@ typedef struct group_state {
     bool finishing;         /* the input has ended */
     size_t next;            /* then: the next group to produce */
     value *out;             /* then: width cells, a group's row */
+    bool collect;           /* a worker's partial (parallel.h): sums keep
+                               what merging needs (acc.partial) */
 } group_state;
 
 static size_t rep_bytes(const group_state *gs, size_t n)
@@ -118,6 +120,7 @@ static int aggregate_row_times(exec *x, stage *st, const value *row, uint64_t n)
     evalctx c = {x, &p->in, row, NULL, NULL};
     for (size_t a = 0; a < p->ncalls; a++) {
         acc *ac = &gs->accs[gi * p->ncalls + a];
+        ac->partial = gs->collect;
         int64_t before = ac->count;
         if (acc_add(x, p->calls[a], gs->kinds[a], ac, &c) != 0)
             return -1;
@@ -254,4 +257,61 @@ int aggregate_step_open(exec *x, const projection *p, stage *st)
     st->finish = aggregate_finish;
     st->close = aggregate_close;
     return 0;
+}
+
+/* ---- partial states (project.h) ---- */
+
+void aggregate_partial_collect(stage *st)
+{
+    group_state *gs = st->state;
+    gs->collect = true;
+}
+
+void *aggregate_partial_take(exec *x, stage *st)
+{
+    group_state *gs = st->state;
+    st->state = NULL;
+    if (aggregate_step_open(x, gs->p, st) != 0) {
+        st->state = gs;
+        return NULL;
+    }
+    aggregate_partial_collect(st);
+    return gs;
+}
+
+/* The morsel's groups, in the order they appeared there, into the
+   statement's: a new key keeps the morsel's first row, and each
+   accumulator takes the morsel's (acc_merge).  Merged in morsel order,
+   the groups keep their order of first appearance. */
+int aggregate_partial_merge(exec *x, stage *st, void *partial)
+{
+    group_state *gs = st->state, *part = partial;
+    const projection *p = gs->p;
+    gs->width = x->width;
+    size_t pw = part->width < gs->width ? part->width : gs->width;
+    for (size_t pg = 0; pg < part->groups.n; pg++) {
+        size_t gi;
+        int rc = exec_tick(x);
+        if (rc == 0)
+            rc = reserve_group(x, gs);
+        if (rc != 0)
+            return -1;
+        int added = keyset_insert(&gs->groups, keyset_tuple(&part->groups, pg), &gi);
+        if (added < 0)
+            return exec_oom(x);
+        if (added)
+            for (size_t i = 0; i < pw; i++)
+                gs->reps[gi * gs->width + i] = value_retain(part->reps[pg * part->width + i]);
+        for (size_t a = 0; a < p->ncalls; a++)
+            if (acc_merge(x, p->calls[a], gs->kinds[a], &gs->accs[gi * p->ncalls + a],
+                          &part->accs[pg * p->ncalls + a]) != 0)
+                return -1;
+    }
+    return 0;
+}
+
+void aggregate_partial_free(exec *x, void *partial)
+{
+    stage st = {.state = partial};
+    aggregate_close(x, &st);
 }

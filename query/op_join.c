@@ -15,11 +15,11 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "core/adj_cursor.h"
 #include "index/label_index.h"
 #include "query/join.h"
+#include "query/parallel.h"
 #include "query/regex.h"
 #include "query/walk_stack.h"
 
@@ -804,10 +804,8 @@ static void join_close(exec *x, stage *s)
 
 /* ---- counting on several threads ---- */
 
-/* Below this many first-step candidates a count runs on one thread. */
-#define PARALLEL_MIN 4096
-/* Candidates a worker takes at a time. */
-#define MORSEL 256
+/* Candidates a worker takes at a time (parallel.h). */
+#define MORSEL PARALLEL_MORSEL
 
 typedef struct parallel_count {
     join_state *js;             /* the stage's: plan, scope, widths */
@@ -830,19 +828,9 @@ typedef struct worker {
    its own errors, scratch lists and caches. */
 static void worker_init(worker *w, parallel_count *pc)
 {
-    exec *x = pc->x;
     join_state *js = pc->js;
     w->pc = pc;
-    w->x = *x;
-    w->x.g = NULL;                          /* reads the fixed version below */
-    w->x.view.ver = exec_view(x)->ver;
-    memset(&w->x.err, 0, sizeof w->x.err);
-    w->x.used_rels = NULL;
-    w->x.nused = w->x.capused = w->x.used_base = 0;
-    w->x.prof = NULL;
-    w->x.regexes = NULL;
-    w->x.ticks = 0;
-    w->x.arena = NULL;                      /* the statement's is one thread's */
+    parallel_exec_init(&w->x, pc->x);
     memset(&w->js, 0, sizeof w->js);
     w->js.p = js->p;
     w->js.sc = js->sc;
@@ -853,9 +841,6 @@ static void worker_init(worker *w, parallel_count *pc)
 static void worker_fini(worker *w)
 {
     exec *x = &w->x;
-    regex_cache_free(x);
-    if (x->used_rels)
-        mem_free(x->m, x->used_rels);
     for (size_t j = 0; j < JOIN_MAX_VERTICES; j++) {
         id_index_free(x->m, &w->js.memos[j].at);
         if (w->js.memos[j].vals)
@@ -866,6 +851,7 @@ static void worker_fini(worker *w)
     probe_sets_free(x, &w->js);
     if (w->js.row)
         mem_free(x->m, w->js.row);
+    parallel_exec_fini(x);
 }
 
 static void *worker_run(void *arg)
@@ -885,17 +871,6 @@ static void *worker_run(void *arg)
     if (w->rc != 0)
         atomic_store(&pc->stop, true);
     return NULL;
-}
-
-/* The threads a count may use: the graph's setting, 0 one per processor. */
-static unsigned query_threads(exec *x)
-{
-    unsigned n = atomic_load(&exec_view(x)->ver->cat->query_threads);
-    if (n == 0) {
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        n = cpus > 0 ? (unsigned)cpus : 1;
-    }
-    return n > 64 ? 64 : n;
 }
 
 /* Counts the matches from cands[0..n) on `threads` threads (this one
@@ -942,7 +917,7 @@ static int count_parallel(exec *x, join_state *js, const uint64_t *cands, size_t
 static int try_parallel(exec *x, join_state *js, bool *done)
 {
     *done = false;
-    unsigned threads = query_threads(x);
+    unsigned threads = parallel_threads(x);
     if (!js->p->sum_only || js->in_width != 0 || threads < 2 || !js->it ||
         js->p->steps[0].plan.estimate < PARALLEL_MIN)
         return 0;
@@ -960,6 +935,39 @@ static int try_parallel(exec *x, join_state *js, bool *done)
     return rc;
 }
 
+/* ---- parallel reading (pipeline.h, parallel.h) ---- */
+
+/* The first step's scan, unless the join sums its counts per input row
+   (it then counts on several threads itself, try_parallel). */
+static const start_plan *join_scan(const stage *s)
+{
+    const join_state *js = s->state;
+    const join_plan *p = js->p;
+    if (p->sum_only || p->impossible || p->steps[0].kind == JSTEP_BOUND)
+        return NULL;
+    switch (p->steps[0].plan.kind) {
+    case START_NOTHING: case START_ID_SEEK: case START_BOUND: return NULL;
+    default: return &p->steps[0].plan;
+    }
+}
+
+static int join_begin_scan(exec *x, stage *s, const value *in, strata_node_iter **it)
+{
+    join_state *js = s->state;
+    *it = NULL;
+    if (join_begin(x, s, in) != 0)
+        return -1;
+    *it = js->it;
+    js->it = NULL;
+    js->single = false;
+    return 0;
+}
+
+static int join_from(exec *x, stage *s, uint64_t id)
+{
+    return try_vertex(x, s->state, 0, id);
+}
+
 int join_open(exec *x, join_plan *p, const scope *sc, stage *s)
 {
     join_state *js = mem_calloc(x->m, sizeof *js);
@@ -975,5 +983,8 @@ int join_open(exec *x, join_plan *p, const scope *sc, stage *s)
     s->begin = join_begin;
     s->step = join_step;
     s->close = join_close;
+    s->scan = join_scan;
+    s->begin_scan = join_begin_scan;
+    s->from = join_from;
     return scope_copy(x, sc, &js->sc);
 }

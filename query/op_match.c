@@ -1163,6 +1163,43 @@ static void match_close(exec *x, stage *s)
     s->state = NULL;
 }
 
+/* ---- parallel reading (pipeline.h, parallel.h) ---- */
+
+/* The first part's start when it scans and the clause is not OPTIONAL
+   (whose row with nulls depends on every candidate at once). */
+static const start_plan *match_scan(const stage *s)
+{
+    const match_state *ms = s->state;
+    if (ms->clause->u.match.optional)
+        return NULL;
+    switch (ms->plans[0].kind) {
+    case START_ALL_NODES: case START_LABEL_SCAN: case START_INDEX_SEEK:
+    case START_RANGE_SEEK: case START_LABEL_UNION:
+        return &ms->plans[0];
+    default:
+        return NULL;
+    }
+}
+
+static int match_begin_scan(exec *x, stage *s, const value *in, strata_node_iter **it)
+{
+    match_state *ms = s->state;
+    *it = NULL;
+    if (match_begin(x, s, in) != 0)
+        return -1;
+    *it = ms->it;
+    ms->it = NULL;
+    ms->single = false;
+    return 0;
+}
+
+static int match_from(exec *x, stage *s, uint64_t id)
+{
+    match_state *ms = s->state;
+    (void)x;
+    return walk_from(&ms->w, id);
+}
+
 int match_open(exec *x, const cypher_ast_node *clause, scope *sc, stage *s)
 {
     match_state *ms = exec_calloc(x, sizeof *ms);
@@ -1173,6 +1210,9 @@ int match_open(exec *x, const cypher_ast_node *clause, scope *sc, stage *s)
     s->begin = match_begin;
     s->step = match_step;
     s->close = match_close;
+    s->scan = match_scan;
+    s->begin_scan = match_begin_scan;
+    s->from = match_from;
     ms->clause = clause;
     ms->in_width = x->width;
     ms->nparts = clause->u.match.parts.count;

@@ -417,3 +417,71 @@ int op_project(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in, ro
 {
     return pipeline_run(x, &clause, 1, sc, in, out, result_cols);
 }
+
+/* ---- partial states (project.h) ---- */
+
+bool project_partial_step(stage *s, partial_kind *kind, stage **step)
+{
+    project_state *ps = s->state;
+    const projection *p = &ps->p;
+    const cypher_ast_node *cl = p->clause;
+    *kind = PARTIAL_NONE;
+    *step = NULL;
+    if (p->ncalls > 0) {
+        *kind = PARTIAL_AGGREGATE;
+        *step = &ps->steps[0];
+    } else if (cl->u.projection.distinct) {
+        *kind = PARTIAL_DISTINCT;
+        *step = &ps->steps[1];
+    } else if (cl->u.projection.order.count) {
+        if (!sort_is_top(&ps->steps[1]))
+            return false;   /* a full sort: every row would be held twice */
+        *kind = PARTIAL_TOP;
+        *step = &ps->steps[1];
+    } else if (cl->u.projection.skip || cl->u.projection.limit) {
+        return false;       /* rows cut in input order */
+    }
+    return true;
+}
+
+void step_partial_collect(stage *st, partial_kind k)
+{
+    if (k == PARTIAL_AGGREGATE)
+        aggregate_partial_collect(st);
+    else if (k == PARTIAL_DISTINCT)
+        distinct_partial_collect(st);
+}
+
+void *step_partial_take(exec *x, stage *st, partial_kind k)
+{
+    switch (k) {
+    case PARTIAL_AGGREGATE: return aggregate_partial_take(x, st);
+    case PARTIAL_DISTINCT: return distinct_partial_take(x, st);
+    case PARTIAL_TOP: return sort_partial_take(x, st);
+    case PARTIAL_NONE: break;
+    }
+    return NULL;
+}
+
+int step_partial_merge(exec *x, stage *st, partial_kind k, void *partial)
+{
+    switch (k) {
+    case PARTIAL_AGGREGATE: return aggregate_partial_merge(x, st, partial);
+    case PARTIAL_DISTINCT: return distinct_partial_merge(x, st, partial);
+    case PARTIAL_TOP: return sort_partial_merge(x, st, partial);
+    case PARTIAL_NONE: break;
+    }
+    return 0;
+}
+
+void step_partial_free(exec *x, partial_kind k, void *partial)
+{
+    if (!partial)
+        return;
+    if (k == PARTIAL_AGGREGATE)
+        aggregate_partial_free(x, partial);
+    else if (k == PARTIAL_DISTINCT)
+        distinct_partial_free(x, partial);
+    else if (k == PARTIAL_TOP)
+        sort_partial_free(x, partial);
+}

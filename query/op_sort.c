@@ -310,3 +310,60 @@ int sort_step_open(exec *x, const projection *p, stage *st)
     ss->vals = mem_alloc(x->m, (ss->si.n ? ss->si.n : 1) * sizeof *ss->vals);
     return ss->vals ? 0 : exec_oom(x);
 }
+
+/* ---- partial states (project.h) ---- */
+
+bool sort_is_top(const stage *st)
+{
+    const sort_state *ss = st->state;
+    return ss->bounded;
+}
+
+void *sort_partial_take(exec *x, stage *st)
+{
+    sort_state *ss = st->state;
+    st->state = NULL;
+    if (sort_step_open(x, ss->p, st) != 0) {
+        sort_close(x, st);   /* what the failed open left */
+        st->state = ss;
+        return NULL;
+    }
+    return ss;
+}
+
+static int arrival_cmp(const void *a, const void *b, void *arg)
+{
+    const sort_state *ss = arg;
+    int64_t sa = kept(ss, *(const size_t *)a)[ss->width + ss->nkeys].u.i;
+    int64_t sb = kept(ss, *(const size_t *)b)[ss->width + ss->nkeys].u.i;
+    return (sa > sb) - (sa < sb);
+}
+
+/* The morsel's best rows, in the order they arrived, into the statement's
+   Top: ties keep input order across morsels merged in order, and a row
+   the morsel dropped had SKIP + LIMIT better ones before it there. */
+int sort_partial_merge(exec *x, stage *st, void *partial)
+{
+    sort_state *part = partial;
+    if (part->n > 1)
+        qsort_r(part->heap, part->n, sizeof *part->heap, arrival_cmp, part);
+    size_t w = x->width, pw = part->width < w ? part->width : w;
+    value row[w ? w : 1];
+    for (size_t i = 0; i < w; i++)
+        row[i] = value_null();
+    for (size_t r = 0; r < part->n; r++) {
+        memcpy(row, kept(part, part->heap[r]), pw * sizeof *row);   /* borrowed */
+        int rc = exec_tick(x);
+        if (rc == 0)
+            rc = sort_row(x, st, row);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+void sort_partial_free(exec *x, void *partial)
+{
+    stage st = {.state = partial};
+    sort_close(x, &st);
+}

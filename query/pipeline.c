@@ -2,6 +2,7 @@
    steps (pipeline.h). */
 #include "query/pipeline.h"
 #include "query/join.h"
+#include "query/parallel.h"
 #include "query/profile.h"
 
 struct pipeline {
@@ -16,6 +17,7 @@ struct pipeline {
     size_t flushed;         /* then: stages [0, flushed) have finished */
     size_t first_step;      /* PROFILE: this pipeline's first step */
     double started;
+    parallel_plan *par;     /* read on several threads (parallel.h), or NULL */
     stage st[];             /* n stages */
 };
 
@@ -102,6 +104,7 @@ void pipeline_close(exec *x, pipeline **pp)
     for (size_t i = 0; i < p->opened; i++)
         if (p->st[i].close)
             p->st[i].close(x, &p->st[i]);
+    parallel_plan_free(x, &p->par);
     exec_free(x, p->wide);
     rowset_free(&p->in);
     exec_free(x, p);
@@ -125,6 +128,9 @@ pipeline *pipeline_open(exec *x, const cypher_ast_node *const *clauses, size_t n
        stage, or what follows the run), so a MATCH can tell when only
        distinct rows matter (op_reach.c). */
     const cypher_ast_node *run_last = x->run_last, *run_next = x->run_next;
+    parallel_before before = {0};
+    if (parallel_may_apply(x, clauses, n, &p->in))
+        rc = parallel_before_take(x, sc, &before);
     while (p->opened < n && rc == 0) {
         size_t i = p->opened, took = 1;
         bool last = i + 1 == n;
@@ -157,15 +163,26 @@ pipeline *pipeline_open(exec *x, const cypher_ast_node *const *clauses, size_t n
         p->finished |= p->st[i].wants_none;   /* LIMIT 0 */
     }
     p->width = x->width;
+    if (rc == 0 && before.taken)
+        rc = parallel_plan_make(x, clauses, n, p->st, &before, p->first_step, &p->par);
+    parallel_before_free(&before);
     if (rc != 0)
         pipeline_close(x, &p);
     return p;
 }
 
-/* One unit of work: an input row, or a step of one. */
+stage *pipeline_stage(pipeline *p, size_t i) { return &p->st[i]; }
+
+/* One unit of work: an input row, or a step of one; a parallel read takes
+   the whole input row at once. */
 static int pipeline_unit(exec *x, pipeline *p)
 {
     stage *first = &p->st[0];
+    if (p->par && p->next_in == 0 && p->in.nrows == 1 && !p->row_open) {
+        p->next_in = 1;
+        p->finished = true;
+        return parallel_run(x, p->par, p->st, rowset_row(&p->in, 0), p->in.width);
+    }
     if (first->step && p->row_open) {
         bool done = false;
         int rc = first->step(x, first, &done);

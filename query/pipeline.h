@@ -58,6 +58,14 @@ struct stage {
        stage that holds nothing. */
     int (*finish)(exec *x, stage *s);
     void (*close)(exec *x, stage *s);
+    /* Parallel reading (parallel.h), for a first stage that offers it:
+       scan gives the start of its first pattern (NULL unless it scans
+       many candidates the same way for any input row), begin_scan begins
+       an input row as begin does but hands its start candidates over (*it,
+       NULL when there are none), and from walks from one of them. */
+    const struct start_plan *(*scan)(const stage *s);
+    int (*begin_scan)(exec *x, stage *s, const value *row, strata_node_iter **it);
+    int (*from)(exec *x, stage *s, uint64_t id);
     void *state;
     stage *next;            /* NULL: rows go to parent, else to out */
     stage *parent;          /* a step inside a clause's stage (a projection's
@@ -99,5 +107,7 @@ pipeline *pipeline_open(exec *x, const cypher_ast_node *const *clauses, size_t n
                         rowset *in, scope *result_cols);
 int pipeline_pull(exec *x, pipeline *p, rowset *out, size_t want);
 void pipeline_close(exec *x, pipeline **p);
+/* Stage i of an open pipeline (parallel.c reads a worker's copy). */
+stage *pipeline_stage(pipeline *p, size_t i);
 
 #endif

@@ -62,4 +62,47 @@ int aggregate_step_open(exec *x, const projection *p, stage *st);
 int distinct_step_open(exec *x, const projection *p, stage *st);
 int sort_step_open(exec *x, const projection *p, stage *st);
 
+/* ---- partial states, for reading on several threads (parallel.h) ----
+   A worker's copy of a projection collects a morsel's rows in its first
+   step that holds rows until its input ends; that step's state is the
+   morsel's partial, merged into the statement's own step in morsel
+   order. */
+typedef enum partial_kind {
+    PARTIAL_NONE,           /* the projection holds nothing (map, WHERE) */
+    PARTIAL_AGGREGATE,      /* the groups and their accumulators */
+    PARTIAL_DISTINCT,       /* the morsel's first rows of each projection */
+    PARTIAL_TOP,            /* the morsel's SKIP + LIMIT best rows */
+} partial_kind;
+
+/* Whether projection stage s can take part in a parallel read: *kind is
+   the kind of its first step that holds rows and *step that step, or
+   PARTIAL_NONE and NULL when every row passes through (items and WHERE
+   only).  False for ORDER BY without LIMIT, and SKIP or LIMIT with
+   nothing holding rows before them. */
+bool project_partial_step(stage *s, partial_kind *kind, stage **step);
+/* Switches a worker's step to collecting (DISTINCT keeps its first rows
+   instead of passing them on; sums keep what merging needs). */
+void step_partial_collect(stage *st, partial_kind k);
+/* The step's state as a partial, a fresh one left in its place (NULL
+   when out of memory: the state stays). */
+void *step_partial_take(exec *x, stage *st, partial_kind k);
+/* Merges a partial into the statement's step (x->width wide rows; the
+   partial's rows may be narrower); 0, EXEC_STOP or -1. */
+int step_partial_merge(exec *x, stage *st, partial_kind k, void *partial);
+void step_partial_free(exec *x, partial_kind k, void *partial);
+
+/* Per kind (op_aggregate.c, op_distinct.c, op_sort.c). */
+void *aggregate_partial_take(exec *x, stage *st);
+void aggregate_partial_collect(stage *st);
+int aggregate_partial_merge(exec *x, stage *st, void *partial);
+void aggregate_partial_free(exec *x, void *partial);
+void *distinct_partial_take(exec *x, stage *st);
+void distinct_partial_collect(stage *st);
+int distinct_partial_merge(exec *x, stage *st, void *partial);
+void distinct_partial_free(exec *x, void *partial);
+bool sort_is_top(const stage *st);
+void *sort_partial_take(exec *x, stage *st);
+int sort_partial_merge(exec *x, stage *st, void *partial);
+void sort_partial_free(exec *x, void *partial);
+
 #endif

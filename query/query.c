@@ -663,6 +663,25 @@ static void run_profiled(exec *x, const cypher_ast_node *root, const char *text,
     x->prof = NULL;
 }
 
+/* Whether body neither writes nor loads a file (parallel.h). */
+static bool reads_only(const cypher_ast_node *body)
+{
+    if (first_update(body))
+        return false;
+    if (body->kind == CYPHER_AST_UNION) {
+        for (size_t i = 0; i < body->u.union_.queries.count; i++)
+            if (!reads_only(body->u.union_.queries.items[i]))
+                return false;
+        return true;
+    }
+    if (body->kind != CYPHER_AST_QUERY)
+        return false;
+    for (size_t i = 0; i < body->u.list.count; i++)
+        if (body->u.list.items[i]->kind == CYPHER_AST_LOAD_CSV)
+            return false;
+    return true;
+}
+
 /* Whether root is computed as its result is read: a query that only reads
    (no update, no schema command, no UNION, not EXPLAIN or PROFILE). */
 static bool reads_lazily(const cypher_ast_node *root)
@@ -751,6 +770,7 @@ static strata_status query_run(strata_graph *g, strata_view *v, const char *text
                            perr.column);
     }
     const cypher_ast_node *root = plan ? cypher_ast_root(plan_ast(plan)) : NULL;
+    x->reads_only = root && reads_only(root->u.statement.body);
     if (root && root->u.statement.mode != CYPHER_MODE_RUN)
         run_profiled(x, root, text, r);
     else if (root && reads_lazily(root) && go_lazy(g, v, x, r, params))
