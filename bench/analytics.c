@@ -16,6 +16,11 @@
  *                       and 2 query threads (query/parallel.h); the graph
  *                       gets one :T relationship per node first; each also
  *                       kept off the parallel path (WITH 1 AS one in front)
+ *   hash join           a second graph of N/50 people in 20 cities, two
+ *                       KNOWS each: the people of a person's friend's city
+ *                       over 70 (the city's people, a block hanging off
+ *                       the city, hash-joined: built once per city, not
+ *                       once per row), and the same as two MATCH clauses
  *
  *   analytics [--nodes N] [--runs R] [--quick] [--parallel-only]
  *
@@ -122,6 +127,42 @@ static void parallel_reads(strata_graph *g, long n, int runs)
     strata_set_query_threads(g, 0);
 }
 
+static void run_or_fail(strata_graph *g, const char *q)
+{
+    strata_result *r;
+    STRATA_OK_G(g, strata_query(g, q, NULL, &r));
+    strata_result_free(&r);
+}
+
+/* People in 20 cities, each knowing two others; the rows reaching a city
+   repeat it about persons / 20 times. */
+static void hash_join(long persons, int runs)
+{
+    strata_graph *g;
+    if (strata_graph_new(&g) != STRATA_OK)
+        fail("out of memory");
+    char q[512];
+    run_or_fail(g, "UNWIND range(0, 19) AS i CREATE (:City {i: i})");
+    snprintf(q, sizeof q, "UNWIND range(0, %ld) AS i CREATE (:Person {i: i, age: i %% 80})",
+             persons - 1);
+    run_or_fail(g, q);
+    run_or_fail(g, "MATCH (c:City) WITH collect(c) AS cs MATCH (p:Person) "
+                   "WITH p, cs[p.i % 20] AS c CREATE (p)-[:LIVES_IN]->(c)");
+    run_or_fail(g, "MATCH (p:Person) WITH collect(p) AS ps UNWIND range(0, size(ps) - 1) AS i "
+                   "WITH ps[i] AS p, ps[(i * 7 + 3) % size(ps)] AS q, "
+                   "ps[(i * 13 + 5) % size(ps)] AS r CREATE (p)-[:KNOWS]->(q), (p)-[:KNOWS]->(r)");
+    printf("graph: %ld people in 20 cities, rss %ld KiB\n", persons, rss_kib());
+    fflush(stdout);
+    report(g, "hash join, one MATCH",
+           "MATCH (a:Person)-[:KNOWS]->(b:Person)-[:LIVES_IN]->(c:City)<-[:LIVES_IN]-(d:Person) "
+           "WHERE d.age > 70 RETURN a.age % 10 AS g, count(*)", runs);
+    report(g, "hash join, two MATCH clauses",
+           "MATCH (a:Person)-[:KNOWS]->(b:Person)-[:LIVES_IN]->(c:City) "
+           "MATCH (c)<-[:LIVES_IN]-(d:Person)-[:KNOWS]->(e:Person) WHERE e.age < 2 "
+           "RETURN a.age % 10 AS g, count(*)", runs);
+    strata_graph_free(&g);
+}
+
 int main(int argc, char **argv)
 {
     long n = 1000000;
@@ -180,5 +221,7 @@ int main(int argc, char **argv)
     }
     parallel_reads(g, n, runs);
     strata_graph_free(&g);
+    if (!parallel_only)
+        hash_join(n / 50 < 1000 ? 1000 : n / 50, runs);
     return 0;
 }

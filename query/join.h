@@ -33,6 +33,13 @@
  *     relationships, not the paths.  A leaf named only by `x <> y` is
  *     counted too, less the ways it would equal y (jpair).
  *
+ *   - Hash join: where the core's steps after some point bind a
+ *     sub-pattern that reaches what was bound before only through one
+ *     vertex (or a pair), and the rows arriving there repeat that
+ *     vertex's node, the sub-pattern's matches are built once per
+ *     distinct node into a table keyed by it and each row probes the
+ *     table instead of expanding again (jhash, op_hash_join.c).
+ *
  * The join runs a clause run only where it can give exactly the walker's
  * rows (as a multiset): plain parts without path variables,
  * fixed-length relationships, no relationship variable bound before, no
@@ -112,6 +119,31 @@ typedef struct jpair {
     uint32_t vertex;                /* ... this vertex of the core */
 } jpair;
 
+/* A hash join over the core's steps [first, end): the vertices they bind
+   (vert) and the relationships (edge, in the order the steps bind them:
+   each step's driver, then its checks) reach the vertices bound before
+   `first` only through the key vertices, and every WHERE conjunct placed
+   at those steps names only them and the key.  So the block's matches
+   depend on the key's nodes alone (and, when per_input, on the input
+   row: a property map or conjunct names it) and are built once per key.
+   Relationship uniqueness against the relationships bound before `first`
+   is checked when a row probes (check_unique: some edge of the block and
+   one outside it, in one clause, can take the same relationship). */
+#define JOIN_HASH_MAX_KEY 2
+typedef struct jhash {
+    size_t first, end;
+    uint32_t key[JOIN_HASH_MAX_KEY];
+    size_t nkey;
+    uint32_t vert[JOIN_MAX_VERTICES];
+    size_t nvert;
+    uint32_t edge[JOIN_MAX_EDGES];
+    size_t nedge;
+    bool per_input;
+    bool check_unique;
+    double rows, keys, per_key;     /* estimated: rows probing, distinct keys,
+                                       matches per key */
+} jhash;
+
 /* The scalars first: a plan is cleared up to v (join_plan_build), and each
    array entry is written whole before it is read, so the tens of
    kilobytes of arrays are never cleared. */
@@ -127,6 +159,7 @@ typedef struct join_plan {
     bool sum_only;                  /* ... and names none of the join's
                                        variables: one row per input row */
     size_t npairs;
+    bool hashed;                    /* hash holds a hash join */
     const cypher_ast_node *const *clauses;
     size_t nclauses;
     size_t in_width;
@@ -134,6 +167,7 @@ typedef struct join_plan {
     jedge e[JOIN_MAX_EDGES];
     jstep steps[JOIN_MAX_VERTICES];
     jpair pairs[JOIN_MAX_VERTICES];
+    jhash hash;
 } join_plan;
 
 /* Plans clauses[0..n) (a run of MATCH clauses) as one join if it can and
@@ -157,5 +191,10 @@ strata_direction join_edge_dir(const jedge *e, uint32_t from);
    joined (1000). */
 void join_set_enabled(bool on);
 void join_set_scan_min(uint64_t n);
+
+/* For tests: whether a hash join is planned where the estimates say it
+   pays (the default), wherever one is possible, or never. */
+typedef enum join_hash_mode { JOIN_HASH_AUTO, JOIN_HASH_ALWAYS, JOIN_HASH_NEVER } join_hash_mode;
+void join_set_hash(join_hash_mode mode);
 
 #endif

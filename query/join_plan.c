@@ -1,5 +1,6 @@
 /* join_plan — whether a run of MATCH clauses runs as a join, and in which
    order its vertices are bound (join.h). */
+#include <math.h>
 #include <stdio.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -18,6 +19,10 @@ static _Atomic uint64_t scan_min = 1000;
 void join_set_enabled(bool on) { atomic_store(&join_off, !on); }
 
 void join_set_scan_min(uint64_t n) { atomic_store(&scan_min, n); }
+
+static atomic_int hash_mode;    /* join_hash_mode */
+
+void join_set_hash(join_hash_mode mode) { atomic_store(&hash_mode, (int)mode); }
 
 /* ---- names ---- */
 
@@ -932,6 +937,213 @@ static void make_steps(builder *b, const uint32_t *order, size_t n, const uint32
         add_step(p, peeled[k], 0, JSTEP_EXPAND, parent_edge[peeled[k]]);
 }
 
+/* ---- hash join ---- */
+
+/* The join's vertices a conjunct or map names (no side effects, unlike
+   conjunct_needs); *outside: it names something else too (the input row,
+   a local of its own). */
+static uint64_t names_mask(const join_plan *p, const cypher_ast_node *n, bool *outside)
+{
+    names ns = {0};
+    collect_names(n, &ns);
+    uint64_t mask = 0;
+    *outside = ns.overflow;
+    for (size_t i = 0; i < ns.n; i++) {
+        bool ours = false;
+        for (uint32_t w = 0; w < p->nv; w++)
+            if (p->v[w].var && str_eq(ns.v[i], &p->v[w].var->u.name)) {
+                mask |= 1ull << w;
+                ours = true;
+            }
+        for (uint32_t k = 0; k < p->ne; k++) {
+            const cypher_ast_node *var = p->e[k].rel->u.rel.variable;
+            if (var && str_eq(ns.v[i], &var->u.name)) {
+                mask |= 1ull << p->e[k].a | 1ull << p->e[k].b;
+                ours = true;
+            }
+        }
+        *outside |= !ours;
+    }
+    return mask;
+}
+
+/* What core step s depends on, for a block holding it: the vertices its
+   edges and conjuncts name (*named) and whether a map or conjunct names
+   anything outside the join (*outside: the input row). */
+static void step_needs(const join_plan *p, size_t s, uint64_t *named, bool *outside)
+{
+    const jstep *st = &p->steps[s];
+    const jvertex *jv = &p->v[st->vertex];
+    bool out;
+    *named = 1ull << st->from;
+    *outside = false;
+    for (size_t c = 0; c < st->nchecks; c++)
+        *named |= 1ull << p->e[st->checks[c]].a | 1ull << p->e[st->checks[c]].b;
+    for (size_t c = 0; c < st->nconj; c++) {
+        *named |= names_mask(p, st->conj[c].expr, &out);
+        *outside |= out;
+    }
+    for (size_t c = 0; c < jv->nprops; c++) {
+        names_mask(p, jv->props[c]->u.node.properties, &out);
+        *outside |= out;
+    }
+    for (size_t c = 0; c <= st->nchecks; c++) {
+        const jedge *e = &p->e[c ? st->checks[c - 1] : st->driver];
+        if (e->rel->u.rel.properties) {
+            names_mask(p, e->rel->u.rel.properties, &out);
+            *outside |= out;
+        }
+    }
+}
+
+/* Whether the core's steps [i, j) can be hash-joined — each an
+   expansion (the caller checks), reaching the vertices bound before i
+   (edges and conjuncts alike) only through at most JOIN_HASH_MAX_KEY of
+   them, the key — given each step's needs; fills h's block. */
+static bool block_fits(const join_plan *p, size_t i, size_t j, const uint64_t *needs,
+                       const bool *outside, jhash *h)
+{
+    uint64_t before = 0, key = 0;
+    for (size_t s = 0; s < i; s++)
+        before |= 1ull << p->steps[s].vertex;
+    h->nvert = h->nedge = 0;
+    h->per_input = false;
+    for (size_t s = i; s < j; s++) {
+        const jstep *st = &p->steps[s];
+        h->vert[h->nvert++] = st->vertex;
+        h->edge[h->nedge++] = st->driver;
+        for (size_t c = 0; c < st->nchecks; c++)
+            h->edge[h->nedge++] = st->checks[c];
+        key |= needs[s] & before;
+        h->per_input |= outside[s];
+    }
+    int nkey = __builtin_popcountll(key);
+    if (nkey < 1 || nkey > JOIN_HASH_MAX_KEY)
+        return false;
+    h->first = i;
+    h->end = j;
+    h->nkey = 0;
+    for (uint32_t w = 0; w < p->nv; w++)
+        if (key >> w & 1)
+            h->key[h->nkey++] = w;
+    return true;
+}
+
+/* Whether an edge of the block and one outside it, in one clause, may
+   take the same relationship: then a row checks each match it probes. */
+static bool block_may_share(const join_plan *p, const jhash *h)
+{
+    uint64_t in = 0;
+    for (size_t k = 0; k < h->nedge; k++)
+        in |= 1ull << h->edge[k];
+    for (size_t k = 0; k < h->nedge; k++)
+        for (uint32_t f = 0; f < p->ne; f++)
+            if (!(in >> f & 1) && p->e[f].group == p->e[h->edge[k]].group &&
+                types_overlap(&p->e[h->edge[k]], &p->e[f]))
+                return true;
+    return false;
+}
+
+/* Matches above this many, estimated, are not held in a table. */
+#define HASH_MAX_MATCHES (1ull << 24)
+
+/* Picks the block to hash-join, if any.  The walk expands a block for
+   every row reaching it: rows * work, the work per row from the block's
+   estimates (candidates read and closing probes, as `extend` counts
+   them, plus one per conjunct or map checked on a candidate).  The hash
+   join expands it once per distinct key — about C (1 - e^(-rows/C)) of
+   them for a key of C possible nodes (label counts) — storing its
+   matches, then each row looks its key up and binds its matches: keys *
+   (work + matches) + rows * (1 + matches).  Chosen where that saves a
+   quarter of the walk's cost and rows repeat keys at least twice over:
+   blocks of one plain expansion never qualify (reading a cached match
+   costs what reading the relationship did). */
+static void choose_hash(join_plan *p, const uint64_t *scan_est)
+{
+    int mode = atomic_load(&hash_mode);
+    if (mode == JOIN_HASH_NEVER || p->ncore < 2)
+        return;
+    double rows[JOIN_MAX_VERTICES + 1];
+    uint64_t bound[JOIN_MAX_VERTICES + 1];
+    rows[0] = 1;
+    bound[0] = 0;
+    for (size_t k = 0; k < p->ncore; k++) {
+        uint32_t w = p->steps[k].vertex, drv;
+        double work;
+        rows[k + 1] = p->steps[k].kind == JSTEP_BOUND
+                          ? rows[k] : extend(p, bound[k], w, rows[k], scan_est, &drv, &work);
+        bound[k + 1] = bound[k] | 1ull << w;
+    }
+    uint64_t needs[JOIN_MAX_VERTICES];
+    bool outside[JOIN_MAX_VERTICES];
+    for (size_t k = 1; k < p->ncore; k++)
+        if (p->steps[k].kind == JSTEP_EXPAND)
+            step_needs(p, k, &needs[k], &outside[k]);
+    double best_gain = 0;
+    bool found = false;
+    jhash h;
+    for (size_t i = 1; i < p->ncore; i++) {
+        /* the block [i, j)'s matches and work per key, step by step */
+        double per_key = 1, work = 0;
+        for (size_t j = i + 1; j <= p->ncore && p->steps[j - 1].kind == JSTEP_EXPAND; j++) {
+            const jstep *st = &p->steps[j - 1];
+            uint32_t drv;
+            double w, keyspace = 1;
+            per_key = extend(p, bound[j - 1], st->vertex, per_key, scan_est, &drv, &w);
+            work += w + per_key * (double)(st->nconj + p->v[st->vertex].nprops);
+            if (!block_fits(p, i, j, needs, outside, &h))
+                continue;
+            for (size_t k = 0; k < h.nkey; k++) {
+                const jvertex *kv = &p->v[h.key[k]];
+                keyspace *= kv->in_bound ? 1.0 : kv->card ? (double)kv->card : 1.0;
+            }
+            double r = rows[i];
+            double keys = keyspace * -expm1(-r / keyspace);
+            keys = keys < 1 ? 1 : keys;
+            double walk = r * work, hashed = keys * (work + per_key) + r * (1 + per_key);
+            double gain = walk - hashed;
+            bool pays = gain > 0.25 * walk && r >= 2 * keys &&
+                        keys * per_key <= (double)HASH_MAX_MATCHES;
+            if ((mode == JOIN_HASH_ALWAYS || pays) && (!found || gain > best_gain)) {
+                found = true;
+                best_gain = gain;
+                h.rows = r;
+                h.keys = keys;
+                h.per_key = per_key;
+                p->hash = h;
+            }
+        }
+    }
+    if (!found)
+        return;
+    p->hashed = true;
+    p->hash.check_unique = block_may_share(p, &p->hash);
+}
+
+/* "(a, b)": the names of vertices vs[0..n), into buf. */
+static void vertex_list(const join_plan *p, const uint32_t *vs, size_t n, char *buf, size_t size)
+{
+    size_t used = (size_t)snprintf(buf, size, "(");
+    for (size_t i = 0; i < n && used < size; i++) {
+        const jvertex *jv = &p->v[vs[i]];
+        used += (size_t)snprintf(buf + used, size - used, "%s%.*s", i ? ", " : "",
+                                 jv->var ? (int)jv->var->u.name.len : 1,
+                                 jv->var ? jv->var->u.name.ptr : "_");
+    }
+    if (used < size)
+        snprintf(buf + used, size - used, ")");
+}
+
+static void describe_hash(exec *x, const join_plan *p)
+{
+    char key[64], block[96], buf[256];
+    vertex_list(p, p->hash.key, p->hash.nkey, key, sizeof key);
+    vertex_list(p, p->hash.vert, p->hash.nvert, block, sizeof block);
+    snprintf(buf, sizeof buf, "HashJoin %s build %s est %.3g per key over %.3g keys, "
+             "probe est %.3g rows", key, block, p->hash.per_key, p->hash.keys, p->hash.rows);
+    profile_note(x, buf);
+}
+
 static void describe(exec *x, const join_plan *p)
 {
     char buf[192];
@@ -943,6 +1155,8 @@ static void describe(exec *x, const join_plan *p)
         const jvertex *jv = &p->v[st->vertex];
         const char *name = jv->var ? jv->var->u.name.ptr : "";
         int len = jv->var ? (int)jv->var->u.name.len : 0;
+        if (p->hashed && s == p->hash.first)
+            describe_hash(x, p);
         if (st->kind == JSTEP_SCAN) {
             profile_note_start(x, &st->plan);
             continue;
@@ -972,13 +1186,12 @@ void join_plan_free(exec *x, join_plan **pp)
     *pp = NULL;
 }
 
-/* Whether every start of the pattern is a scan of at least scan_min
-   nodes (no seek, nothing bound before): an analytic pattern, where the
-   order and WHERE placed early matter. */
-static bool scans_only(builder *b)
+/* Whether every start of the pattern is a scan of at least min nodes (no
+   seek, nothing bound before): an analytic pattern, where the order and
+   WHERE placed early matter. */
+static bool scans_only(builder *b, uint64_t min)
 {
     const join_plan *p = b->p;
-    uint64_t min = atomic_load(&scan_min);
     /* the label counts first: a seek is never above them, and planning a
        seek lists the indices */
     for (uint32_t w = 0; w < p->nv; w++)
@@ -999,7 +1212,22 @@ static bool worth_it(builder *b, size_t npeeled)
 {
     const join_plan *p = b->p;
     return p->nclauses > 1 || npeeled > 0 || edge_has_cycle(p) ||
-           (p->ne >= 2 && scans_only(b));
+           (p->ne >= 2 && scans_only(b, atomic_load(&scan_min)));
+}
+
+/* Below this many candidates for any start a pattern is left to the
+   walker even where a hash join might pay: its rows are too few to
+   repeat a key often. */
+#define HASH_SCAN_MIN 16
+
+/* Whether a hash join may pay where nothing else would: a pattern of two
+   relationships or more with no start below HASH_SCAN_MIN candidates
+   (the plan then decides, from the estimates). */
+static bool hash_may_pay(builder *b)
+{
+    uint64_t min = atomic_load(&scan_min);
+    return atomic_load(&hash_mode) != JOIN_HASH_NEVER && b->p->ne >= 2 &&
+           scans_only(b, min < HASH_SCAN_MIN ? min : HASH_SCAN_MIN);
 }
 
 static int build(builder *b, const cypher_ast_node *next, scope *sc)
@@ -1039,7 +1267,20 @@ static int build(builder *b, const cypher_ast_node *next, scope *sc)
     find_pairs(p, needs, down_mask, &pr);
     uint64_t all = p->nv == 64 ? ~0ull : (1ull << p->nv) - 1;
     uint64_t core = peel(p, all & ~pr.taken, pr.pinned, parent_edge, peeled, &npeeled);
-    if (!worth_it(b, npeeled + pr.n)) {
+    bool worth = worth_it(b, npeeled + pr.n);
+    if (!worth && !hash_may_pay(b)) {
+        b->reject = true;
+        return 0;
+    }
+    uint64_t scan_est[JOIN_MAX_VERTICES];
+    estimate(b, scan_est);
+    uint32_t order[JOIN_MAX_VERTICES];
+    size_t n = 0;
+    order_core(b, core, scan_est, order, &n);
+    make_steps(b, order, n, parent_edge, peeled, npeeled, &pr);
+    place_conjuncts(p, needs);
+    choose_hash(p, scan_est);
+    if (!worth && !p->hashed) {
         b->reject = true;
         return 0;
     }
@@ -1055,13 +1296,6 @@ static int build(builder *b, const cypher_ast_node *next, scope *sc)
         if (p->e[i].rel->u.rel.variable)
             p->e[i].slot = scope_find(sc, p->e[i].rel->u.rel.variable->u.name.ptr,
                                       p->e[i].rel->u.rel.variable->u.name.len);
-    uint64_t scan_est[JOIN_MAX_VERTICES];
-    estimate(b, scan_est);
-    uint32_t order[JOIN_MAX_VERTICES];
-    size_t n = 0;
-    order_core(b, core, scan_est, order, &n);
-    make_steps(b, order, n, parent_edge, peeled, npeeled, &pr);
-    place_conjuncts(p, needs);
     if (x->prof)
         describe(x, p);
     return 0;

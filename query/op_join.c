@@ -10,7 +10,8 @@
  * leaves once, weighted by the product over its counted children of the
  * number of ways to complete them, each memoised per (step, node) for
  * the life of the stage (the version read does not change inside a
- * pipeline). */
+ * pipeline).  A hash join's block (op_hash_join.c) is entered through
+ * run_step like any other step. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -18,48 +19,10 @@
 
 #include "core/adj_cursor.h"
 #include "index/label_index.h"
-#include "query/join.h"
+#include "query/join_exec.h"
 #include "query/parallel.h"
+#include "query/profile.h"
 #include "query/regex.h"
-#include "query/walk_stack.h"
-
-typedef struct memo {
-    id_index at;                /* node -> index into vals */
-    uint64_t *vals;
-    size_t n, cap;
-} memo;
-
-/* A bound end's relationships along a closing edge, sorted by the other
-   end, kept while that end stays bound to one node (close_edges). */
-typedef struct probe_set {
-    bool held, built;
-    uint64_t node;              /* the node the end holds */
-    uint64_t spent;             /* entries read probing it from the other side */
-    uint64_t (*v)[2];           /* (other end, relationship), by other end */
-    size_t n, cap;
-} probe_set;
-
-typedef struct join_state {
-    join_plan *p;
-    scope sc;
-    stage *s;
-    size_t in_width, width;
-    value *row;
-    uint64_t vid[JOIN_MAX_VERTICES];
-    uint64_t used[JOIN_MAX_EDGES];
-    uint32_t used_group[JOIN_MAX_EDGES];
-    size_t nused;
-    memo memos[JOIN_MAX_VERTICES];   /* per counted step */
-    uint64_t *ends;             /* a pair's leaf's nodes (pair_ways) */
-    size_t cap_ends;
-    probe_set probes[JOIN_MAX_EDGES];   /* per closing edge (close_edges) */
-    /* the input row in progress: the first step's candidates */
-    bool row_open;
-    strata_node_iter *it;
-    bool single;
-    uint64_t single_id;
-    uint64_t pending;           /* sum_only: the matches of the input row so far */
-} join_state;
 
 static int run_step(exec *x, join_state *js, size_t k);
 static int close_edges(exec *x, join_state *js, size_t k, size_t c);
@@ -89,7 +52,7 @@ static int vertex_ok(exec *x, join_state *js, const jvertex *jv, uint64_t id, bo
 
 static bool rel_used(const join_state *js, uint64_t rid, uint32_t group)
 {
-    for (size_t i = 0; i < js->nused; i++)
+    for (size_t i = js->used_base; i < js->nused; i++)
         if (js->used[i] == rid && js->used_group[i] == group)
             return true;
     return false;
@@ -169,12 +132,6 @@ static bool scan_next(edge_scan *sc, uint64_t *rid, uint64_t *other)
     }
 }
 
-static void bind_slot(join_state *js, long slot, value v)
-{
-    if (slot >= 0)
-        js->row[slot] = v;
-}
-
 static int push_rel(exec *x, join_state *js, const jedge *e, uint64_t rid, bool *ok)
 {
     *ok = false;
@@ -188,7 +145,7 @@ static int push_rel(exec *x, join_state *js, const jedge *e, uint64_t rid, bool 
     }
     js->used[js->nused] = rid;
     js->used_group[js->nused++] = e->group;
-    bind_slot(js, e->slot, value_rel(rid));
+    join_bind_slot(js, e->slot, value_rel(rid));
     *ok = true;
     return 0;
 }
@@ -196,7 +153,7 @@ static int push_rel(exec *x, join_state *js, const jedge *e, uint64_t rid, bool 
 static void pop_rel(join_state *js, const jedge *e)
 {
     js->nused--;
-    bind_slot(js, e->slot, value_null());
+    join_bind_slot(js, e->slot, value_null());
 }
 
 /* ---- counting ---- */
@@ -612,10 +569,10 @@ static int try_vertex(exec *x, join_state *js, size_t k, uint64_t id)
         return 0;
     js->vid[st->vertex] = id;
     if (!jv->in_bound)
-        bind_slot(js, jv->slot, value_node(id));
+        join_bind_slot(js, jv->slot, value_node(id));
     int rc = close_edges(x, js, k, 0);
     if (!jv->in_bound)
-        bind_slot(js, jv->slot, value_null());
+        join_bind_slot(js, jv->slot, value_null());
     return rc;
 }
 
@@ -672,19 +629,53 @@ static int scan(exec *x, join_state *js, size_t k)
     return rc;
 }
 
-static int run_step(exec *x, join_state *js, size_t k)
+int join_run_kind(exec *x, join_state *js, size_t k, jstep_kind kind)
 {
     const join_plan *p = js->p;
-    if (k == p->ncore)
-        return emit(x, js);
     const jstep *st = &p->steps[k];
-    switch (st->kind) {
+    switch (kind) {
     case JSTEP_BOUND: {
         uint64_t id;
         return bound_node(x, js, &p->v[st->vertex], &id) ? try_vertex(x, js, k, id) : 0;
     }
     case JSTEP_SCAN: return scan(x, js, k);
     default: return expand(x, js, k);
+    }
+}
+
+/* Steps run by the kind join_state.op gives them: a hash join's first
+   and end steps are JOP_HASH, so the walk pays nothing for it per step
+   (the check sits in the switch it goes through anyway). */
+static int run_step(exec *x, join_state *js, size_t k)
+{
+    const join_plan *p = js->p;
+    if (k == p->ncore)
+        return js->hash.building ? hash_join_record(x, js) : emit(x, js);
+    switch (js->op[k]) {
+    case JOP_BOUND: {
+        uint64_t id;
+        const jstep *st = &p->steps[k];
+        return bound_node(x, js, &p->v[st->vertex], &id) ? try_vertex(x, js, k, id) : 0;
+    }
+    case JOP_SCAN: return scan(x, js, k);
+    case JOP_EXPAND: return expand(x, js, k);
+    default: return hash_join_step(x, js, k);
+    }
+}
+
+int join_run_step(exec *x, join_state *js, size_t k) { return run_step(x, js, k); }
+
+/* Each core step's operation: its kind, or JOP_HASH where a hash join
+   begins or ends. */
+static void set_ops(join_state *js)
+{
+    const join_plan *p = js->p;
+    for (size_t k = 0; k < p->ncore; k++)
+        js->op[k] = (uint8_t)p->steps[k].kind;
+    if (p->hashed) {
+        js->op[p->hash.first] = JOP_HASH;
+        if (p->hash.end < p->ncore)
+            js->op[p->hash.end] = JOP_HASH;
     }
 }
 
@@ -717,6 +708,8 @@ static int join_begin(exec *x, stage *s, const value *in)
     js->row_open = true;
     js->pending = 0;
     const join_plan *p = js->p;
+    if (p->hashed && p->hash.per_input)
+        hash_join_reset(js);
     if (p->impossible)
         return 0;
     const jstep *st = &p->steps[0];
@@ -796,6 +789,9 @@ static void join_close(exec *x, stage *s)
     if (js->ends)
         mem_free(x->m, js->ends);
     probe_sets_free(x, js);
+    if (x->prof && js->p->hashed)
+        hash_join_profile(x, js);
+    hash_join_free(x, js);
     join_plan_free(x, &js->p);
     scope_free(&js->sc);
     mem_free(x->m, js);
@@ -835,6 +831,7 @@ static void worker_init(worker *w, parallel_count *pc)
     w->js.p = js->p;
     w->js.sc = js->sc;
     w->js.in_width = js->in_width;
+    memcpy(w->js.op, js->op, sizeof js->op);
     w->js.width = js->width;
 }
 
@@ -849,6 +846,8 @@ static void worker_fini(worker *w)
     if (w->js.ends)
         mem_free(x->m, w->js.ends);
     probe_sets_free(x, &w->js);
+    hash_join_add_counts(w->pc->js, &w->js);
+    hash_join_free(x, &w->js);
     if (w->js.row)
         mem_free(x->m, w->js.row);
     parallel_exec_fini(x);
@@ -978,6 +977,8 @@ int join_open(exec *x, join_plan *p, const scope *sc, stage *s)
     js->p = p;
     js->s = s;
     js->in_width = p->in_width;
+    js->prof_step = x->prof ? x->prof->n : SIZE_MAX;
+    set_ops(js);
     s->state = js;
     s->row = join_row;
     s->begin = join_begin;

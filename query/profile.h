@@ -15,10 +15,14 @@
 
 #include "query/exec.h"
 
+/* A clause's plan text: a join of many steps, a hash join's counts after
+   them, fit. */
+#define PROFILE_PLAN_MAX 512
+
 typedef struct profile_step {
     const cypher_ast_node *clause;
     const char *op;             /* static */
-    char plan[256];
+    char plan[PROFILE_PLAN_MAX];
     uint64_t rows;
     double ms;
 } profile_step;
@@ -28,7 +32,7 @@ struct profile {
     bool timed;                 /* PROFILE */
     profile_step *steps;
     size_t n, cap;
-    char pending[256];          /* what the running operator chose */
+    char pending[PROFILE_PLAN_MAX];   /* what the running operator chose */
     double t0;
 };
 
