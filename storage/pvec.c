@@ -128,19 +128,24 @@ void pvec_release(pvec *v, const pvec_ops *ops, mem_ctx *m)
 
 static const unsigned char zero_elem[PVEC_MAX_ELEM];
 
-const void *pvec_get(const pvec *v, const pvec_ops *ops, uint64_t i)
+/* The leaf holding element i, or NULL for a hole. */
+static inline struct pvec_chunk *leaf_of(const pvec *v, uint64_t i)
 {
     struct pvec_chunk *c = v->root;
     for (uint32_t h = v->height; c && h > 0; h--)
         c = kids(c)[slot_index(i, h)];
+    return c;
+}
+
+const void *pvec_get(const pvec *v, const pvec_ops *ops, uint64_t i)
+{
+    struct pvec_chunk *c = leaf_of(v, i);
     return c ? c->body + (size_t)(i & MASK) * ops->elem_size : zero_elem;
 }
 
 const void *pvec_get_run(const pvec *v, const pvec_ops *ops, uint64_t i, uint64_t *n)
 {
-    struct pvec_chunk *c = v->root;
-    for (uint32_t h = v->height; c && h > 0; h--)
-        c = kids(c)[slot_index(i, h)];
+    struct pvec_chunk *c = leaf_of(v, i);
     if (!c) {
         *n = 1;   /* a hole: one zero element at a time */
         return zero_elem;
