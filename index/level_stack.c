@@ -337,80 +337,12 @@ lstack_cursor *lstack_seek(const level_stack *s, mem_ctx *m, const value *key)
     return c;
 }
 
-/* lstack_first from the trees' hashes: 1 (found, *id set) or 0 (none), or
-   -1 when a hash cannot say, or a tree holds several entries under key
-   (the merge is then the cursor's).  Each tree mentions key at most once,
-   so the topmost mention of each id decides, as in the merge; the ids
-   mentioned are few (one per tree). */
-static __attribute__((noinline)) int point_first(const level_stack *s, const value *key,
-                                                  uint64_t *id)
-{
-    uint64_t seen[LSTACK_CAP + 1], least = UINT64_MAX;
-    uint32_t nseen = 0;
-    for (uint32_t i = s->depth + 1; i-- > 0;) {
-        const pbtree *t = i == 0 ? &s->base : &s->levels[i - 1];
-        uint64_t e, count;
-        int r = pbtree_point(t, key, &e, &count);
-        if (r < 0 || (r == 1 && count > 1))
-            return -1;
-        if (r == 0)
-            continue;
-        uint64_t plain = e >> 1;
-        bool decided = false;
-        for (uint32_t k = 0; k < nseen && !decided; k++)
-            decided = seen[k] == plain;
-        if (decided)
-            continue;
-        seen[nseen++] = plain;
-        if (!(e & 1) && plain < least)
-            least = plain;
-    }
-    if (least == UINT64_MAX)
-        return 0;
-    *id = least;
-    return 1;
-}
-
-/* lstack_first by the merged seek. */
-static __attribute__((noinline)) bool merged_first(const level_stack *s, const value *key,
-                                                   uint64_t *id)
-{
-    /* A cursor on the stack, with room for the deepest stack: no heap.
-       (A union may hold a struct with a flexible array member; a struct
-       may not.) */
-    union {
-        lstack_cursor c;
-        unsigned char room[sizeof(lstack_cursor) + (LSTACK_CAP + 1) * sizeof(pbtree_cursor)];
-    } local;
-    cursor_start(&local.c, s, key);
-    if (!local.c.valid || value_order(local.c.key, key) != 0)
-        return false;
-    *id = local.c.id;
-    return true;
-}
-
-bool lstack_first(const level_stack *s, const value *key, uint64_t *id)
-{
-    if (s && s->hashed) {
-        int r;
-        if (s->depth == 0) {   /* the base alone, which holds no tombstones */
-            uint64_t e, count;
-            r = pbtree_point(&s->base, key, &e, &count);
-            if (r == 1)
-                *id = e >> 1;
-        } else {
-            r = point_first(s, key, id);
-        }
-        if (r >= 0)
-            return r;
-    }
-    return merged_first(s, key, id);
-}
-
-/* point_first's walk, counting too: 1 with the least live id and the
-   live count, 0 when none is live, -1 when a tree cannot answer alone (a
-   key not hashed, or several entries under it in a level, whose
-   tombstones would need the merge). */
+/* From the trees' hashes: 1 with the least live id under key and the live
+   count, 0 when none is live, -1 when a tree cannot answer alone (a key
+   not hashed, or several entries under it in a level, whose tombstones
+   would need the merge; the base holds none).  Each tree mentions an id
+   at most once, so the topmost mention of each id decides, as in the
+   merge; the ids mentioned are few (one per tree). */
 static __attribute__((noinline)) int point_count(const level_stack *s, const value *key,
                                                  uint64_t *id, uint64_t *count)
 {
@@ -446,6 +378,43 @@ static __attribute__((noinline)) int point_count(const level_stack *s, const val
     *id = least;
     *count = live;
     return 1;
+}
+
+/* lstack_first by the merged seek. */
+static __attribute__((noinline)) bool merged_first(const level_stack *s, const value *key,
+                                                   uint64_t *id)
+{
+    /* A cursor on the stack, with room for the deepest stack: no heap.
+       (A union may hold a struct with a flexible array member; a struct
+       may not.) */
+    union {
+        lstack_cursor c;
+        unsigned char room[sizeof(lstack_cursor) + (LSTACK_CAP + 1) * sizeof(pbtree_cursor)];
+    } local;
+    cursor_start(&local.c, s, key);
+    if (!local.c.valid || value_order(local.c.key, key) != 0)
+        return false;
+    *id = local.c.id;
+    return true;
+}
+
+bool lstack_first(const level_stack *s, const value *key, uint64_t *id)
+{
+    if (s && s->hashed) {
+        int r;
+        if (s->depth == 0) {   /* the base alone, which holds no tombstones */
+            uint64_t e, count;
+            r = pbtree_point(&s->base, key, &e, &count);
+            if (r == 1)
+                *id = e >> 1;
+        } else {
+            uint64_t count;
+            r = point_count(s, key, id, &count);
+        }
+        if (r >= 0)
+            return r;
+    }
+    return merged_first(s, key, id);
 }
 
 int lstack_point(const level_stack *s, const value *key, uint64_t *id)

@@ -355,6 +355,9 @@ int load_csv_file(const evalctx *c, const cypher_ast_node *at, value *a, size_t 
 int op_project(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in, rowset *out,
                scope *result_cols);
 int op_create(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in, rowset *out);
+/* The labels of CREATE's node pattern n interned into labels (room for
+   each), tokens cached on the pattern; -1 after the error is set. */
+int create_labels(exec *x, const cypher_ast_node *n, strata_token *labels);
 int op_merge(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in, rowset *out);
 int op_set(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in);
 int op_remove(exec *x, const cypher_ast_node *clause, scope *sc, rowset *in);

@@ -43,6 +43,18 @@ static int set_props(exec *x, const cypher_ast_node *props, const scope *sc, con
     return rc;
 }
 
+int create_labels(exec *x, const cypher_ast_node *n, strata_token *labels)
+{
+    for (size_t i = 0; i < n->u.node.labels.count; i++) {
+        cypher_ast_node *l = n->u.node.labels.items[i];
+        strata_status s = exec_cached_intern(x, &l->u.label.token_plus1, STRATA_LABEL,
+                                             l->u.label.name.ptr, &labels[i]);
+        if (s != STRATA_OK)
+            return exec_status(x, n, s);
+    }
+    return 0;
+}
+
 static int create_node(exec *x, const cypher_ast_node *n, const scope *sc, value *row,
                        uint64_t *id)
 {
@@ -57,13 +69,8 @@ static int create_node(exec *x, const cypher_ast_node *n, const scope *sc, value
     }
     size_t nl = n->u.node.labels.count;
     strata_token labels[nl + 1];
-    for (size_t i = 0; i < nl; i++) {
-        cypher_ast_node *l = n->u.node.labels.items[i];
-        strata_status s = exec_cached_intern(x, &l->u.label.token_plus1, STRATA_LABEL,
-                                             l->u.label.name.ptr, &labels[i]);
-        if (s != STRATA_OK)
-            return exec_status(x, n, s);
-    }
+    if (create_labels(x, n, labels) != 0)
+        return -1;
     strata_status s = strata_node_create(x->g, labels, nl, id);
     if (s != STRATA_OK)
         return exec_status(x, n, s);

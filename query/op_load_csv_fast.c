@@ -346,13 +346,8 @@ static int create_node(exec *x, load_fast *f, const value *v)
     const cypher_ast_node *n = f->node;
     size_t nl = n->u.node.labels.count;
     strata_token labels[nl + 1];
-    for (size_t i = 0; i < nl; i++) {
-        cypher_ast_node *l = n->u.node.labels.items[i];
-        strata_status s = exec_cached_intern(x, &l->u.label.token_plus1, STRATA_LABEL,
-                                             l->u.label.name.ptr, &labels[i]);
-        if (s != STRATA_OK)
-            return exec_status(x, n, s);
-    }
+    if (create_labels(x, n, labels) != 0)
+        return -1;
     uint64_t id;
     strata_status s = strata_node_create(x->g, labels, nl, &id);
     if (s != STRATA_OK)

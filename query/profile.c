@@ -20,20 +20,27 @@ void profile_pipelined(exec *x, size_t i, uint64_t rows, double started)
     st->ms = started >= 0 ? profile_now() - started : 0;
 }
 
+/* Appends text to the running clause's plan after sep (none when it is
+   the first); a plan past PROFILE_PLAN_MAX ends in "..." rather than
+   stopping mid-word with no sign of it. */
+static void append_plan(profile *pr, const char *sep, const char *text)
+{
+    size_t used = strlen(pr->pending), room = sizeof pr->pending - used;
+    int n = snprintf(pr->pending + used, room, "%s%s", used ? sep : "", text);
+    if (n >= 0 && (size_t)n >= room)
+        memcpy(pr->pending + sizeof pr->pending - 4, "...", 4);
+}
+
 void profile_note_start(exec *x, const struct start_plan *p)
 {
-    profile *pr = x->prof;
-    size_t used = strlen(pr->pending);
     char d[200];
     start_describe(x, p, d, sizeof d);
-    snprintf(pr->pending + used, sizeof pr->pending - used, "%s%s", used ? "; " : "", d);
+    append_plan(x->prof, "; ", d);
 }
 
 void profile_note(exec *x, const char *text)
 {
-    profile *pr = x->prof;
-    size_t used = strlen(pr->pending);
-    snprintf(pr->pending + used, sizeof pr->pending - used, "%s%s", used ? ", " : "", text);
+    append_plan(x->prof, ", ", text);
 }
 
 void profile_clause_begin(exec *x)

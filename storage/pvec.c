@@ -180,13 +180,10 @@ void *pvec_get_mut(pvec *v, const pvec_ops *ops, mem_ctx *m, uint64_t i)
     return walk_mut(v, ops, m, i);
 }
 
-/* Raises the tree one level when it is full. */
-static int make_room(pvec *v, const pvec_ops *ops, mem_ctx *m)
+/* Raises the tree one level: the root becomes the new root's first kid
+   (a tree without a root only counts the level). */
+static int raise_level(pvec *v, const pvec_ops *ops, mem_ctx *m)
 {
-    if (v->len < capacity(v->height) || (v->len == 0 && !v->root))
-        return 0;
-    if (v->height + 1 >= PVEC_MAX_HEIGHT)
-        return -1;
     if (v->root) {
         struct pvec_chunk *top = chunk_new(ops, m, v->height + 1);
         if (!top)
@@ -196,6 +193,16 @@ static int make_room(pvec *v, const pvec_ops *ops, mem_ctx *m)
     }
     v->height++;
     return 0;
+}
+
+/* Raises the tree one level when it is full. */
+static int make_room(pvec *v, const pvec_ops *ops, mem_ctx *m)
+{
+    if (v->len < capacity(v->height) || (v->len == 0 && !v->root))
+        return 0;
+    if (v->height + 1 >= PVEC_MAX_HEIGHT)
+        return -1;
+    return raise_level(v, ops, m);
 }
 
 void *pvec_push(pvec *v, const pvec_ops *ops, mem_ctx *m)
@@ -226,16 +233,9 @@ int pvec_grow_to(pvec *v, const pvec_ops *ops, mem_ctx *m, uint64_t len)
     /* The heights make_room reaches, and capacity(h) shifts by
        (h + 1) * PVEC_BITS, which must stay below 64. */
     while (capacity(v->height) < len) {
-        if (v->height + 1 >= PVEC_MAX_HEIGHT || (v->height + 2) * PVEC_BITS >= 64)
+        if (v->height + 1 >= PVEC_MAX_HEIGHT || (v->height + 2) * PVEC_BITS >= 64 ||
+            raise_level(v, ops, m) != 0)
             return -1;
-        if (v->root) {
-            struct pvec_chunk *top = chunk_new(ops, m, v->height + 1);
-            if (!top)
-                return -1;
-            kids(top)[0] = v->root;
-            v->root = top;
-        }
-        v->height++;
     }
     v->len = len;
     return 0;
