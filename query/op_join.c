@@ -498,11 +498,12 @@ static int probe_set_build(exec *x, join_state *js, const jedge *e, uint32_t z, 
     return 0;
 }
 
-/* Whether to probe edge e through z's sorted set: always once read (or
-   when z is the side a probe would read anyway: each probe would read it
-   again); from the other side, once the probes while z holds this node
-   have read about twice what z's set holds, and only where that side
-   reads more than a few entries per probe. */
+/* Whether to probe edge e through z's sorted set: always once read; when
+   z is the side a probe reads anyway, from the second probe while z
+   holds this node (a node probed once, as when z changes every row, is
+   read once and not sorted); from the other side, once the probes while
+   z holds this node have read about twice what z's set holds, and only
+   where that side reads more than a few entries per probe. */
 static bool probe_by_set(join_state *js, const jedge *e, uint32_t z, uint32_t side,
                          probe_set *ps)
 {
@@ -512,8 +513,10 @@ static bool probe_by_set(join_state *js, const jedge *e, uint32_t z, uint32_t si
         ps->spent = 0;
         ps->built = false;
     }
-    if (ps->built || side == z)
+    if (ps->built)
         return true;
+    if (side == z)
+        return ps->spent > 0;
     double fan_w = e->fan[e->a == side ? 0 : 1], fan_z = e->fan[e->a == z ? 0 : 1];
     return fan_w >= 4 && (double)ps->spent >= 2 * fan_z;
 }
