@@ -243,7 +243,7 @@ static int db_stats(exec *x, proc_rows *out)
     const version *ver = exec_view(x)->ver;
     stat_rows r = { x, ver->cat, NULL, 0, 0 };
     int rc = relstats_each(&ver->stats, gather_stat, &r) ? exec_oom(x) : 0;
-    if (rc == 0)
+    if (rc == 0 && r.n > 1)   /* r.v is NULL without rows */
         qsort(r.v, r.n, sizeof *r.v, cmp_stat_rows);
     static const char *const dir_name[2] = { "OUTGOING", "INCOMING" };
     for (size_t i = 0; i < r.n && rc == 0; i++)

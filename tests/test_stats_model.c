@@ -614,6 +614,24 @@ static void test_stats_procedure(void **state)
     strata_graph_free(&g);
 }
 
+/* A graph without relationships has no counts: db.stats() gives no rows
+   (and sorts nothing). */
+static void test_stats_procedure_empty(void **state)
+{
+    (void)state;
+    strata_graph *g = NULL;
+    assert_int_equal(strata_graph_new(&g), STRATA_OK);
+    strata_result *r = NULL;
+    OK(g, strata_query(g, "CREATE (:A)", NULL, &r));
+    strata_result_free(&r);
+    OK(g, strata_query(g, "CALL db.stats()", NULL, &r));
+    const strata_value *const *row;
+    assert_false(strata_result_next(r, &row));
+    assert_null(strata_result_error(r));
+    strata_result_free(&r);
+    strata_graph_free(&g);
+}
+
 /* Label and type ids at RELSTATS_TOKEN_MAX and beyond are refused where
    a node or relationship would carry them, with the graph unchanged. */
 static void test_stats_token_limit(void **state)
@@ -667,6 +685,7 @@ int main(void)
         cmocka_unit_test(test_stats_log_replay),
         cmocka_unit_test(test_stats_import),
         cmocka_unit_test(test_stats_procedure),
+        cmocka_unit_test(test_stats_procedure_empty),
         cmocka_unit_test(test_stats_token_limit),
     };
     return cmocka_run_group_tests(tests, make_dir, tmp_dir_remove);
