@@ -562,7 +562,9 @@ static strata_status set_prop(strata_graph *g, bool is_rel, strata_id id, strata
         s = is_rel ? no_rel(g, id) : no_node(g, id);
         goto cleanup;
     }
-    const prop_rec *rec = is_rel ? store_rel_props(&v->st, id) : store_node_props(&v->st, id);
+    /* The record is in the slot just read (storage/store.h): no second
+       descent. */
+    const prop_rec *rec = is_rel ? rm->props : nm->props;
     if (!remove && !props_get(rec, key) && props_len(rec) >= PROPS_MAX) {
         s = graph_fail(g, STRATA_EFULL, "%s %llu already has %d properties, the most one "
                        "entity can hold", is_rel ? "relationship" : "node",

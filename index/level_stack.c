@@ -53,16 +53,34 @@ size_t lstack_private_bytes(const level_stack *s)
 uint64_t lstack_count(const level_stack *s) { return s ? s->count : 0; }
 uint32_t lstack_depth(const level_stack *s) { return s ? s->depth : 0; }
 
+/* A level's say on (key, id): 1 shown, 0 hidden, -1 silent.  One seek:
+   (key, id) and its tombstone are adjacent in the order (enc), so the
+   first entry at or after the shown form is one or the other if the level
+   holds either — half the descents of asking for each. */
+static int level_says(const pbtree *t, const value *key, uint64_t id)
+{
+    if (!t->root)
+        return -1;
+    pbtree_cursor c;
+    pbtree_seek(t, key, enc(id, 0), &c);
+    if (!c.valid)
+        return -1;
+    const pbtree_entry *e = pbtree_cursor_entry(&c);
+    /* The same key as the tree orders them (what pbtree_contains asks). */
+    if ((e->id >> 1) != id || pbtree_entry_cmp(&e->key, 0, key, 0) != 0)
+        return -1;
+    return e->id & 1 ? 0 : 1;
+}
+
 /* What the stack shows for (key, id), looking from the top down. */
 bool lstack_contains(const level_stack *s, const value *key, uint64_t id)
 {
     if (!s)
         return false;
     for (uint32_t i = s->depth; i-- > 0;) {
-        if (pbtree_contains(&s->levels[i], key, enc(id, 0)))
-            return true;
-        if (pbtree_contains(&s->levels[i], key, enc(id, 1)))
-            return false;
+        int says = level_says(&s->levels[i], key, id);
+        if (says >= 0)
+            return says;
     }
     return pbtree_contains(&s->base, key, enc(id, 0));
 }
@@ -203,10 +221,9 @@ int lstack_prepare(level_stack **sp, pbtree_pool *pool, mem_ctx *m, uint32_t ops
 static bool shown_below_top(const level_stack *s, const value *key, uint64_t id)
 {
     for (uint32_t i = s->depth - 1; i-- > 0;) {
-        if (pbtree_contains(&s->levels[i], key, enc(id, 0)))
-            return true;
-        if (pbtree_contains(&s->levels[i], key, enc(id, 1)))
-            return false;
+        int says = level_says(&s->levels[i], key, id);
+        if (says >= 0)
+            return says;
     }
     return pbtree_contains(&s->base, key, enc(id, 0));
 }
@@ -214,10 +231,7 @@ static bool shown_below_top(const level_stack *s, const value *key, uint64_t id)
 /* The top level's say on (key, id): 1 shown, 0 hidden, -1 silent. */
 static int top_says(const level_stack *s, const value *key, uint64_t id)
 {
-    const pbtree *top = &s->levels[s->depth - 1];
-    if (pbtree_contains(top, key, enc(id, 0)))
-        return 1;
-    return pbtree_contains(top, key, enc(id, 1)) ? 0 : -1;
+    return level_says(&s->levels[s->depth - 1], key, id);
 }
 
 bool lstack_insert(level_stack *s, pbtree_pool *pool, mem_ctx *m, const value *key, uint64_t id)

@@ -221,7 +221,30 @@ static void *raw_realloc(mem_ctx *m, void *p, size_t size)
 }
 
 static size_t usable_of(const mem_ctx *m, void *p) { return sallocx(p, m->flags); }
-static size_t usable_class(const mem_ctx *m, size_t size) { return nallocx(size, m->flags); }
+
+/* Size classes of small requests, looked up once each: nallocx walks
+   jemalloc's flag parsing and size-class computation (about 40
+   instructions), and every allocation and sized free of graph storage
+   asks it — a write under a held view a dozen times (callgrind,
+   bench/fork_cost).  Every class up to CLASS_CACHE_MAX is a multiple of 8
+   (jemalloc's smallest is 8), so all sizes in (8(i-1), 8i] share one class
+   and one entry; the classes are the same in every arena.  Entries are set
+   once to the same value by whoever asks first. */
+#define CLASS_CACHE_MAX 1024
+static atomic_size_t class_cache[CLASS_CACHE_MAX / 8 + 1];
+
+static size_t usable_class(const mem_ctx *m, size_t size)
+{
+    if (size == 0 || size > CLASS_CACHE_MAX)
+        return nallocx(size, m->flags);
+    atomic_size_t *e = &class_cache[(size + 7) >> 3];
+    size_t c = atomic_load_explicit(e, memory_order_relaxed);
+    if (!c) {
+        c = nallocx(size, m->flags);
+        atomic_store_explicit(e, c, memory_order_relaxed);
+    }
+    return c;
+}
 
 static void raw_free(mem_ctx *m, void *p)
 {

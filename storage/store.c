@@ -2,8 +2,12 @@
 
 #include <string.h>
 
-static void props_elem_retain(void *e) { props_retain(*(prop_rec **)e); }
-static void props_elem_release(void *e, mem_ctx *m) { props_release(m, (prop_rec **)e); }
+/* A slot's property record is its one owned object: a copied leaf retains
+   it, a freed one releases it (pvec.h invariant 3). */
+static void node_elem_retain(void *e) { props_retain(((node_meta *)e)->props); }
+static void node_elem_release(void *e, mem_ctx *m) { props_release(m, &((node_meta *)e)->props); }
+static void rel_elem_retain(void *e) { props_retain(((rel_meta *)e)->props); }
+static void rel_elem_release(void *e, mem_ctx *m) { props_release(m, &((rel_meta *)e)->props); }
 static void adj_elem_retain(void *e) { adj_retain(((node_adj *)e)->block); }
 static void adj_elem_release(void *e, mem_ctx *m)
 {
@@ -12,13 +16,20 @@ static void adj_elem_release(void *e, mem_ctx *m)
     a->out = a->in = 0;
 }
 
-static size_t props_elem_private(const void *e) { return props_private_bytes(*(prop_rec *const *)e); }
+static size_t node_elem_private(const void *e)
+{
+    return props_private_bytes(((const node_meta *)e)->props);
+}
+static size_t rel_elem_private(const void *e)
+{
+    return props_private_bytes(((const rel_meta *)e)->props);
+}
 static size_t adj_elem_private(const void *e) { return adj_private_bytes(((const node_adj *)e)->block); }
 
-static const pvec_ops node_meta_ops = { sizeof(node_meta), NULL, NULL, NULL };
-static const pvec_ops rel_meta_ops = { sizeof(rel_meta), NULL, NULL, NULL };
-static const pvec_ops props_ops = { sizeof(prop_rec *), props_elem_retain, props_elem_release,
-                                    props_elem_private };
+static const pvec_ops node_meta_ops = { sizeof(node_meta), node_elem_retain, node_elem_release,
+                                        node_elem_private };
+static const pvec_ops rel_meta_ops = { sizeof(rel_meta), rel_elem_retain, rel_elem_release,
+                                       rel_elem_private };
 static const pvec_ops adj_ops = { sizeof(node_adj), adj_elem_retain, adj_elem_release,
                                   adj_elem_private };
 
@@ -50,76 +61,42 @@ static int collect_id(uint64_t i, const void *a, const void *b, void *arg)
     return 0;
 }
 
-/* Merges the two ascending runs ids[0..mid) and ids[mid..n) into one
-   ascending run without repeats: O(n), where sorting them together was
-   O(n log n).  -1 when out of memory (the list untouched). */
-static int merge_runs(id_list *l, size_t mid, mem_ctx *m)
-{
-    if (mid == 0 || mid == l->n)
-        return 0;   /* one run: already ascending, and each walk yields an id once */
-    uint64_t *to = mem_alloc(m, l->n * sizeof *to);
-    if (!to)
-        return -1;
-    size_t i = 0, j = mid, k = 0;
-    while (i < mid || j < l->n) {
-        uint64_t x = j == l->n || (i < mid && l->ids[i] <= l->ids[j]) ? l->ids[i++] : l->ids[j++];
-        if (k == 0 || to[k - 1] != x)
-            to[k++] = x;
-    }
-    mem_free_sized(m, l->ids, l->cap * sizeof *l->ids);
-    l->ids = to;
-    l->cap = l->n;
-    l->n = k;
-    return 0;
-}
-
-/* Each walk yields ascending ids: the node (relationship) slots whose meta,
-   then whose properties, differ; the two runs are merged. */
-static int diff_pair(const pvec *ma, const pvec *mb, const pvec_ops *meta_ops, const pvec *pa,
-                     const pvec *pb, mem_ctx *m, id_list *out)
+/* The slots whose meta or properties differ, ascending: one walk, since a
+   slot's properties are part of its element. */
+static int diff_slots(const pvec *a, const pvec *b, const pvec_ops *ops, mem_ctx *m,
+                      id_list *out)
 {
     diff_collect d = { out, m };
     *out = (id_list){ 0 };
-    int rc = pvec_diff(ma, mb, meta_ops, collect_id, &d);
-    size_t mid = out->n;
-    if (rc == 0)
-        rc = pvec_diff(pa, pb, &props_ops, collect_id, &d);
-    if (rc == 0)
-        rc = merge_runs(out, mid, m);
-    if (rc != 0)
-        id_list_free(out, m);
-    return rc != 0 ? -1 : 0;
+    if (pvec_diff(a, b, ops, collect_id, &d) == 0)
+        return 0;
+    id_list_free(out, m);
+    return -1;
 }
 
 int store_diff_nodes(const store *a, const store *b, mem_ctx *m, id_list *out)
 {
-    return diff_pair(&a->node_meta, &b->node_meta, &node_meta_ops, &a->node_props,
-                     &b->node_props, m, out);
+    return diff_slots(&a->node_meta, &b->node_meta, &node_meta_ops, m, out);
 }
 
 int store_diff_rels(const store *a, const store *b, mem_ctx *m, id_list *out)
 {
-    return diff_pair(&a->rel_meta, &b->rel_meta, &rel_meta_ops, &a->rel_props, &b->rel_props,
-                     m, out);
+    return diff_slots(&a->rel_meta, &b->rel_meta, &rel_meta_ops, m, out);
 }
 
 size_t store_private_bytes(const store *s)
 {
     return pvec_private_bytes(&s->node_meta, &node_meta_ops) +
-           pvec_private_bytes(&s->node_props, &props_ops) +
            pvec_private_bytes(&s->node_adj, &adj_ops) +
-           pvec_private_bytes(&s->rel_meta, &rel_meta_ops) +
-           pvec_private_bytes(&s->rel_props, &props_ops);
+           pvec_private_bytes(&s->rel_meta, &rel_meta_ops);
 }
 
 void store_init(store *s)
 {
     memset(s, 0, sizeof *s);
     pvec_init(&s->node_meta);
-    pvec_init(&s->node_props);
     pvec_init(&s->node_adj);
     pvec_init(&s->rel_meta);
-    pvec_init(&s->rel_props);
     s->node_free = SLOT_END;
     s->rel_free = SLOT_END;
 }
@@ -128,19 +105,15 @@ void store_share(const store *src, store *dst)
 {
     *dst = *src;
     pvec_share(&src->node_meta, &dst->node_meta);
-    pvec_share(&src->node_props, &dst->node_props);
     pvec_share(&src->node_adj, &dst->node_adj);
     pvec_share(&src->rel_meta, &dst->rel_meta);
-    pvec_share(&src->rel_props, &dst->rel_props);
 }
 
 void store_release(store *s, mem_ctx *m)
 {
     pvec_release(&s->node_meta, &node_meta_ops, m);
-    pvec_release(&s->node_props, &props_ops, m);
     pvec_release(&s->node_adj, &adj_ops, m);
     pvec_release(&s->rel_meta, &rel_meta_ops, m);
-    pvec_release(&s->rel_props, &props_ops, m);
 }
 
 const node_meta *store_node(const store *s, uint64_t id)
@@ -163,12 +136,12 @@ const rel_meta *store_rel(const store *s, uint64_t id)
    free slot holds NULL there anyway (invariant 2). */
 const prop_rec *store_node_props(const store *s, uint64_t id)
 {
-    return *(prop_rec *const *)pvec_get(&s->node_props, &props_ops, id);
+    return ((const node_meta *)pvec_get(&s->node_meta, &node_meta_ops, id))->props;
 }
 
 const prop_rec *store_rel_props(const store *s, uint64_t id)
 {
-    return *(prop_rec *const *)pvec_get(&s->rel_props, &props_ops, id);
+    return ((const rel_meta *)pvec_get(&s->rel_meta, &rel_meta_ops, id))->props;
 }
 
 const adj_block *store_node_adj(const store *s, uint64_t id)
@@ -198,7 +171,8 @@ node_meta *store_node_meta_mut(store *s, mem_ctx *m, uint64_t id)
 
 prop_rec **store_node_props_mut(store *s, mem_ctx *m, uint64_t id)
 {
-    return pvec_get_mut(&s->node_props, &props_ops, m, id);
+    node_meta *n = pvec_get_mut(&s->node_meta, &node_meta_ops, m, id);
+    return n ? &n->props : NULL;
 }
 
 node_adj *store_node_adj_mut(store *s, mem_ctx *m, uint64_t id)
@@ -251,7 +225,8 @@ rel_meta *store_rel_meta_mut(store *s, mem_ctx *m, uint64_t id)
 
 prop_rec **store_rel_props_mut(store *s, mem_ctx *m, uint64_t id)
 {
-    return pvec_get_mut(&s->rel_props, &props_ops, m, id);
+    rel_meta *r = pvec_get_mut(&s->rel_meta, &rel_meta_ops, m, id);
+    return r ? &r->props : NULL;
 }
 
 uint32_t store_node_link(const store *s, uint64_t id)
@@ -291,17 +266,12 @@ int store_node_alloc(store *s, mem_ctx *m, uint32_t labelset, uint64_t *id)
         if (s->node_meta.len >= SLOT_MAX_ID)
             return -1;
         *id = s->node_meta.len;
-        /* Properties and adjacency start as holes: no leaf until written. */
-        if (pvec_grow(&s->node_props, &props_ops, m) != 0)
+        /* Adjacency starts as a hole: no leaf until written. */
+        if (pvec_grow(&s->node_adj, &adj_ops, m) != 0)
             return -1;
-        if (pvec_grow(&s->node_adj, &adj_ops, m) != 0) {
-            pvec_pop(&s->node_props, &props_ops, m);
-            return -1;
-        }
         n = pvec_push(&s->node_meta, &node_meta_ops, m);
         if (!n) {
             pvec_pop(&s->node_adj, &adj_ops, m);
-            pvec_pop(&s->node_props, &props_ops, m);
             return -1;
         }
     }
@@ -325,13 +295,9 @@ int store_rel_alloc(store *s, mem_ctx *m, uint32_t start, uint32_t end, uint32_t
         if (s->rel_meta.len >= SLOT_MAX_ID)
             return -1;
         *id = s->rel_meta.len;
-        if (pvec_grow(&s->rel_props, &props_ops, m) != 0)
-            return -1;
         r = pvec_push(&s->rel_meta, &rel_meta_ops, m);
-        if (!r) {
-            pvec_pop(&s->rel_props, &props_ops, m);
+        if (!r)
             return -1;
-        }
     }
     r->start = start;
     r->end = end;
@@ -345,41 +311,8 @@ void store_builder_init(store_builder *b, store *s, mem_ctx *m)
 {
     b->s = s;
     pvec_seq_init(&b->node_meta, &s->node_meta, &node_meta_ops, m);
-    pvec_seq_init(&b->node_props, &s->node_props, &props_ops, m);
     pvec_seq_init(&b->node_adj, &s->node_adj, &adj_ops, m);
     pvec_seq_init(&b->rel_meta, &s->rel_meta, &rel_meta_ops, m);
-    pvec_seq_init(&b->rel_props, &s->rel_props, &props_ops, m);
-}
-
-/* Appends a slot to the meta vector (written from src), a property
-   element that is a hole unless props is given, and a hole to grow (the
-   adjacency, or NULL).  All or nothing. */
-static int append_slot(pvec_seq *meta, const void *src, size_t size, pvec_seq *props_seq,
-                       prop_rec *props, pvec_seq *grow)
-{
-    if (props) {
-        prop_rec **p = pvec_seq_push(props_seq);
-        if (!p)
-            return -1;
-        *p = props;
-    } else if (pvec_seq_grow(props_seq) != 0) {
-        return -1;
-    }
-    if (grow && pvec_seq_grow(grow) != 0)
-        goto undo_props;
-    void *e = pvec_seq_push(meta);
-    if (!e) {
-        if (grow)
-            pvec_pop(grow->v, grow->ops, grow->m);
-        goto undo_props;
-    }
-    memcpy(e, src, size);
-    return 0;
-undo_props:
-    if (props)   /* the caller keeps the record: the slot lets go of it */
-        *(prop_rec **)pvec_seq_mut(props_seq, props_seq->v->len - 1) = NULL;
-    pvec_pop(props_seq->v, props_seq->ops, props_seq->m);
-    return -1;
 }
 
 int store_append_node(store_builder *b, uint32_t labelset, prop_rec *props, uint64_t *id)
@@ -387,10 +320,16 @@ int store_append_node(store_builder *b, uint32_t labelset, prop_rec *props, uint
     store *s = b->s;
     if (s->node_free != SLOT_END || s->node_meta.len >= SLOT_MAX_ID)
         return -1;
-    node_meta n = { .labelset = labelset, .link = SLOT_LIVE };
-    *id = s->node_meta.len;
-    if (append_slot(&b->node_meta, &n, sizeof n, &b->node_props, props, &b->node_adj) != 0)
+    /* The adjacency is a hole until store_set_adj writes it. */
+    if (pvec_seq_grow(&b->node_adj) != 0)
         return -1;
+    node_meta *n = pvec_seq_push(&b->node_meta);
+    if (!n) {
+        pvec_pop(&s->node_adj, &adj_ops, b->node_adj.m);
+        return -1;
+    }
+    *n = (node_meta){ .labelset = labelset, .link = SLOT_LIVE, .props = props };
+    *id = s->node_meta.len - 1;
     s->node_live++;
     return 0;
 }
@@ -401,10 +340,12 @@ int store_append_rel(store_builder *b, uint32_t start, uint32_t end, uint32_t ty
     store *s = b->s;
     if (s->rel_free != SLOT_END || s->rel_meta.len >= SLOT_MAX_ID)
         return -1;
-    rel_meta r = { .start = start, .end = end, .type = type, .link = SLOT_LIVE };
-    *id = s->rel_meta.len;
-    if (append_slot(&b->rel_meta, &r, sizeof r, &b->rel_props, props, NULL) != 0)
+    rel_meta *r = pvec_seq_push(&b->rel_meta);
+    if (!r)
         return -1;
+    *r = (rel_meta){ .start = start, .end = end, .type = type, .link = SLOT_LIVE,
+                     .props = props };
+    *id = s->rel_meta.len - 1;
     s->rel_live++;
     return 0;
 }
@@ -420,15 +361,14 @@ int store_set_adj(store_builder *b, uint64_t id, adj_block *adj)
 
 int store_node_own(store *s, mem_ctx *m, uint64_t id)
 {
-    if (!store_node_meta_mut(s, m, id) || !store_node_props_mut(s, m, id) ||
-        !store_node_adj_mut(s, m, id))
+    if (!store_node_meta_mut(s, m, id) || !store_node_adj_mut(s, m, id))
         return -1;
     return 0;
 }
 
 int store_rel_own(store *s, mem_ctx *m, uint64_t id)
 {
-    if (!store_rel_meta_mut(s, m, id) || !store_rel_props_mut(s, m, id))
+    if (!store_rel_meta_mut(s, m, id))
         return -1;
     return 0;
 }
@@ -452,8 +392,8 @@ void store_node_free(store *s, mem_ctx *m, uint64_t id, prop_rec **props, adj_bl
         *props = NULL;
     if (adj)
         *adj = NULL;
-    if (store_node_props(s, id))
-        hand_over_props(m, store_node_props_mut(s, m, id), props);
+    node_meta *n = store_node_meta_mut(s, m, id);
+    hand_over_props(m, &n->props, props);
     if (store_node_adj(s, id)) {
         node_adj *a = store_node_adj_mut(s, m, id);
         if (adj) {
@@ -463,7 +403,6 @@ void store_node_free(store *s, mem_ctx *m, uint64_t id, prop_rec **props, adj_bl
             adj_elem_release(a, m);
         }
     }
-    node_meta *n = store_node_meta_mut(s, m, id);
     n->labelset = 0;
     n->link = s->node_free;
     s->node_free = (uint32_t)id;
@@ -474,11 +413,9 @@ void store_rel_free(store *s, mem_ctx *m, uint64_t id, prop_rec **props)
 {
     if (props)
         *props = NULL;
-    if (store_rel_props(s, id))
-        hand_over_props(m, store_rel_props_mut(s, m, id), props);
     rel_meta *r = store_rel_meta_mut(s, m, id);
-    memset(r, 0, sizeof *r);
-    r->link = s->rel_free;
+    hand_over_props(m, &r->props, props);
+    *r = (rel_meta){ .link = s->rel_free };
     s->rel_free = (uint32_t)id;
     s->rel_live--;
 }
@@ -492,7 +429,7 @@ int store_node_restore(store *s, mem_ctx *m, uint64_t id, uint32_t labelset, pro
     s->node_free = n->link;
     n->labelset = labelset;
     n->link = SLOT_LIVE;
-    *store_node_props_mut(s, m, id) = props;
+    n->props = props;
     *store_node_adj_mut(s, m, id) = node_adj_of(adj);
     s->node_live++;
     return 0;
@@ -505,9 +442,8 @@ int store_rel_restore(store *s, mem_ctx *m, uint64_t id, const rel_meta *meta,
         return -1;
     rel_meta *r = store_rel_meta_mut(s, m, id);
     s->rel_free = r->link;
-    *r = *meta;
-    r->link = SLOT_LIVE;
-    *store_rel_props_mut(s, m, id) = props;
+    *r = (rel_meta){ .start = meta->start, .end = meta->end, .type = meta->type,
+                     .link = SLOT_LIVE, .props = props };
     s->rel_live++;
     return 0;
 }
@@ -515,7 +451,6 @@ int store_rel_restore(store *s, mem_ctx *m, uint64_t id, const rel_meta *meta,
 int store_node_unalloc(store *s, mem_ctx *m, uint64_t id, bool pushed)
 {
     if (!store_node_meta_mut(s, m, id) ||
-        (store_node_props(s, id) && !store_node_props_mut(s, m, id)) ||
         (store_node_adj(s, id) && !store_node_adj_mut(s, m, id)))
         return -1;
     if (!pushed) {
@@ -524,7 +459,6 @@ int store_node_unalloc(store *s, mem_ctx *m, uint64_t id, bool pushed)
     }
     /* Owned paths: the pops cannot fail. */
     pvec_pop(&s->node_meta, &node_meta_ops, m);
-    pvec_pop(&s->node_props, &props_ops, m);
     pvec_pop(&s->node_adj, &adj_ops, m);
     s->node_live--;
     return 0;
@@ -532,15 +466,13 @@ int store_node_unalloc(store *s, mem_ctx *m, uint64_t id, bool pushed)
 
 int store_rel_unalloc(store *s, mem_ctx *m, uint64_t id, bool pushed)
 {
-    if (!store_rel_meta_mut(s, m, id) ||
-        (store_rel_props(s, id) && !store_rel_props_mut(s, m, id)))
+    if (!store_rel_meta_mut(s, m, id))
         return -1;
     if (!pushed) {
         store_rel_free(s, m, id, NULL);
         return 0;
     }
     pvec_pop(&s->rel_meta, &rel_meta_ops, m);
-    pvec_pop(&s->rel_props, &props_ops, m);
     s->rel_live--;
     return 0;
 }
@@ -548,12 +480,10 @@ int store_rel_unalloc(store *s, mem_ctx *m, uint64_t id, bool pushed)
 #ifdef STRATA_TESTING
 int store_check(const store *s)
 {
-    if (pvec_check(&s->node_meta, &node_meta_ops) || pvec_check(&s->node_props, &props_ops) ||
-        pvec_check(&s->node_adj, &adj_ops) || pvec_check(&s->rel_meta, &rel_meta_ops) ||
-        pvec_check(&s->rel_props, &props_ops))
+    if (pvec_check(&s->node_meta, &node_meta_ops) || pvec_check(&s->node_adj, &adj_ops) ||
+        pvec_check(&s->rel_meta, &rel_meta_ops))
         return -1;
-    if (s->node_props.len != s->node_meta.len || s->node_adj.len != s->node_meta.len ||
-        s->rel_props.len != s->rel_meta.len)
+    if (s->node_adj.len != s->node_meta.len)
         return -1;
     uint64_t live = 0, free_slots = 0;
     for (uint64_t i = 0; i < s->node_meta.len; i++) {

@@ -2,18 +2,22 @@
  * store — the graph-sized state of one version: node and relationship
  * slots, their property maps and the adjacency of every node.
  *
- * Five persistent vectors (pvec.h) hold it, split by what a write touches
+ * Three persistent vectors (pvec.h) hold it, split by what a write touches
  * so that a write under a held view copies only the leaf it needs:
  *
- *   node_meta   node_meta per node: label set id, free-list link
- *   node_props  prop_rec * per node
- *   node_adj    adj_block * per node
- *   rel_meta    rel_meta per relationship: start, end, type, free-list link
- *   rel_props   prop_rec * per relationship
+ *   node_meta   node_meta per node: label set id, free-list link and the
+ *               node's property record (prop_rec *)
+ *   node_adj    node_adj per node: adj_block * and its entry counts
+ *   rel_meta    rel_meta per relationship: start, end, type, free-list
+ *               link and the property record
  *
- * A SET copies one node_props leaf path and one property record; a
+ * A SET copies one node_meta leaf path and one property record; a
  * relationship create copies a rel_meta path and the two endpoint
- * adjacency blocks; nothing copies a column or the whole adjacency.
+ * adjacency blocks; nothing copies a column or the whole adjacency.  The
+ * property record sits beside the label set and link (not in a vector of
+ * its own) because every write that changes properties first reads the
+ * slot: one descent per write instead of two, one path copied under a
+ * held view instead of two for a create or delete (docs/BENCHMARKS.md, W1).
  *
  * Slot ids are indices.  Deleted slots form a LIFO free list threaded
  * through the meta link field, so the most recently freed id is reused
@@ -23,7 +27,7 @@
  *   1. A slot is live iff its link is SLOT_LIVE; live counts match.
  *   2. A free slot has no properties, no adjacency and label set 0.
  *   3. The free list visits every free slot exactly once.
- *   4. All five vectors of one kind have the same length.
+ *   4. node_meta and node_adj have the same length.
  *   5. A live node's adjacency counts are its block's entries per
  *      direction; a free slot's are zero.
  *
@@ -50,6 +54,7 @@
 typedef struct node_meta {
     uint32_t labelset;   /* interned label set; 0 is the empty set */
     uint32_t link;       /* SLOT_LIVE, or the next free slot */
+    prop_rec *props;     /* the property map (NULL: none); store_node_props */
 } node_meta;
 
 typedef struct rel_meta {
@@ -57,6 +62,7 @@ typedef struct rel_meta {
     uint32_t end;
     uint32_t type;
     uint32_t link;
+    prop_rec *props;     /* the property map (NULL: none); store_rel_props */
 } rel_meta;
 
 /* A node's adjacency element: its block and how many entries each
@@ -72,8 +78,8 @@ typedef struct node_adj {
 } node_adj;
 
 typedef struct store {
-    pvec node_meta, node_props, node_adj;
-    pvec rel_meta, rel_props;
+    pvec node_meta, node_adj;
+    pvec rel_meta;
     uint32_t node_free, rel_free;   /* free-list heads, or SLOT_END */
     uint64_t node_live, rel_live;
 } store;
@@ -158,7 +164,8 @@ void store_node_free(store *s, mem_ctx *m, uint64_t id, prop_rec **props, adj_bl
 void store_rel_free(store *s, mem_ctx *m, uint64_t id, prop_rec **props);
 
 /* Undo of a free: id must head the free list; it becomes live again with
-   these contents (moved in).  -1 when out of memory (nothing changed). */
+   these contents (moved in; meta's own props field is not read, props is
+   the record).  -1 when out of memory (nothing changed). */
 int store_node_restore(store *s, mem_ctx *m, uint64_t id, uint32_t labelset, prop_rec *props,
                        adj_block *adj);
 int store_rel_restore(store *s, mem_ctx *m, uint64_t id, const rel_meta *meta,
@@ -177,7 +184,7 @@ int store_rel_unalloc(store *s, mem_ctx *m, uint64_t id, bool pushed);
    dropped, not freed. */
 typedef struct store_builder {
     store *s;
-    pvec_seq node_meta, node_props, node_adj, rel_meta, rel_props;
+    pvec_seq node_meta, node_adj, rel_meta;
 } store_builder;
 
 void store_builder_init(store_builder *b, store *s, mem_ctx *m);

@@ -348,8 +348,12 @@ static void test_big_round_trip(void **state)
         assert_int_equal(store_rel_link(sw, id), store_rel_link(sg, id));
         const rel_meta *rw = store_rel(sw, id), *rg = store_rel(sg, id);
         assert_int_equal(rw != NULL, rg != NULL);
-        if (rw)
-            assert_memory_equal(rw, rg, sizeof *rw);
+        if (rw) {   /* the slot's fields; its props pointer is the load's own record */
+            assert_int_equal(rw->start, rg->start);
+            assert_int_equal(rw->end, rg->end);
+            assert_int_equal(rw->type, rg->type);
+            assert_int_equal(rw->link, rg->link);
+        }
     }
     /* Adjacency, entry by entry; degrees add up to twice the relationships. */
     uint64_t degrees = 0;
