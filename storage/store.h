@@ -127,6 +127,10 @@ node_adj *store_node_adj_mut(store *s, mem_ctx *m, uint64_t id);
    must have been prepared on &a->block (storage/adjacency.h). */
 void store_adj_insert(node_adj *a, int dir, uint32_t type, uint32_t rel, uint32_t other);
 int store_adj_erase(mem_ctx *m, node_adj *a, int dir, uint32_t type, uint32_t rel);
+/* Replaces a's block by b (moved in; the old one released) and counts
+   b's entries per direction: for a bulk edit that built the block anew
+   (core/bulk.c).  Cannot fail. */
+void store_adj_replace(mem_ctx *m, node_adj *a, adj_block *b);
 rel_meta *store_rel_meta_mut(store *s, mem_ctx *m, uint64_t id);
 prop_rec **store_rel_props_mut(store *s, mem_ctx *m, uint64_t id);
 
