@@ -509,10 +509,20 @@ static int stat_node(strata_graph *g, version *v, stat_slot *slots, uint32_t ls,
             (out)[(count)[(in)[i_].field - (lo)]++] = (in)[i_];                          \
     } while (0)
 
+/* Nodes per partition of the grouping by node: the second pass sorts one
+   partition's half edges by node in cache (as a load builds adjacency,
+   core/persist.c).  Small in test builds, so tests cross partitions. */
+#ifdef STRATA_TESTING
+#define PART_BITS 3
+#else
+#define PART_BITS 12
+#endif
+
 /* The pending relationships' half edges into *out in block order: by
-   node, then segment key, then creation order — two stable counting
-   sorts, by key (a small range: two per type) and then by node (the
-   nodes between the least and the greatest the half edges touch).  When
+   node, then segment key, then creation order — stable counting sorts by
+   key (a small range: two per type), by partition of 1 << PART_BITS
+   nodes (a few hundred sequential streams where a sort by node would
+   write to a million places), then by node within each partition.  When
    the relationships were created in id order (ids off the end, not off
    the free list), creation order is id order and *sorted is set: every
    node's half edges are then in block order already.  -1 when out of
@@ -539,11 +549,16 @@ static int group_half_edges(bulk_writer *b, const version *v, half_edge **out, s
         if (i && id < b->pending[i - 1])
             *sorted = false;
     }
-    size_t span = tmp ? (size_t)(hi - lo) + 2 : 0, key_span = (size_t)key_hi + 2;
-    size_t *count = tmp ? mem_calloc(s, mem_array_size(span > key_span ? span : key_span,
-                                                       sizeof *count))
-                        : NULL;
-    if (!count) {
+    size_t parts = tmp ? (size_t)((hi - lo) >> PART_BITS) + 1 : 0;
+    size_t key_span = (size_t)key_hi + 2, part_span = parts + 1;
+    size_t most = key_span > part_span ? key_span : part_span;
+    most = most > ((size_t)1 << PART_BITS) + 1 ? most : ((size_t)1 << PART_BITS) + 1;
+    size_t *count = tmp ? mem_calloc(s, mem_array_size(most, sizeof *count)) : NULL;
+    size_t *part_start = count ? mem_alloc(s, mem_array_size(part_span, sizeof *part_start))
+                               : NULL;
+    if (!part_start) {
+        if (count)
+            mem_free(s, count);
         if (tmp)
             mem_free(s, tmp);
         if (h)
@@ -551,11 +566,29 @@ static int group_half_edges(bulk_writer *b, const version *v, half_edge **out, s
         return -1;
     }
     COUNTING_SORT(h, tmp, nh, key, 0, key_span, count);
-    memset(count, 0, span * sizeof *count);
-    COUNTING_SORT(tmp, h, nh, node, lo, span, count);
+    memset(count, 0, part_span * sizeof *count);
+    for (size_t i = 0; i < nh; i++)
+        count[((tmp[i].node - lo) >> PART_BITS) + 1]++;
+    for (size_t i = 1; i < part_span; i++)
+        count[i] += count[i - 1];
+    memcpy(part_start, count, part_span * sizeof *count);
+    for (size_t i = 0; i < nh; i++)
+        h[count[(tmp[i].node - lo) >> PART_BITS]++] = tmp[i];
+    const uint32_t mask = ((uint32_t)1 << PART_BITS) - 1;
+    for (size_t p = 0; p < parts; p++) {
+        size_t from = part_start[p], n = part_start[p + 1] - from;
+        memset(count, 0, (((size_t)1 << PART_BITS) + 1) * sizeof *count);
+        for (size_t i = from; i < from + n; i++)
+            count[((h[i].node - lo) & mask) + 1]++;
+        for (size_t i = 1; i <= mask + 1; i++)
+            count[i] += count[i - 1];
+        for (size_t i = from; i < from + n; i++)
+            tmp[from + count[(h[i].node - lo) & mask]++] = h[i];
+    }
+    mem_free(s, part_start);
     mem_free(s, count);
-    mem_free(s, tmp);
-    *out = h;
+    mem_free(s, h);
+    *out = tmp;
     *nout = nh;
     return 0;
 }
@@ -573,14 +606,23 @@ strata_status bulk_flush(bulk_writer *b)
     bool sorted;
     if (!(v = txn_writable(g)) || group_half_edges(b, v, &h, &nh, &sorted) != 0)
         goto oom;
+    store_adj_cursor adj;
+    store_adj_cursor_init(&adj, &v->st, g->m);
+    const node_meta *meta = NULL;   /* a run of node slots, from meta_base */
+    uint64_t meta_base = 0, meta_n = 0;
     for (size_t i = 0, j; i < nh; i = j) {
-        for (j = i + 1; j < nh && h[j].node == h[i].node; j++)
+        uint32_t node = h[i].node;
+        for (j = i + 1; j < nh && h[j].node == node; j++)
             ;
         if (!sorted)
             sort_node_edges(h + i, j - i);
-        node_adj *a = store_node_adj_mut(&v->st, g->m, h[i].node);
+        if (node - meta_base >= meta_n || !meta) {
+            meta_base = node;
+            meta = store_node_meta_run(&v->st, node, &meta_n);
+        }
+        node_adj *a = store_adj_cursor_mut(&adj, node);
         if (!a || link_node(g->m, a, h + i, j - i) != 0 ||
-            stat_node(g, v, slots, store_node(&v->st, h[i].node)->labelset, h + i, j - i) != 0)
+            stat_node(g, v, slots, meta[node - meta_base].labelset, h + i, j - i) != 0)
             goto oom;
     }
     for (size_t i = 0; i < STAT_SLOTS; i++)
