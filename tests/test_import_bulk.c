@@ -418,6 +418,108 @@ static void test_skipped_rows_match(void **state)
     skipped = (sbuf){ 0 };
 }
 
+/* One import of node text and relationship text (group labels none,
+   group type "G") into g; the report in *rep. */
+static strata_status import_text(strata_graph *g, const char *nodes_csv, const char *rels_csv,
+                                 strata_import_report *rep)
+{
+    char np[512], rp[512];
+    snprintf(np, sizeof np, "%s", tmp_path("dn.csv"));
+    snprintf(rp, sizeof rp, "%s", tmp_path("dr.csv"));
+    FILE *f = fopen(np, "wb");
+    assert_non_null(f);
+    fputs(nodes_csv, f);
+    fclose(f);
+    f = fopen(rp, "wb");
+    assert_non_null(f);
+    fputs(rels_csv, f);
+    fclose(f);
+    const char *nf[] = { np }, *rf[] = { rp };
+    strata_import_source src[] = {
+        { .files = nf, .nfiles = 1 },
+        { .relationships = true, .files = rf, .nfiles = 1, .type = "G" },
+    };
+    strata_import_options o = { .sources = src, .nsources = 2 };
+    return strata_import(g, &o, rep);
+}
+
+/* Past ADJ_MAX_SEGMENTS / 2 relationship types the bulk writer declines
+   relationships (a node could then pass ADJ_MAX_SEGMENTS pairs): the
+   rows before go in bulk, those after through the direct calls, after
+   the pending ones are linked — the same graph as the direct calls
+   alone. */
+static void test_declined_relationships_match(void **state)
+{
+    (void)state;
+    sbuf nodes = { 0 }, rels = { 0 };
+    sb_printf(&nodes, "id:ID,:LABEL\n");
+    for (int i = 0; i < 12; i++)
+        sb_printf(&nodes, "%d,%s\n", i, i % 2 ? "A" : "B");
+    sb_printf(&rels, ":START_ID,:END_ID,:TYPE,w:int\n");
+    for (int i = 0; i < 90; i++)
+        sb_printf(&rels, "%d,%d,%s,%d\n", (i * 7) % 12, (i * 5 + 1) % 12,
+                  i < 30 ? "P" : i % 3 ? "Q" : "P", i);
+    char *dumps[2];
+    for (int side = 0; side < 2; side++) {
+        strata_graph *g = NULL;
+        OK(g, strata_graph_new(&g));
+        /* so many types that P stays under the bulk writer's bound and Q
+           passes it */
+        for (int t = 0; t < 32766; t++) {
+            char name[16];
+            snprintf(name, sizeof name, "X%d", t);
+            strata_token tok;
+            OK(g, strata_token_intern(g, STRATA_RELTYPE, name, &tok));
+        }
+        bulk_disabled_for_tests = side == 1;
+        uint64_t before = bulk_rows_for_tests;
+        strata_import_report rep;
+        OK(g, import_text(g, nodes.p, rels.p, &rep));
+        bulk_disabled_for_tests = false;
+        if (side == 0)   /* the nodes and the relationships before Q's first */
+            assert_int_equal(bulk_rows_for_tests - before, 12 + 31);
+        dumps[side] = dump_graph(g);
+        strata_graph_free(&g);
+    }
+    assert_string_equal(dumps[0], dumps[1]);
+    free(dumps[0]);
+    free(dumps[1]);
+    free(nodes.p);
+    free(rels.p);
+}
+
+/* A node with more labels than a node may carry is declined and fails as
+   the direct call fails it, with the graph as before. */
+static void test_declined_node_fails_alike(void **state)
+{
+    (void)state;
+    sbuf nodes = { 0 };
+    sb_printf(&nodes, "id:ID,:LABEL\n0,A\n1,");
+    for (int i = 0; i < 1025; i++)
+        sb_printf(&nodes, "%sL%d", i ? ";" : "", i);
+    sb_printf(&nodes, "\n2,B\n");
+    char msg[2][512];
+    strata_import_report rep[2];
+    for (int side = 0; side < 2; side++) {
+        strata_graph *g = prior(true);
+        char *before = dump_graph(g);
+        bulk_disabled_for_tests = side == 1;
+        assert_int_equal(import_text(g, nodes.p, ":START_ID,:END_ID\n0,2\n", &rep[side]),
+                         STRATA_EINVAL);
+        bulk_disabled_for_tests = false;
+        snprintf(msg[side], sizeof msg[side], "%s", strata_errmsg(g));
+        char *now = dump_graph(g);
+        assert_string_equal(now, before);
+        free(now);
+        free(before);
+        strata_graph_free(&g);
+    }
+    assert_same_report(&rep[0], &rep[1]);
+    assert_string_equal(msg[0], msg[1]);
+    assert_non_null(strstr(msg[0], "labels"));
+    free(nodes.p);
+}
+
 static void test_allocation_failures(void **state)
 {
     (void)state;
@@ -469,6 +571,8 @@ int main(void)
         cmocka_unit_test(test_large_import_matches),
         cmocka_unit_test(test_bad_rows_match),
         cmocka_unit_test(test_skipped_rows_match),
+        cmocka_unit_test(test_declined_relationships_match),
+        cmocka_unit_test(test_declined_node_fails_alike),
         cmocka_unit_test(test_allocation_failures),
     };
     return cmocka_run_group_tests(tests, setup, tmp_dir_remove);
