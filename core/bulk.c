@@ -6,9 +6,10 @@
  * built at its final size and put in place — one slot walk per part, no
  * record grown.  A relationship: its slot and record likewise, its type
  * bit set, and its id noted as pending.  bulk_flush then reads the
- * pending relationships' ends, makes two half edges of each, groups them
- * by node (a counting sort over the nodes they touch), sorts each node's
- * few by (segment key, relationship id), and gives the node a block built
+ * pending relationships' ends, makes two half edges of each, puts them in
+ * block order by stable counting sorts (by segment key, by partition of
+ * nodes, by node; a node's few sorted again only when ids came off the
+ * free list out of order), and gives each node a block built
  * once at its final size: its old entries and the new ones merged in
  * block order and appended (adj_reserve_segments, adj_append,
  * adj_bulk_done, as a load builds blocks).  A node whose block is
@@ -35,7 +36,6 @@
 #include "core/graph_impl.h"
 #include "core/stats_maint.h"
 #include "core/txn.h"
-#include "core/wal.h"
 
 /* Pending relationships that make bulk_flush run by itself: its scratch
    (32 bytes per relationship) stays bounded; a node touched by several
