@@ -63,15 +63,23 @@ typedef struct pending {
     uint64_t n[2];
 } pending;
 
+int stats_ends_add(const catalog *c, rel_stats *s, mem_ctx *m, uint32_t ls, uint32_t type,
+                   const uint64_t n[2])
+{
+    for (size_t i = 0; i < labelset_len(c, ls); i++) {
+        uint32_t label = labelset_at(c, ls, i);
+        if (relstats_prepare(s, m, label, type) != 0)
+            return -1;
+        relstats_add(s, m, label, type, ADJ_OUT, (int64_t)n[ADJ_OUT]);
+        relstats_add(s, m, label, type, ADJ_IN, (int64_t)n[ADJ_IN]);
+    }
+    return 0;
+}
+
 static int flush(const catalog *c, rel_stats *out, mem_ctx *m, pending *p)
 {
-    for (size_t i = 0; p->ls && i < labelset_len(c, p->ls); i++) {
-        uint32_t label = labelset_at(c, p->ls, i);
-        if (relstats_prepare(out, m, label, p->type) != 0)
-            return -1;
-        relstats_add(out, m, label, p->type, ADJ_OUT, (int64_t)p->n[ADJ_OUT]);
-        relstats_add(out, m, label, p->type, ADJ_IN, (int64_t)p->n[ADJ_IN]);
-    }
+    if (p->ls && stats_ends_add(c, out, m, p->ls, p->type, p->n) != 0)
+        return -1;
     *p = (pending){ 0 };
     return 0;
 }

@@ -37,6 +37,13 @@ void stats_rel_count(const catalog *c, rel_stats *s, uint32_t start_ls, uint32_t
 int stats_label_prepare(rel_stats *s, mem_ctx *m, uint32_t label, const adj_block *adj);
 void stats_label_move(rel_stats *s, mem_ctx *m, uint32_t label, const adj_block *adj, int sign);
 
+/* n[ADJ_OUT] relationships of type starting and n[ADJ_IN] ending at
+   nodes of label set ls, counted in under each of its labels: prepare and
+   count in one, for a build whose failure drops the version it wrote (a
+   load, a bulk import).  -1 when out of memory (some labels counted). */
+int stats_ends_add(const catalog *c, rel_stats *s, mem_ctx *m, uint32_t ls, uint32_t type,
+                   const uint64_t n[2]);
+
 /* The statistics of st computed from scratch into *out (empty on entry,
    built with m): one pass over the nodes' segment directories, O(nodes +
    segments), plus the labels of each (label set, type) pair written out.

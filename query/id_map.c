@@ -325,6 +325,19 @@ bool id_map_find(const id_map *m, uint32_t space, const char *key, size_t len, u
     return true;
 }
 
+void id_map_prefetch(const id_map *m, uint32_t space, const char *key, size_t len)
+{
+    if (space < m->nspaces && !m->spaces[space].hashed) {
+        const dense_space *d = &m->spaces[space];
+        uint64_t v;
+        if (decimal(key, len, &v) && v < d->cap)
+            __builtin_prefetch(&d->nodes[v]);
+        return;
+    }
+    if (m->cap)
+        __builtin_prefetch(&m->slots[key_hash(space, key, len) & (m->cap - 1)]);
+}
+
 size_t id_map_count(const id_map *m) { return m->count + m->dense_count; }
 
 size_t id_map_bytes(const id_map *m)

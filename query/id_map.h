@@ -36,6 +36,10 @@ int id_map_add(id_map *m, uint32_t space, const char *key, size_t len, uint64_t 
                uint64_t *node_out);
 /* Whether key is in space; *node gets its node. */
 bool id_map_find(const id_map *m, uint32_t space, const char *key, size_t len, uint64_t *node);
+/* Starts loading where id_map_find(m, space, key, len) will look, so a
+   batch of lookups into a large map waits for memory once, not once per
+   key (the importer's relationship rows: their ends are anywhere). */
+void id_map_prefetch(const id_map *m, uint32_t space, const char *key, size_t len);
 size_t id_map_count(const id_map *m);
 /* Bytes the map holds (table and arena). */
 size_t id_map_bytes(const id_map *m);

@@ -34,6 +34,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/bulk.h"
 #include "core/graph_handle.h"
 #include "query/csv.h"
 #include "query/id_map.h"
@@ -45,6 +46,17 @@
    nothing. */
 #define PROGRESS_EVERY 0x10000
 #define INTERRUPT_EVERY 0x400
+
+/* Relationship rows read before their ends are looked up, where the bulk
+   writer takes them (load_rel_batches); a divisor of INTERRUPT_EVERY. */
+#define REL_BATCH 64
+
+/* A batched relationship row: its line, and its START_ID, END_ID and
+   :TYPE fields kept in importer.fields. */
+typedef struct waiting_row {
+    uint64_t line;
+    size_t at[3], len[3];
+} waiting_row;
 
 /* Relationship types remembered by name (rel_type). */
 #define TYPES_SEEN 8
@@ -65,8 +77,17 @@ typedef struct importer {
     char delim, array_delim, quote;
     id_map *ids;
     id_spaces spaces;
-    strata_value *vals;       /* one per column of the current header (null: not set) */
+    /* the bulk writer (core/bulk.h) when the import runs in a transaction
+       of its own, and a row's properties as it takes them */
+    bulk_writer *bulk;
+    bulk_prop *row_props;
+    waiting_row waiting[REL_BATCH];
+    char *fields;             /* the batch's kept fields, each NUL-terminated */
+    size_t fields_len, fields_cap;
+    strata_value *vals;       /* one per column of the current header (null: not
+                                 set), for each row a batch holds */
     size_t nvals;
+    strata_value *row;        /* the row being read or written: a slice of vals */
     strata_token *labels;     /* the current node's labels */
     size_t nlabels, cap_labels;
     char *name;               /* a label being interned, NUL-terminated */
@@ -154,13 +175,13 @@ static int check_options(importer *im)
 
 /* ---- rows --------------------------------------------------------------- */
 
-static void free_values(importer *im, size_t n)
+static void free_values(strata_value *vals, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        value_release(&im->vals[i].v);
+        value_release(&vals[i].v);
 }
 
-/* Parses every property column of the record into im->vals. */
+/* Parses every property column of the record into im->row. */
 static int parse_values(importer *im, const header *h, const csv_reader *r)
 {
     if (csv_nfields(r) != h->n) {
@@ -179,7 +200,7 @@ static int parse_values(importer *im, const header *h, const csv_reader *r)
         const column *c = &h->cols[i];
         bool stored = c->kind == COL_PROPERTY || (c->kind == COL_ID && c->name[0]);
         strata_status s = STRATA_OK;
-        if (stored && column_value(c, csv_get(r, i), im->array_delim, &im->vals[i].v, im->err,
+        if (stored && column_value(c, csv_get(r, i), im->array_delim, &im->row[i].v, im->err,
                                    sizeof im->err, &s) != 0) {
             im->status = s;
             im->column = (uint32_t)(i + 1);
@@ -277,7 +298,8 @@ static void remember_labels(importer *im, csv_field f, size_t from)
     }
     memcpy(im->label_field, f.ptr, f.len);
     im->label_len = f.len;
-    memcpy(im->label_tokens, im->labels + from, n * sizeof *im->labels);
+    if (n)   /* an empty field: no tokens, and maybe no array yet */
+        memcpy(im->label_tokens, im->labels + from, n * sizeof *im->labels);
     im->nlabel_tokens = n;
     im->label_cached = true;
 }
@@ -292,8 +314,9 @@ static int row_labels(importer *im, csv_field f, size_t field)
                 out_of_memory(im, "reading labels");
                 return ROW_FATAL;
             }
-        memcpy(im->labels + im->nlabels, im->label_tokens,
-               im->nlabel_tokens * sizeof *im->labels);
+        if (im->nlabel_tokens)
+            memcpy(im->labels + im->nlabels, im->label_tokens,
+                   im->nlabel_tokens * sizeof *im->labels);
         im->nlabels += im->nlabel_tokens;
         return ROW_OK;
     }
@@ -308,15 +331,33 @@ static int row_labels(importer *im, csv_field f, size_t field)
 static int set_properties(importer *im, const header *h, strata_id id, bool rel)
 {
     for (size_t i = 0; i < h->n; i++) {
-        if (value_is_null(&im->vals[i].v))
+        if (value_is_null(&im->row[i].v))
             continue;
-        strata_status s = rel ? strata_rel_set(im->g, id, h->cols[i].key, &im->vals[i])
-                              : strata_node_set(im->g, id, h->cols[i].key, &im->vals[i]);
+        strata_status s = rel ? strata_rel_set(im->g, id, h->cols[i].key, &im->row[i])
+                              : strata_node_set(im->g, id, h->cols[i].key, &im->row[i]);
         if (s != STRATA_OK)
             return graph_refused(im, s);
         im->rep->properties++;
     }
     return ROW_OK;
+}
+
+/* The parsed properties of the row, for the bulk writer; their number. */
+static size_t collect_properties(importer *im, const header *h)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < h->n; i++)
+        if (!value_is_null(&im->row[i].v))
+            im->row_props[n++] = (bulk_prop){ h->cols[i].key, &im->row[i] };
+    return n;
+}
+
+/* Before a direct write call: the relationships the bulk writer holds
+   back join their nodes first (core/bulk.h, invariant 1). */
+static int flush_bulk(importer *im)
+{
+    strata_status s = bulk_flush(im->bulk);
+    return s == STRATA_OK ? ROW_OK : graph_refused(im, s);
 }
 
 static int show_id(csv_field f) { return (int)(f.len > 60 ? 60 : f.len); }
@@ -348,22 +389,35 @@ static int node_row(importer *im, const header *h, const csv_reader *r, size_t b
         }
     }
     strata_id node;
-    strata_status s = strata_node_create(im->g, im->labels, im->nlabels, &node);
-    if (s != STRATA_OK)
-        return graph_refused(im, s);
+    int bulk = BULK_DECLINED;
+    size_t nprops = 0;
+    if (im->bulk) {
+        nprops = collect_properties(im, h);
+        bulk = bulk_node_create(im->bulk, im->labels, im->nlabels, im->row_props, nprops, &node);
+        if (bulk != STRATA_OK && bulk != BULK_DECLINED)
+            return graph_refused(im, (strata_status)bulk);
+        if (bulk == BULK_DECLINED && flush_bulk(im) != ROW_OK)
+            return ROW_FATAL;
+    }
+    if (bulk == BULK_DECLINED) {
+        strata_status s = strata_node_create(im->g, im->labels, im->nlabels, &node);
+        if (s != STRATA_OK)
+            return graph_refused(im, s);
+    }
     im->rep->nodes++;
     if (idf.ptr && id_map_add(im->ids, space, idf.ptr, idf.len, node, NULL) < 0) {
         out_of_memory(im, "in the id table");
         return ROW_FATAL;
     }
-    return set_properties(im, h, node, false);
+    if (bulk == BULK_DECLINED)
+        return set_properties(im, h, node, false);
+    im->rep->properties += nprops;
+    return ROW_OK;
 }
 
-/* The node an id refers to. */
-static int resolve_end(importer *im, const header *h, const csv_reader *r, long col,
-                       strata_id *out)
+/* The node the id in field f (column col) refers to. */
+static int resolve_end(importer *im, const header *h, csv_field f, long col, strata_id *out)
 {
-    csv_field f = csv_get(r, (size_t)col);
     uint32_t space = h->cols[col].space;
     if (id_map_find(im->ids, space, f.ptr, f.len, out))
         return ROW_OK;
@@ -404,14 +458,14 @@ static bool seen_type(const importer *im, const char *name, size_t len, strata_t
     return false;
 }
 
-/* The relationship type of a record: its :TYPE field, else the group's. */
-static int rel_type(importer *im, const header *h, const csv_reader *r, const char *fallback,
+/* The relationship type of a record: its :TYPE field f (NUL-terminated;
+   empty when there is none), else the group's. */
+static int rel_type(importer *im, const header *h, csv_field f, const char *fallback,
                     strata_token *out)
 {
     const char *name = fallback;
     size_t field = 0;
-    if (h->type >= 0 && csv_get(r, (size_t)h->type).len > 0) {
-        csv_field f = csv_get(r, (size_t)h->type);
+    if (h->type >= 0 && f.len > 0) {
         field = (size_t)h->type + 1;
         if (memchr(f.ptr, '\0', f.len)) {
             fault(im, STRATA_EINVAL, field, "a relationship type holds a NUL byte");
@@ -437,24 +491,49 @@ static int rel_type(importer *im, const header *h, const csv_reader *r, const ch
     return ROW_OK;
 }
 
-static int rel_row(importer *im, const header *h, const csv_reader *r, const char *type_name)
+/* A relationship record whose properties are parsed into im->row: its
+   ends and type (the fields start, end and type) looked up, then written. */
+static int rel_write(importer *im, const header *h, csv_field start_f, csv_field end_f,
+                     csv_field type_f, const char *type_name)
 {
     strata_id start, end, rel;
     strata_token type;
-    int rc = parse_values(im, h, r);
+    int rc = resolve_end(im, h, start_f, h->start, &start);
     if (rc == ROW_OK)
-        rc = resolve_end(im, h, r, h->start, &start);
+        rc = resolve_end(im, h, end_f, h->end, &end);
     if (rc == ROW_OK)
-        rc = resolve_end(im, h, r, h->end, &end);
-    if (rc == ROW_OK)
-        rc = rel_type(im, h, r, type_name, &type);
+        rc = rel_type(im, h, type_f, type_name, &type);
     if (rc != ROW_OK)
         return rc;
+    if (im->bulk) {
+        size_t nprops = collect_properties(im, h);
+        int bulk = bulk_rel_create(im->bulk, start, end, type, im->row_props, nprops, &rel);
+        if (bulk == STRATA_OK) {
+            im->rep->relationships++;
+            im->rep->properties += nprops;
+            return ROW_OK;
+        }
+        if (bulk != BULK_DECLINED)
+            return graph_refused(im, (strata_status)bulk);
+        if (flush_bulk(im) != ROW_OK)
+            return ROW_FATAL;
+    }
     strata_status s = strata_rel_create(im->g, start, end, type, &rel);
     if (s != STRATA_OK)
         return graph_refused(im, s);
     im->rep->relationships++;
     return set_properties(im, h, rel, true);
+}
+
+static const csv_field no_field = { "", 0, false };
+
+static int rel_row(importer *im, const header *h, const csv_reader *r, const char *type_name)
+{
+    int rc = parse_values(im, h, r);
+    if (rc != ROW_OK)
+        return rc;
+    return rel_write(im, h, csv_get(r, (size_t)h->start), csv_get(r, (size_t)h->end),
+                     h->type >= 0 ? csv_get(r, (size_t)h->type) : no_field, type_name);
 }
 
 /* ---- progress and interrupts ------------------------------------------- */
@@ -546,10 +625,19 @@ static int read_header(importer *im, const strata_import_source *src, csv_reader
         im->column = (uint32_t)col;
         return -1;
     }
-    free_values(im, im->nvals);
+    free_values(im->vals, im->nvals);
     mem_free(mem_scratch(), im->vals);
-    im->nvals = h->n;
-    if (!(im->vals = mem_calloc(mem_scratch(), mem_array_size(h->n, sizeof *im->vals)))) {
+    if (im->row_props)
+        mem_free(mem_scratch(), im->row_props);
+    /* a batch of rows at once where relationship rows go in batches */
+    size_t rows = src->relationships && im->bulk ? REL_BATCH : 1;
+    im->nvals = h->n * rows;
+    im->vals = mem_calloc(mem_scratch(), mem_array_size(im->nvals, sizeof *im->vals));
+    im->row = im->vals;
+    im->row_props = im->vals ? mem_alloc(mem_scratch(),
+                                         mem_array_size(h->n ? h->n : 1, sizeof *im->row_props))
+                             : NULL;
+    if (!im->row_props) {
         im->nvals = 0;
         out_of_memory(im, "reading a header");
         return -1;
@@ -570,21 +658,174 @@ static int skip_row(importer *im)
     return 0;
 }
 
+/* ---- relationship rows in batches ---------------------------------------
+
+   Where the bulk writer takes relationships, their rows go in batches of
+   REL_BATCH: each record's properties are parsed and its id and type
+   fields kept, then the ends of the whole batch are prefetched from the
+   id table and the rows looked up and written in order.  A large id
+   table is read at random (the ends are anywhere), and one row at a time
+   waits for memory twice a row.  Everything a row reports happens in the
+   row's order as before: a batch ends at a record that is bad to parse
+   (after the rows before it are written, its fault goes on as alone), at
+   the end of the file, and at every REL_BATCH-th row read, so the
+   progress and interrupt checks see the same row counts. */
+
+/* Copies field f, NUL-terminated, to the batch's fields; its offset in
+   *at.  -1 when out of memory. */
+static int keep_field(importer *im, csv_field f, size_t *at)
+{
+    if (im->fields_len + f.len + 1 > im->fields_cap) {
+        size_t cap = 2 * (im->fields_len + f.len + 1);
+        char *b = mem_realloc(mem_scratch(), im->fields, cap);
+        if (!b)
+            return -1;
+        im->fields = b;
+        im->fields_cap = cap;
+    }
+    *at = im->fields_len;
+    memcpy(im->fields + im->fields_len, f.ptr, f.len);
+    im->fields[im->fields_len + f.len] = '\0';
+    im->fields_len += f.len + 1;
+    return 0;
+}
+
+static int keep_row(importer *im, const header *h, const csv_reader *r, waiting_row *w)
+{
+    csv_field f[3] = { csv_get(r, (size_t)h->start), csv_get(r, (size_t)h->end),
+                       h->type >= 0 ? csv_get(r, (size_t)h->type) : no_field };
+    for (int i = 0; i < 3; i++) {
+        w->len[i] = f[i].len;
+        if (keep_field(im, f[i], &w->at[i]) != 0) {
+            out_of_memory(im, "reading relationships");
+            return ROW_FATAL;
+        }
+    }
+    return ROW_OK;
+}
+
+static csv_field kept(const importer *im, const waiting_row *w, int i)
+{
+    return (csv_field){ im->fields + w->at[i], w->len[i], false };
+}
+
+/* Reads up to REL_BATCH records into the batch (*n of them); *rc is
+   ROW_OK, or the outcome of a last record that is bad (its fault in im,
+   not counted in *n).  Returns the reader's status of the last read. */
+static csv_status read_batch(importer *im, const header *h, csv_reader *r, size_t *n, int *rc)
+{
+    csv_status s = CSV_RECORD;
+    im->fields_len = 0;
+    *n = 0;
+    *rc = ROW_OK;
+    while (*n < REL_BATCH && (s = csv_next(r)) == CSV_RECORD) {
+        waiting_row *w = &im->waiting[*n];
+        im->line = w->line = csv_record_line(r);
+        im->rep->rows++;
+        im->row = im->vals + *n * h->n;
+        *rc = parse_values(im, h, r);
+        if (*rc == ROW_OK)
+            *rc = keep_row(im, h, r, w);
+        if (*rc != ROW_OK) {
+            free_values(im->row, h->n);
+            break;
+        }
+        (*n)++;
+        if (im->rep->rows % REL_BATCH == 0)
+            break;
+    }
+    return s;
+}
+
+/* A row's outcome as the import takes it (row: its number among the
+   records read): -1 to stop the import. */
+static int row_done(importer *im, int rc, uint64_t row)
+{
+    if (rc == ROW_FATAL || (rc == ROW_BAD && skip_row(im) != 0))
+        return -1;
+    if ((row % INTERRUPT_EVERY) == 0 && check_stop(im, row % PROGRESS_EVERY == 0) != 0)
+        return -1;
+    return 0;
+}
+
+/* Writes the n rows of the batch in order, the last of them record
+   number last.  -1 to stop the import (the rest released). */
+static int write_batch(importer *im, const strata_import_source *src, const header *h,
+                       size_t n, uint64_t last)
+{
+    for (size_t i = 0; i < n; i++) {
+        const waiting_row *w = &im->waiting[i];
+        id_map_prefetch(im->ids, h->cols[h->start].space, im->fields + w->at[0], w->len[0]);
+        id_map_prefetch(im->ids, h->cols[h->end].space, im->fields + w->at[1], w->len[1]);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const waiting_row *w = &im->waiting[i];
+        im->row = im->vals + i * h->n;
+        im->line = w->line;
+        int rc = rel_write(im, h, kept(im, w, 0), kept(im, w, 1), kept(im, w, 2), src->type);
+        free_values(im->row, h->n);
+        if (row_done(im, rc, last - (n - 1 - i)) != 0) {
+            /* the report counts the records read up to this one, as when
+               rows go one at a time */
+            im->rep->rows = last - (n - 1 - i);
+            for (size_t k = i + 1; k < n; k++)
+                free_values(im->vals + k * h->n, h->n);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The records of one open relationship file, in batches. */
+static int load_rel_batches(importer *im, const strata_import_source *src, const header *h,
+                            csv_reader *r)
+{
+    for (;;) {
+        size_t n;
+        int bad;
+        csv_status s = read_batch(im, h, r, &n, &bad);
+        /* a bad record's fault, kept while the rows before it are written */
+        strata_status status = im->status;
+        uint32_t fault_column = im->column;
+        uint64_t line = im->line;
+        char err[sizeof im->err];
+        if (bad != ROW_OK)
+            memcpy(err, im->err, sizeof err);
+        int rc = write_batch(im, src, h, n, im->rep->rows - (bad != ROW_OK));
+        im->row = im->vals;
+        if (rc != 0)
+            return -1;
+        if (bad != ROW_OK) {
+            im->status = status;
+            im->column = fault_column;
+            im->line = line;
+            memcpy(im->err, err, sizeof err);
+            if (row_done(im, bad, im->rep->rows) != 0)
+                return -1;
+        }
+        if (s != CSV_RECORD) {
+            if (s == CSV_END)
+                return 0;
+            reader_fault(im, r, s);
+            return -1;
+        }
+    }
+}
+
 /* Reads the records of one open file. */
 static int load_records(importer *im, const strata_import_source *src, const header *h,
                         csv_reader *r, size_t base_labels)
 {
+    if (src->relationships && im->bulk)
+        return load_rel_batches(im, src, h, r);
     csv_status s;
     while ((s = csv_next(r)) == CSV_RECORD) {
         im->line = csv_record_line(r);
         im->rep->rows++;
         int rc = src->relationships ? rel_row(im, h, r, src->type)
                                     : node_row(im, h, r, base_labels);
-        free_values(im, h->n);
-        if (rc == ROW_FATAL || (rc == ROW_BAD && skip_row(im) != 0))
-            return -1;
-        if ((im->rep->rows % INTERRUPT_EVERY) == 0 &&
-            check_stop(im, im->rep->rows % PROGRESS_EVERY == 0) != 0)
+        free_values(im->row, h->n);
+        if (row_done(im, rc, im->rep->rows) != 0)
             return -1;
     }
     if (s != CSV_END) {
@@ -646,16 +887,30 @@ static int load_all(importer *im)
 }
 
 /* Runs load_all as one unit: a transaction of its own, or a statement of
-   the caller's open transaction; undone whole when it fails. */
+   the caller's open transaction; undone whole when it fails.  In a
+   transaction of its own the rows go through the bulk writer where it
+   takes them (core/bulk.h), and everything else through the direct
+   write calls. */
 static int load_atomically(importer *im)
 {
     bool own_txn = !strata_in_transaction(im->g);
     strata_status s = own_txn ? strata_begin(im->g) : strata_statement_begin(im->g);
+    if (s == STRATA_OK && own_txn)
+        s = bulk_open(im->g, &im->bulk);
     if (s != STRATA_OK) {
         graph_refused(im, s);
+        if (own_txn && strata_in_transaction(im->g))
+            strata_rollback(im->g);
         return -1;
     }
-    if (load_all(im) != 0) {
+    int rc = load_all(im);
+    if (rc == 0 && im->bulk && flush_bulk(im) != ROW_OK) {
+        im->file = NULL;
+        im->line = 0;
+        rc = -1;
+    }
+    bulk_close(&im->bulk);
+    if (rc != 0) {
         if (own_txn)
             strata_rollback(im->g);
         else
@@ -688,9 +943,13 @@ static void importer_free(importer *im)
 {
     id_map_free(&im->ids);
     id_spaces_free(&im->spaces);
-    free_values(im, im->nvals);
+    free_values(im->vals, im->nvals);
     if (im->vals)
         mem_free(mem_scratch(), im->vals);
+    if (im->row_props)
+        mem_free(mem_scratch(), im->row_props);
+    if (im->fields)
+        mem_free(mem_scratch(), im->fields);
     if (im->labels)
         mem_free(mem_scratch(), im->labels);
     if (im->name)

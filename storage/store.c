@@ -218,6 +218,22 @@ static node_adj node_adj_of(adj_block *b)
     return (node_adj){ b, store_adj_count(b, ADJ_OUT), store_adj_count(b, ADJ_IN) };
 }
 
+void store_adj_cursor_init(store_adj_cursor *c, store *s, mem_ctx *m)
+{
+    pvec_seq_init(&c->seq, &s->node_adj, &adj_ops, m);
+}
+
+node_adj *store_adj_cursor_mut(store_adj_cursor *c, uint64_t id)
+{
+    return pvec_seq_mut(&c->seq, id);
+}
+
+void store_adj_replace(mem_ctx *m, node_adj *a, adj_block *b)
+{
+    adj_release(m, &a->block);
+    *a = node_adj_of(b);
+}
+
 rel_meta *store_rel_meta_mut(store *s, mem_ctx *m, uint64_t id)
 {
     return pvec_get_mut(&s->rel_meta, &rel_meta_ops, m, id);

@@ -133,6 +133,21 @@ node_adj *store_node_adj_mut(store *s, mem_ctx *m, uint64_t id);
    must have been prepared on &a->block (storage/adjacency.h). */
 void store_adj_insert(node_adj *a, int dir, uint32_t type, uint32_t rel, uint32_t other);
 int store_adj_erase(mem_ctx *m, node_adj *a, int dir, uint32_t type, uint32_t rel);
+/* Writable adjacency slots of live nodes at increasing ids, one descent
+   per leaf rather than one per node (pvec_seq): for a bulk edit of many
+   nodes' blocks in id order (core/bulk.c).  Nothing else may write or
+   share the store while one is in use; it holds no memory of its own. */
+typedef struct store_adj_cursor {
+    pvec_seq seq;
+} store_adj_cursor;
+void store_adj_cursor_init(store_adj_cursor *c, store *s, mem_ctx *m);
+/* NULL when out of memory. */
+node_adj *store_adj_cursor_mut(store_adj_cursor *c, uint64_t id);
+
+/* Replaces a's block by b (moved in; the old one released) and counts
+   b's entries per direction: for a bulk edit that built the block anew
+   (core/bulk.c).  Cannot fail. */
+void store_adj_replace(mem_ctx *m, node_adj *a, adj_block *b);
 rel_meta *store_rel_meta_mut(store *s, mem_ctx *m, uint64_t id);
 prop_rec **store_rel_props_mut(store *s, mem_ctx *m, uint64_t id);
 
