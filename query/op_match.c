@@ -904,6 +904,10 @@ struct match_state {
     size_t steps;
     size_t saved_base, saved_used;   /* relationship uniqueness outside */
     bool reach;                 /* each end once (reach_distinct_ok) */
+    /* The one part starts with a seek of a unique index: its keys as
+       planned, so match_resume can tell the index is still the same. */
+    bool seek_kept;
+    uint32_t seek_keys[IDX_MAX_KEYS];
     walk w;                     /* its paths in the block after plans */
 };
 
@@ -1027,9 +1031,9 @@ static int plan_parts(exec *x, match_state *ms, const scope *sc)
         size_t nel = clause->u.match.parts.items[i]->u.part.path->u.list.count;
         longest = nel > longest ? nel : longest;
     }
-    /* one block (plan_block_size) */
-    ms->plans = exec_alloc(x, plan_block_size(n, longest), NULL);
-    if (!ms->plans)
+    /* one block (plan_block_size), kept when the clause is planned again
+       (match_resume) */
+    if (!ms->plans && !(ms->plans = exec_alloc(x, plan_block_size(n, longest), NULL)))
         return exec_oom(x);
     ms->order = (size_t *)(ms->plans + n);
     ms->w.ids = (uint64_t *)(ms->order + n);
@@ -1200,6 +1204,62 @@ static int match_from(exec *x, stage *s, uint64_t id)
     return walk_from(&ms->w, id);
 }
 
+
+/* The index a unique seek's plan names, in the state now read, when it is
+   the same index; else NULL.  A graph does not give a dropped index's id
+   to another, but the kind, label and keys are compared all the same: a
+   kept plan never seeks an index other than the one it chose. */
+static const index_def *seek_index(exec *x, const start_plan *p)
+{
+    const index_set *set = exec_view(x)->ver->indexes;
+    int pos = idxset_find(set, p->index);
+    if (pos < 0)
+        return NULL;
+    const index_def *d = idxset_def(set, (uint32_t)pos);
+    bool same = d->kind == IDX_UNIQUE && !d->on_rels && d->token == p->label &&
+                d->nkeys == p->nkeys;
+    return same ? d : NULL;
+}
+
+/* Remembers the keys of a one-part clause's unique seek (match_resume). */
+static void keep_unique_seek(exec *x, match_state *ms)
+{
+    const start_plan *p = &ms->plans[0];
+    const index_def *d = NULL;
+    ms->seek_kept = ms->nparts == 1 && p->kind == START_INDEX_SEEK && p->unique &&
+                    (d = seek_index(x, p)) != NULL;
+    if (ms->seek_kept)
+        memcpy(ms->seek_keys, d->keys, d->nkeys * sizeof *d->keys);
+}
+
+/* The run is over: an input row still in progress ends (its iterator
+   and bindings let go), as match_close would, the stage staying open.
+   The view the run read is still the executor's: a unique seek planned
+   on it is noted. */
+static void match_park(exec *x, stage *s)
+{
+    match_state *ms = s->state;
+    if (ms->row_open)
+        match_end(x, s, false);
+    keep_unique_seek(x, ms);
+}
+
+/* Before the clause runs again: its parts planned on the state now read
+   (indexes made or dropped, counts moved), as when it opened.  A seek of
+   a unique index is kept while that index is there unchanged: on any
+   state no start is estimated below its one row but a scan of a label no
+   node carries, which finds nothing, as the seek does. */
+static int match_resume(exec *x, stage *s)
+{
+    match_state *ms = s->state;
+    if (ms->seek_kept) {
+        const index_def *d = seek_index(x, &ms->plans[0]);
+        if (d && memcmp(d->keys, ms->seek_keys, d->nkeys * sizeof *d->keys) == 0)
+            return 0;
+    }
+    return plan_parts(x, ms, &ms->sc);
+}
+
 int match_open(exec *x, const cypher_ast_node *clause, scope *sc, stage *s)
 {
     match_state *ms = exec_calloc(x, sizeof *ms);
@@ -1213,6 +1273,8 @@ int match_open(exec *x, const cypher_ast_node *clause, scope *sc, stage *s)
     s->scan = match_scan;
     s->begin_scan = match_begin_scan;
     s->from = match_from;
+    s->park = match_park;
+    s->resume = match_resume;
     ms->clause = clause;
     ms->in_width = x->width;
     ms->nparts = clause->u.match.parts.count;
