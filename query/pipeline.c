@@ -75,15 +75,17 @@ static int open_match(exec *x, const cypher_ast_node *const *clauses, size_t n, 
     join_plan *plan = NULL;
     *absorbed = 1;
     size_t took = 0;
-    if (!x->nested && join_plan_build(x, clauses, run, run < n ? clauses[run] : after, sc, &plan,
-                                      &took) != 0)
+    const cypher_ast_node *next = run < n ? clauses[run] : after;
+    bool refused = join_shape_refuses(clauses, run, next);
+    if (!x->nested && !refused &&
+        join_plan_build(x, clauses, run, next, sc, &plan, &took) != 0)
         return -1;
     if (!took) {
         int rc = match_open(x, clauses[0], sc, s);
-        /* run again only where the join would refuse it on any data: the
-           join's choice depends on the state read, the walker's on nothing
-           its resume does not redo */
-        if (!join_shape_refuses(clauses, run, run < n ? clauses[run] : after))
+        /* run again only where the join refuses the clause on any data:
+           the join's choice depends on the state read, the walker's on
+           nothing its resume does not redo */
+        if (!refused)
             s->park = NULL;
         return rc;
     }

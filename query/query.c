@@ -647,6 +647,26 @@ static bool reads_lazily(const cypher_ast_node *root)
            !first_update(body);
 }
 
+/* What a run asks of the tree before it starts, worked out once per
+   cached plan (plan_traits). */
+#define TRAIT_READS_ONLY (PLAN_TRAITS_KNOWN << 1)
+#define TRAIT_LAZY (PLAN_TRAITS_KNOWN << 2)
+
+static unsigned statement_traits(cached_plan *plan)
+{
+    unsigned t = plan_traits(plan);
+    if (t & PLAN_TRAITS_KNOWN)
+        return t;
+    const cypher_ast_node *root = cypher_ast_root(plan_ast(plan));
+    t = PLAN_TRAITS_KNOWN;
+    if (reads_only(root->u.statement.body))
+        t |= TRAIT_READS_ONLY;
+    if (reads_lazily(root))
+        t |= TRAIT_LAZY;
+    plan_set_traits(plan, t);
+    return t;
+}
+
 /* The result's own view of v's version: a reference, no allocation. */
 static void view_retain_into(const strata_view *v, strata_view *into)
 {
@@ -732,10 +752,11 @@ strata_status result_run(strata_result *r, const run_args *a)
                            perr.column);
     }
     const cypher_ast_node *root = plan ? cypher_ast_root(plan_ast(plan)) : NULL;
-    x->reads_only = root && reads_only(root->u.statement.body);
+    unsigned traits = plan ? statement_traits(plan) : 0;
+    x->reads_only = traits & TRAIT_READS_ONLY;
     if (root && root->u.statement.mode != CYPHER_MODE_RUN)
         run_profiled(x, root, a->text, r);
-    else if (root && reads_lazily(root) && go_lazy(g, v, x, r, a->params))
+    else if (root && (traits & TRAIT_LAZY) && go_lazy(g, v, x, r, a->params))
         run_statement(x, root, r, NULL);
     else if (root)
         run_statement(x, root, r, NULL);
