@@ -52,6 +52,12 @@ const cypher_ast_node *walk_elem(const walk *w, size_t i)
 
 long walk_var_slot(const walk *w, const cypher_ast_node *el, bool is_node)
 {
+    if (w->ends_known && is_node) {
+        if (el == w->el[0])
+            return w->end_slot[0];
+        if (el == w->el[w->nel - 1])
+            return w->end_slot[1];
+    }
     const cypher_ast_node *v = is_node ? el->u.node.variable : el->u.rel.variable;
     return v ? scope_find(w->sc, v->u.name.ptr, v->u.name.len) : -1;
 }
@@ -815,6 +821,9 @@ static int walk_start(walk *w, bool *single, bool *none, uint64_t *id, strata_no
     size_t in_width = w->in_width;
     long first = var_slot(w, w->el[0], true);
     long last = w->nel == 1 ? first : var_slot(w, w->el[w->nel - 1], true);
+    w->end_slot[0] = first;     /* the rest of the walk reads them here */
+    w->end_slot[1] = last;
+    w->ends_known = true;
     bool first_bound = first >= 0 && ((size_t)first < in_width || !value_is_null(&row[first]));
     bool last_bound = last >= 0 && ((size_t)last < in_width || !value_is_null(&row[last]));
     if (first_bound || last_bound)
@@ -908,6 +917,11 @@ struct match_state {
        planned, so match_resume can tell the index is still the same. */
     bool seek_kept;
     uint32_t seek_keys[IDX_MAX_KEYS];
+    /* The first part's end nodes' slots (walk.end_slot), for the part
+       ends_of - 1 (0: not yet looked up): the parts' order may change
+       when they are planned again. */
+    size_t ends_of;
+    long end_slot[2];
     walk w;                     /* its paths in the block after plans */
 };
 
@@ -1113,8 +1127,20 @@ static int match_begin(exec *x, stage *s, const value *in)
                        ms->clause->u.match.where, ms->row, next_part, &ms->m);
     ms->w.where_in_search = ms->nparts == 1 && ms->clause->u.match.where;
     ms->w.reach = ms->reach;
+    /* the end nodes' slots, looked up by name at the part's first row
+       (walk_start) and kept for the next rows and runs */
+    if (rc == 0 && ms->ends_of == ms->order[0] + 1) {
+        ms->w.end_slot[0] = ms->end_slot[0];
+        ms->w.end_slot[1] = ms->end_slot[1];
+        ms->w.ends_known = true;
+    }
     if (rc == 0)
         rc = walk_start(&ms->w, &ms->single, &none, &ms->single_id, &ms->it);
+    if (rc == 0 && ms->ends_of != ms->order[0] + 1) {
+        ms->end_slot[0] = ms->w.end_slot[0];
+        ms->end_slot[1] = ms->w.end_slot[1];
+        ms->ends_of = ms->order[0] + 1;
+    }
     if (rc == 0 && none)
         ms->single = false;   /* nothing to walk: the row ends at the first step */
     if (rc != 0)
