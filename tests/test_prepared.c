@@ -481,6 +481,50 @@ static void prepare_fails_cleanly(void **state)
     strata_graph_free(&g);
 }
 
+/* A statement whose stages outgrow the result block's arena takes chunks
+   from the allocator on its first run: each allocation of that run fails
+   in turn, an OutOfMemory result each time, and the next run works (and
+   then, parked, allocates nothing). */
+static void run_fails_cleanly(void **state)
+{
+    (void)state;
+    strata_graph *g = items(true);
+    char q[2048] = "MATCH (n:Item {key: $k}) RETURN n.v AS c0";
+    for (int i = 1; i < 60; i++)
+        snprintf(q + strlen(q), sizeof q - strlen(q), ", n.key + %d AS c%d", i, i);
+    strata_stmt *s;
+    assert_int_equal(strata_prepare(g, q, &s), STRATA_OK);
+    assert_int_equal(strata_stmt_bind_int(s, "k", 7), STRATA_OK);
+    long failures = 0;
+    for (long k = 1;; k++) {
+        strata_result *r = NULL;
+        mem_fail_at(k);
+        strata_status st = strata_stmt_execute(s, &r);
+        mem_fail_clear();
+        assert_non_null(r);
+        if (st == STRATA_OK) {
+            const strata_value *const *row;
+            assert_true(strata_result_next(r, &row));
+            int64_t c59 = 0;
+            assert_int_equal(strata_value_get_int(row[59], &c59), STRATA_OK);
+            assert_int_equal(c59, 7 + 59);
+            strata_result_free(&r);
+            break;
+        }
+        assert_int_equal(st, STRATA_ENOMEM);
+        assert_string_equal(strata_result_error(r)->code, "OutOfMemory");
+        strata_result_free(&r);
+        failures++;
+        assert_true(k < 1000);
+    }
+    assert_true(failures > 0);   /* the arena took chunks */
+    mem_fail_clear();
+    for (int i = 0; i < 3; i++)
+        check_key(s, g, NULL, q, i);
+    strata_stmt_free(&s);
+    strata_graph_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -492,6 +536,7 @@ int main(void)
         cmocka_unit_test(free_with_result_out),
         cmocka_unit_test(runs_allocate_nothing),
         cmocka_unit_test(prepare_fails_cleanly),
+        cmocka_unit_test(run_fails_cleanly),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
