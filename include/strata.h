@@ -49,6 +49,7 @@ typedef struct strata_node_iter strata_node_iter;
 typedef struct strata_edge_iter strata_edge_iter;
 typedef struct strata_result strata_result;   /* a Cypher query's result */
 typedef struct strata_cancel strata_cancel;   /* a request to stop queries */
+typedef struct strata_stmt strata_stmt;       /* a prepared Cypher statement */
 
 /* A node or relationship id: its slot index.  Slots are reused after a
    delete, most recently freed first. */
@@ -596,6 +597,58 @@ STRATA_API void strata_result_free(strata_result **r);
    stay alive until the call returns (free it only after).  A result
    already read to its end, or one that failed, is left as it is. */
 STRATA_API void strata_result_interrupt(strata_result *r);
+
+/* ---- prepared statements ------------------------------------------------- */
+
+/* A statement parsed and checked once, run as often as wanted with its
+   parameters bound one by one: what strata_query does, less what it would
+   redo on every call (finding the text in the plan cache, building the
+   parameter map, allocating the result, and for a read-only statement
+   whose clauses can run again — MATCH, and WITH / RETURN without
+   aggregation, DISTINCT, ORDER BY, SKIP or LIMIT — opening its clauses).
+   Each run reads the state it is given exactly as strata_query would,
+   choosing its index seeks and scans on that state, so graph writes,
+   indexes made or dropped and constraints between runs are seen; runs
+   report the same errors as strata_query.  A statement and its result
+   are used by one thread at a time (prepare one per thread); the checked
+   tree they share with other statements is immutable.
+
+   strata_prepare: on g's writer thread, as strata_query; the statement
+   runs on g (strata_stmt_execute) or on any view of g.  A syntax or
+   semantic error is reported here: *out NULL, STRATA_EINVAL (or
+   STRATA_ENOMEM) and strata_errmsg(g) "SyntaxError: ... (line L, column
+   C)".  strata_view_prepare: from any thread holding v, for runs on views
+   of v's graph; its errors go to strata_view_errmsg(v).  Free a statement
+   prepared on g before g. */
+STRATA_API strata_status strata_prepare(strata_graph *g, const char *text, strata_stmt **out);
+STRATA_API strata_status strata_view_prepare(strata_view *v, const char *text,
+                                             strata_stmt **out);
+/* Binds $name (written without the $) to a copy of value, for every run
+   until bound again.  A parameter never bound is missing, as from
+   strata_query's map (ArgumentError MissingParameter when read).
+   STRATA_EINVAL, with strata_stmt_errmsg, when the text names no such
+   parameter or a run's result is still open (free it first). */
+STRATA_API strata_status strata_stmt_bind(strata_stmt *s, const char *name,
+                                          const strata_value *value);
+STRATA_API strata_status strata_stmt_bind_int(strata_stmt *s, const char *name, int64_t value);
+/* Every parameter missing again; STRATA_EINVAL while a result is open. */
+STRATA_API strata_status strata_stmt_clear_bindings(strata_stmt *s);
+/* Runs s on the graph it was prepared on (strata_stmt_execute) or on the
+   view v of the same graph (strata_stmt_execute_view; STRATA_EINVAL for a
+   view of another graph).  *out gets the run's result, as strata_query's
+   and read the same way, but it belongs to the statement: no allocation
+   per run, and strata_result_free hands it back (it stays valid until
+   then).  A statement runs once at a time: while its result is out,
+   running or binding again fails with STRATA_EINVAL (*out NULL) and
+   strata_stmt_errmsg says why. */
+STRATA_API strata_status strata_stmt_execute(strata_stmt *s, strata_result **out);
+STRATA_API strata_status strata_stmt_execute_view(strata_stmt *s, strata_view *v,
+                                                  strata_result **out);
+/* The message of the statement's last failed bind or misuse (a run's own
+   errors are in its result). */
+STRATA_API const char *strata_stmt_errmsg(const strata_stmt *s);
+/* Frees s; with a result still out, s goes when that result is freed. */
+STRATA_API void strata_stmt_free(strata_stmt **s);
 
 /* ---- LOAD CSV's file access ---------------------------------------------- */
 

@@ -864,9 +864,21 @@ static int eval_map(const evalctx *c, const cypher_ast_node *e, value *out)
     return rc;
 }
 
+/* A prepared statement's parameter by name: a few, so a scan. */
+static const value *bound_get(const exec *x, const cypher_ast_str *name)
+{
+    for (size_t i = 0; i < x->nbound; i++) {
+        const bound_param *b = &x->bound[i];
+        if (b->len == name->len && memcmp(b->name, name->ptr, name->len) == 0)
+            return b->set ? &b->v : NULL;
+    }
+    return NULL;
+}
+
 static int eval_parameter(const evalctx *c, const cypher_ast_node *e, value *out)
 {
-    const value *v = c->x->params && value_kind(c->x->params) == VAL_MAP
+    const value *v = c->x->bound ? bound_get(c->x, &e->u.name)
+                     : c->x->params && value_kind(c->x->params) == VAL_MAP
                          ? value_map_get(c->x->params, e->u.name.ptr, e->u.name.len)
                          : NULL;
     if (!v)

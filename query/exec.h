@@ -98,6 +98,15 @@ typedef struct exec_arena {
     size_t taken;           /* bytes handed out (tests, measurements) */
 } exec_arena;
 
+/* A parameter of a prepared statement (strata_stmt_bind): its name (the
+   statement's tree's, NUL-terminated) and, once bound, its value. */
+typedef struct bound_param {
+    const char *name;
+    size_t len;
+    bool set;
+    value v;
+} bound_param;
+
 typedef struct profile profile;   /* query/profile.h */
 typedef struct regex_cache regex_cache;   /* query/regex.h */
 
@@ -107,6 +116,8 @@ typedef struct exec {
                                the version of the view a query reads */
     mem_ctx *m;             /* mem_scratch(): query values */
     const value *params;    /* a map or NULL (borrowed) */
+    const bound_param *bound;   /* or a prepared statement's parameters */
+    size_t nbound;
     qerror err;
     qstats stats;
     size_t width;           /* slots per row, grows while planning */

@@ -179,6 +179,11 @@ int join_plan_build(exec *x, const cypher_ast_node *const *clauses, size_t n,
                     const cypher_ast_node *next, scope *sc, join_plan **out,
                     size_t *absorbed);
 void join_plan_free(exec *x, join_plan **p);
+/* Whether join_plan_build refuses clauses[0..n) (next consuming their rows)
+   from their text alone, whatever the data: then the walker always runs
+   them, and a prepared statement may run its opened MATCH again. */
+bool join_shape_refuses(const cypher_ast_node *const *clauses, size_t n,
+                        const cypher_ast_node *next);
 
 /* Opens the join's stage over plan p (taken over). */
 int join_open(exec *x, join_plan *p, const scope *sc, stage *s);

@@ -1406,17 +1406,21 @@ static size_t relationships_in(const cypher_ast_node *clause)
     return n;
 }
 
+/* One clause of at most one relationship, its rows not only counted:
+   nothing the join could do better (worth_it), so a point query pays no
+   plan. */
+bool join_shape_refuses(const cypher_ast_node *const *clauses, size_t n,
+                        const cypher_ast_node *next)
+{
+    return n == 1 && relationships_in(clauses[0]) < 2 && !projection_only_counts(next);
+}
+
 int join_plan_build(exec *x, const cypher_ast_node *const *clauses, size_t n,
                     const cypher_ast_node *next, scope *sc, join_plan **out, size_t *absorbed)
 {
     *out = NULL;
     *absorbed = 0;
-    if (atomic_load(&join_off) || !n)
-        return 0;
-    /* one clause of at most one relationship, its rows not only counted:
-       nothing the join could do better (worth_it), so a point query pays
-       no plan */
-    if (n == 1 && relationships_in(clauses[0]) < 2 && !projection_only_counts(next))
+    if (atomic_load(&join_off) || !n || join_shape_refuses(clauses, n, next))
         return 0;
     /* the longest prefix of the run the join takes whole, at least one */
     for (size_t take = n; take > 0; take--) {

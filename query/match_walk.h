@@ -62,6 +62,11 @@ typedef struct walk {
     bool reached;                       /* some expansion reached exact */
     uint64_t *ends;                     /* (end node, length) pairs found */
     size_t nends, capends;              /* in pairs */
+    /* The slots of the end nodes' variables (el[0], el[nel - 1]) once
+       known — looked up by walk_start, or given by the walk's owner —
+       read by walk_var_slot instead of looking the names up. */
+    bool ends_known;
+    long end_slot[2];
     /* Last, and not cleared when a walk starts: room for an entry per
        element of the pattern, set by the walk's owner (walk_paths on the
        stack, or a MATCH's block sized for its longest part); every entry

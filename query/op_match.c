@@ -52,6 +52,12 @@ const cypher_ast_node *walk_elem(const walk *w, size_t i)
 
 long walk_var_slot(const walk *w, const cypher_ast_node *el, bool is_node)
 {
+    if (w->ends_known && is_node) {
+        if (el == w->el[0])
+            return w->end_slot[0];
+        if (el == w->el[w->nel - 1])
+            return w->end_slot[1];
+    }
     const cypher_ast_node *v = is_node ? el->u.node.variable : el->u.rel.variable;
     return v ? scope_find(w->sc, v->u.name.ptr, v->u.name.len) : -1;
 }
@@ -815,6 +821,9 @@ static int walk_start(walk *w, bool *single, bool *none, uint64_t *id, strata_no
     size_t in_width = w->in_width;
     long first = var_slot(w, w->el[0], true);
     long last = w->nel == 1 ? first : var_slot(w, w->el[w->nel - 1], true);
+    w->end_slot[0] = first;     /* the rest of the walk reads them here */
+    w->end_slot[1] = last;
+    w->ends_known = true;
     bool first_bound = first >= 0 && ((size_t)first < in_width || !value_is_null(&row[first]));
     bool last_bound = last >= 0 && ((size_t)last < in_width || !value_is_null(&row[last]));
     if (first_bound || last_bound)
@@ -904,6 +913,15 @@ struct match_state {
     size_t steps;
     size_t saved_base, saved_used;   /* relationship uniqueness outside */
     bool reach;                 /* each end once (reach_distinct_ok) */
+    /* The one part starts with a seek of a unique index: its keys as
+       planned, so match_resume can tell the index is still the same. */
+    bool seek_kept;
+    uint32_t seek_keys[IDX_MAX_KEYS];
+    /* The first part's end nodes' slots (walk.end_slot), for the part
+       ends_of - 1 (0: not yet looked up): the parts' order may change
+       when they are planned again. */
+    size_t ends_of;
+    long end_slot[2];
     walk w;                     /* its paths in the block after plans */
 };
 
@@ -1027,9 +1045,9 @@ static int plan_parts(exec *x, match_state *ms, const scope *sc)
         size_t nel = clause->u.match.parts.items[i]->u.part.path->u.list.count;
         longest = nel > longest ? nel : longest;
     }
-    /* one block (plan_block_size) */
-    ms->plans = exec_alloc(x, plan_block_size(n, longest), NULL);
-    if (!ms->plans)
+    /* one block (plan_block_size), kept when the clause is planned again
+       (match_resume) */
+    if (!ms->plans && !(ms->plans = exec_alloc(x, plan_block_size(n, longest), NULL)))
         return exec_oom(x);
     ms->order = (size_t *)(ms->plans + n);
     ms->w.ids = (uint64_t *)(ms->order + n);
@@ -1109,8 +1127,20 @@ static int match_begin(exec *x, stage *s, const value *in)
                        ms->clause->u.match.where, ms->row, next_part, &ms->m);
     ms->w.where_in_search = ms->nparts == 1 && ms->clause->u.match.where;
     ms->w.reach = ms->reach;
+    /* the end nodes' slots, looked up by name at the part's first row
+       (walk_start) and kept for the next rows and runs */
+    if (rc == 0 && ms->ends_of == ms->order[0] + 1) {
+        ms->w.end_slot[0] = ms->end_slot[0];
+        ms->w.end_slot[1] = ms->end_slot[1];
+        ms->w.ends_known = true;
+    }
     if (rc == 0)
         rc = walk_start(&ms->w, &ms->single, &none, &ms->single_id, &ms->it);
+    if (rc == 0 && ms->ends_of != ms->order[0] + 1) {
+        ms->end_slot[0] = ms->w.end_slot[0];
+        ms->end_slot[1] = ms->w.end_slot[1];
+        ms->ends_of = ms->order[0] + 1;
+    }
     if (rc == 0 && none)
         ms->single = false;   /* nothing to walk: the row ends at the first step */
     if (rc != 0)
@@ -1200,6 +1230,62 @@ static int match_from(exec *x, stage *s, uint64_t id)
     return walk_from(&ms->w, id);
 }
 
+
+/* The index a unique seek's plan names, in the state now read, when it is
+   the same index; else NULL.  A graph does not give a dropped index's id
+   to another, but the kind, label and keys are compared all the same: a
+   kept plan never seeks an index other than the one it chose. */
+static const index_def *seek_index(exec *x, const start_plan *p)
+{
+    const index_set *set = exec_view(x)->ver->indexes;
+    int pos = idxset_find(set, p->index);
+    if (pos < 0)
+        return NULL;
+    const index_def *d = idxset_def(set, (uint32_t)pos);
+    bool same = d->kind == IDX_UNIQUE && !d->on_rels && d->token == p->label &&
+                d->nkeys == p->nkeys;
+    return same ? d : NULL;
+}
+
+/* Remembers the keys of a one-part clause's unique seek (match_resume). */
+static void keep_unique_seek(exec *x, match_state *ms)
+{
+    const start_plan *p = &ms->plans[0];
+    const index_def *d = NULL;
+    ms->seek_kept = ms->nparts == 1 && p->kind == START_INDEX_SEEK && p->unique &&
+                    (d = seek_index(x, p)) != NULL;
+    if (ms->seek_kept)
+        memcpy(ms->seek_keys, d->keys, d->nkeys * sizeof *d->keys);
+}
+
+/* The run is over: an input row still in progress ends (its iterator
+   and bindings let go), as match_close would, the stage staying open.
+   The view the run read is still the executor's: a unique seek planned
+   on it is noted. */
+static void match_park(exec *x, stage *s)
+{
+    match_state *ms = s->state;
+    if (ms->row_open)
+        match_end(x, s, false);
+    keep_unique_seek(x, ms);
+}
+
+/* Before the clause runs again: its parts planned on the state now read
+   (indexes made or dropped, counts moved), as when it opened.  A seek of
+   a unique index is kept while that index is there unchanged: on any
+   state no start is estimated below its one row but a scan of a label no
+   node carries, which finds nothing, as the seek does. */
+static int match_resume(exec *x, stage *s)
+{
+    match_state *ms = s->state;
+    if (ms->seek_kept) {
+        const index_def *d = seek_index(x, &ms->plans[0]);
+        if (d && memcmp(d->keys, ms->seek_keys, d->nkeys * sizeof *d->keys) == 0)
+            return 0;
+    }
+    return plan_parts(x, ms, &ms->sc);
+}
+
 int match_open(exec *x, const cypher_ast_node *clause, scope *sc, stage *s)
 {
     match_state *ms = exec_calloc(x, sizeof *ms);
@@ -1213,6 +1299,8 @@ int match_open(exec *x, const cypher_ast_node *clause, scope *sc, stage *s)
     s->scan = match_scan;
     s->begin_scan = match_begin_scan;
     s->from = match_from;
+    s->park = match_park;
+    s->resume = match_resume;
     ms->clause = clause;
     ms->in_width = x->width;
     ms->nparts = clause->u.match.parts.count;

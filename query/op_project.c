@@ -334,6 +334,18 @@ static void project_close(exec *x, stage *s)
     s->state = NULL;
 }
 
+/* The run is over: the window counts afresh.  Only a projection that
+   holds no rows and whose SKIP and LIMIT (which may name parameters) are
+   absent is parked (project_open); its map keeps nothing between rows. */
+static void project_park(exec *x, stage *s)
+{
+    (void)x;
+    project_state *ps = s->state;
+    for (size_t i = 0; i < ps->nsteps; i++)
+        if (ps->steps[i].row == window_row)
+            ((window_state *)ps->steps[i].state)->seen = 0;
+}
+
 /* Opens the steps the clause needs, chained; the last one's rows leave
    through s. */
 static int open_steps(exec *x, project_state *ps, stage *s)
@@ -404,6 +416,9 @@ int project_open(exec *x, const cypher_ast_node *clause, scope *sc, stage *s,
         rc = open_steps(x, ps, s);
     if (rc == 0 && ps->steps[0].row_times)
         s->row_times = project_row_times;
+    if (p->ncalls == 0 && !clause->u.projection.distinct && !clause->u.projection.order.count &&
+        !clause->u.projection.skip && !clause->u.projection.limit)
+        s->park = project_park;
     if (rc == 0 && result_cols)
         rc = scope_copy(x, &p->out, result_cols);
     /* the clause's scope becomes the projection's */

@@ -75,11 +75,20 @@ static int open_match(exec *x, const cypher_ast_node *const *clauses, size_t n, 
     join_plan *plan = NULL;
     *absorbed = 1;
     size_t took = 0;
-    if (!x->nested && join_plan_build(x, clauses, run, run < n ? clauses[run] : after, sc, &plan,
-                                      &took) != 0)
+    const cypher_ast_node *next = run < n ? clauses[run] : after;
+    bool refused = join_shape_refuses(clauses, run, next);
+    if (!x->nested && !refused &&
+        join_plan_build(x, clauses, run, next, sc, &plan, &took) != 0)
         return -1;
-    if (!took)
-        return match_open(x, clauses[0], sc, s);
+    if (!took) {
+        int rc = match_open(x, clauses[0], sc, s);
+        /* run again only where the join refuses the clause on any data:
+           the join's choice depends on the state read, the walker's on
+           nothing its resume does not redo */
+        if (!refused)
+            s->park = NULL;
+        return rc;
+    }
     *absorbed = took;
     for (size_t i = 1; i < took; i++)
         s[i] = (stage){.clause = clauses[i], .absorbed = true};
@@ -172,6 +181,38 @@ pipeline *pipeline_open(exec *x, const cypher_ast_node *const *clauses, size_t n
 }
 
 stage *pipeline_stage(pipeline *p, size_t i) { return &p->st[i]; }
+
+bool pipeline_parkable(const pipeline *p)
+{
+    if (p->par)
+        return false;
+    for (size_t i = 0; i < p->n; i++)
+        if (!p->st[i].park)
+            return false;
+    return true;
+}
+
+void pipeline_park(exec *x, pipeline *p)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        p->st[i].park(x, &p->st[i]);
+        p->st[i].rows = 0;
+    }
+    p->next_in = 0;
+    p->row_open = false;
+    p->flushed = 0;
+    p->finished = false;
+    for (size_t i = 0; i < p->n; i++)
+        p->finished |= p->st[i].wants_none;   /* LIMIT 0 */
+}
+
+int pipeline_resume(exec *x, pipeline *p)
+{
+    for (size_t i = 0; i < p->n; i++)
+        if (p->st[i].resume && p->st[i].resume(x, &p->st[i]) != 0)
+            return -1;
+    return 0;
+}
 
 /* One unit of work: an input row, or a step of one; a parallel read takes
    the whole input row at once. */

@@ -66,6 +66,14 @@ struct stage {
     const struct start_plan *(*scan)(const stage *s);
     int (*begin_scan)(exec *x, stage *s, const value *row, strata_node_iter **it);
     int (*from)(exec *x, stage *s, uint64_t id);
+    /* Running an opened pipeline again (a prepared statement, strata.h):
+       park lets go of what the last run left (an input row in progress,
+       its iterator, counters) so the stage is as just opened; NULL for a
+       stage that cannot run again (it would have to be opened afresh).
+       resume redoes, before the next run, what depends on the state read
+       (MATCH plans its starts again); NULL when nothing does. */
+    void (*park)(exec *x, stage *s);
+    int (*resume)(exec *x, stage *s);
     void *state;
     stage *next;            /* NULL: rows go to parent, else to out */
     stage *parent;          /* a step inside a clause's stage (a projection's
@@ -107,6 +115,15 @@ pipeline *pipeline_open(exec *x, const cypher_ast_node *const *clauses, size_t n
                         rowset *in, scope *result_cols);
 int pipeline_pull(exec *x, pipeline *p, rowset *out, size_t want);
 void pipeline_close(exec *x, pipeline **p);
+/* Whether every stage of p can run again (its park hook) and nothing runs
+   on other threads: what a prepared statement keeps between runs. */
+bool pipeline_parkable(const pipeline *p);
+/* After a run (read to its end or not): every stage parked, the input
+   taken again from its first row.  p must be parkable. */
+void pipeline_park(exec *x, pipeline *p);
+/* Before the next run of a parked pipeline: each stage's resume, on the
+   state x now reads.  0 or -1 (the error in x). */
+int pipeline_resume(exec *x, pipeline *p);
 /* Stage i of an open pipeline (parallel.c reads a worker's copy). */
 stage *pipeline_stage(pipeline *p, size_t i);
 

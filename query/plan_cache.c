@@ -25,6 +25,7 @@ struct cached_plan {
     char *text;
     cypher_ast *ast;
     atomic_size_t refs;             /* the cache's own counts as one */
+    atomic_uint traits;             /* plan_traits */
 };
 
 struct plan_cache {
@@ -169,6 +170,7 @@ cached_plan *plan_cache_put(plan_cache *c, const char *text, size_t len, cypher_
     }
     p->ast = ast;
     atomic_init(&p->refs, 1);
+    atomic_init(&p->traits, 0);
     p->hash = text_hash(text, len);
     p->len = len;
     p->text = c ? mem_alloc(m, len + 1) : NULL;
@@ -198,6 +200,16 @@ cached_plan *plan_cache_put(plan_cache *c, const char *text, size_t len, cypher_
 }
 
 const cypher_ast *plan_ast(const cached_plan *p) { return p->ast; }
+
+unsigned plan_traits(const cached_plan *p)
+{
+    return atomic_load_explicit(&p->traits, memory_order_relaxed);
+}
+
+void plan_set_traits(cached_plan *p, unsigned traits)
+{
+    atomic_store_explicit(&p->traits, traits, memory_order_relaxed);
+}
 
 void plan_release(cached_plan **pp)
 {

@@ -42,6 +42,13 @@ cached_plan *plan_cache_get(plan_cache *c, const char *text, size_t len);
    only when even that fails (ast is then freed). */
 cached_plan *plan_cache_put(plan_cache *c, const char *text, size_t len, cypher_ast *ast);
 const cypher_ast *plan_ast(const cached_plan *p);
+/* What a statement's runner learns of the tree once and keeps with it
+   (query.c: whether it only reads, whether it runs lazily): a small set
+   of bits, 0 until plan_set_traits.  Any thread may read and set them; a
+   run that reads 0 works them out and sets them, the same each time. */
+#define PLAN_TRAITS_KNOWN 1u
+unsigned plan_traits(const cached_plan *p);
+void plan_set_traits(cached_plan *p, unsigned traits);
 void plan_release(cached_plan **p);
 /* Drops every entry nobody holds (tests and leak checks). */
 void plan_cache_clear(plan_cache *c);

@@ -24,50 +24,7 @@
 #include "query/proc_algo.h"
 #include "query/profile.h"
 #include "query/regex.h"
-
-/* The first chunk of a statement's arena, inside its result: what a
-   cached point lookup takes (pipeline, MATCH and RETURN stages, plans,
-   scopes, rows: 3.5 KB measured) with room to spare; a bigger statement
-   takes chunks from the allocator after it. */
-#define QUERY_ARENA_ROOM 6144
-
-struct strata_result {
-    size_t ncols;
-    char *colblock;             /* cols, handles and row in one block */
-    mem_ctx *colblock_m;        /* where it came from; NULL: an arena's
-                                   (the statement's, which outlives it) */
-    char **cols;
-    size_t nrows, next;
-    value *cells;               /* nrows * ncols, owned */
-    strata_value *handles;      /* ncols handles for the current row */
-    const strata_value **row;   /* pointers to them */
-    strata_query_stats stats;
-    bool failed;
-    strata_query_error err;
-    strata_view *view;          /* NULL or &own_view */
-    strata_view own_view;       /* the view the result holds, in place */
-    /* A read-only statement computed as it is read (pipeline.h): its
-       executor, the final pipeline, the rows pulled and not yet read, the
-       slot of each column in them, and what the executor borrows. */
-    pipeline *pipe;
-    bool pipe_done;
-    rowset buf;
-    size_t buf_next;
-    size_t *slots;
-    cached_plan *plan;
-    value params;
-    /* strata_result_interrupt's flag, and the strata_cancel the query
-       watches (a reference, or NULL): the executor reads both. */
-    atomic_bool interrupted;
-    strata_cancel *cancel;
-    exec_arena arena;           /* the statement's (exec.h) */
-    /* Not cleared when a result is made: the arena's first chunk; the
-       executor, set whole before anything reads it; the error's text,
-       written when it fails (failed says so). */
-    _Alignas(max_align_t) char arena_room[QUERY_ARENA_ROOM];
-    exec xs;                    /* the statement's executor (no allocation) */
-    char code[40], detail[48], message[256];
-};
+#include "query/result.h"
 
 /* Rows a lazy result's buffer holds in the arena before it grows from
    the allocator: a point lookup's one row, a short result's few. */
@@ -467,9 +424,9 @@ static int run_body(exec *x, const cypher_ast_node *body, strata_result *r)
     return rc;
 }
 
-static strata_status fail_result(strata_graph *g, strata_result *r, const char *code,
-                                 const char *detail, const char *message, uint32_t line,
-                                 uint32_t column)
+strata_status result_fail(strata_graph *g, strata_result *r, const char *code,
+                          const char *detail, const char *message, uint32_t line,
+                          uint32_t column)
 {
     r->failed = true;
     snprintf(r->code, sizeof r->code, "%s", code);
@@ -549,9 +506,8 @@ strata_status strata_query_writes(strata_graph *g, const char *text, bool *write
 
 /* The checked tree for text: from the plan cache, or parsed and checked
    now and cached.  Errors go to x (semantic) or perr (syntax). */
-static cached_plan *checked_plan(exec *x, const char *text, cypher_error *perr)
+cached_plan *query_checked_plan(exec *x, const char *text, size_t len, cypher_error *perr)
 {
-    size_t len = strlen(text);
     plan_cache *cache = plan_cache_for(exec_view(x)->ver->cat);
     cached_plan *plan = plan_cache_get(cache, text, len);
     if (plan)
@@ -691,6 +647,26 @@ static bool reads_lazily(const cypher_ast_node *root)
            !first_update(body);
 }
 
+/* What a run asks of the tree before it starts, worked out once per
+   cached plan (plan_traits). */
+#define TRAIT_READS_ONLY (PLAN_TRAITS_KNOWN << 1)
+#define TRAIT_LAZY (PLAN_TRAITS_KNOWN << 2)
+
+static unsigned statement_traits(cached_plan *plan)
+{
+    unsigned t = plan_traits(plan);
+    if (t & PLAN_TRAITS_KNOWN)
+        return t;
+    const cypher_ast_node *root = cypher_ast_root(plan_ast(plan));
+    t = PLAN_TRAITS_KNOWN;
+    if (reads_only(root->u.statement.body))
+        t |= TRAIT_READS_ONLY;
+    if (reads_lazily(root))
+        t |= TRAIT_LAZY;
+    plan_set_traits(plan, t);
+    return t;
+}
+
 /* The result's own view of v's version: a reference, no allocation. */
 static void view_retain_into(const strata_view *v, strata_view *into)
 {
@@ -733,47 +709,54 @@ static bool go_lazy(strata_graph *g, strata_view *v, exec *x, strata_result *r,
     return true;
 }
 
-/* strata_query and strata_view_query: exactly one of g and v is set;
-   cancel may be NULL. */
-static strata_status query_run(strata_graph *g, strata_view *v, const char *text,
-                               const strata_value *params, strata_cancel *cancel,
-                               strata_result **out)
+void result_clear(strata_result *r)
 {
-    mem_ctx *m = mem_scratch();
-    /* one block: everything but the arena's room is cleared */
-    strata_result *r = mem_alloc(m, sizeof *r);
-    if (!r)
-        return g ? graph_fail(g, STRATA_ENOMEM, "out of memory starting a query")
-                 : STRATA_ENOMEM;
+    strata_stmt *stmt = r->stmt;
     memset(r, 0, offsetof(strata_result, arena_room));
     exec_arena_init(&r->arena, r->arena_room, sizeof r->arena_room);
-    *out = r;
+    r->stmt = stmt;
     atomic_init(&r->interrupted, false);
-    r->cancel = cancel_retain(cancel);
+    /* what result_release reads of an executor that never ran */
+    r->xs.used_rels = NULL;
+    r->xs.regexes = NULL;
+}
+
+strata_status result_run(strata_result *r, const run_args *a)
+{
+    strata_graph *g = a->g;
+    strata_view *v = a->v;
+    mem_ctx *m = mem_scratch();
+    r->cancel = cancel_retain(a->cancel);
     exec *x = &r->xs;
-    *x = (exec){.g = g, .m = m, .params = params ? &params->v : NULL,
+    *x = (exec){.g = g, .m = m, .params = a->params ? &a->params->v : NULL,
+                .bound = a->bound, .nbound = a->nbound,
                 .interrupt = g ? &graph_catalog(g)->interrupt : NULL,
                 .result_interrupt = &r->interrupted,
-                .cancel = cancel ? &cancel->requested : NULL,
+                .cancel = a->cancel ? &a->cancel->requested : NULL,
                 .arena = &r->arena};
-    if (params && value_kind(&params->v) != VAL_MAP)
-        return fail_result(g, r, "ArgumentError", NULL, "parameters must be a map", 1, 1);
+    if (a->params && value_kind(&a->params->v) != VAL_MAP)
+        return result_fail(g, r, "ArgumentError", NULL, "parameters must be a map", 1, 1);
     if (v)
         x->view.ver = v->ver;
     else
         atomic_store(&graph_catalog(g)->interrupt, false);
     cypher_error perr;
-    cached_plan *plan = checked_plan(x, text, &perr);
+    /* a prepared statement's plan is its own: the result takes no
+       reference to it */
+    cached_plan *plan = a->plan ? a->plan
+                                : query_checked_plan(x, a->text, strlen(a->text), &perr);
+    cached_plan *owned = a->plan ? NULL : plan;
     if (!plan && !x->err.category) {
         exec_release(x);
-        return fail_result(g, r, perr.category, perr.detail, perr.message, perr.line,
+        return result_fail(g, r, perr.category, perr.detail, perr.message, perr.line,
                            perr.column);
     }
     const cypher_ast_node *root = plan ? cypher_ast_root(plan_ast(plan)) : NULL;
-    x->reads_only = root && reads_only(root->u.statement.body);
+    unsigned traits = plan ? statement_traits(plan) : 0;
+    x->reads_only = traits & TRAIT_READS_ONLY;
     if (root && root->u.statement.mode != CYPHER_MODE_RUN)
-        run_profiled(x, root, text, r);
-    else if (root && reads_lazily(root) && go_lazy(g, v, x, r, params))
+        run_profiled(x, root, a->text, r);
+    else if (root && (traits & TRAIT_LAZY) && go_lazy(g, v, x, r, a->params))
         run_statement(x, root, r, NULL);
     else if (root)
         run_statement(x, root, r, NULL);
@@ -784,9 +767,9 @@ static strata_status query_run(strata_graph *g, strata_view *v, const char *text
             mem_free(m, r->cells);
         r->cells = NULL;
         r->nrows = 0;
-        strata_status st = fail_result(g, r, x->err.category, x->err.detail, x->err.message,
+        strata_status st = result_fail(g, r, x->err.category, x->err.detail, x->err.message,
                                        x->err.line, x->err.column);
-        r->plan = plan;     /* lazy_free releases it with the pipeline */
+        r->plan = owned;    /* lazy_free releases it with the pipeline */
         lazy_free(r);
         return st;
     }
@@ -796,10 +779,10 @@ static strata_status query_run(strata_graph *g, strata_view *v, const char *text
                                     x->stats.labels_removed};
     if (r->pipe) {
         /* the rows come as they are read: the executor and the plan stay */
-        r->plan = plan;
+        r->plan = owned;
         return STRATA_OK;
     }
-    plan_release(&plan);
+    plan_release(&owned);
     exec_release(x);
     if (r->view)
         return STRATA_OK;   /* taken for a lazy statement, which wrote nothing */
@@ -813,9 +796,107 @@ static strata_status query_run(strata_graph *g, strata_view *v, const char *text
        fail; and no statement is open once strata_query's has ended. */
     strata_status st = graph_snapshot_own_into(g, &r->own_view);
     if (st != STRATA_OK)
-        return fail_result(g, r, "ArgumentError", NULL, strata_errmsg(g), 1, 1);
+        return result_fail(g, r, "ArgumentError", NULL, strata_errmsg(g), 1, 1);
     r->view = &r->own_view;
     return STRATA_OK;
+}
+
+bool result_parkable(const strata_result *r)
+{
+    return r->pipe && !r->failed && pipeline_parkable(r->pipe);
+}
+
+/* The rows read are let go, the stages parked, the view released: what
+   is left is what the statement's text alone decided (stages, scopes,
+   slots, columns, the row buffer's room). */
+void result_park(strata_result *r)
+{
+    rowset_clear(&r->buf);
+    r->buf_next = 0;
+    for (size_t c = 0; c < r->ncols; c++)
+        r->handles[c].v = value_null();
+    pipeline_park(&r->xs, r->pipe);
+    result_view_release(r);
+    cancel_release(&r->cancel);
+}
+
+bool result_resume(strata_result *r, const run_args *a, strata_status *st)
+{
+    strata_graph *g = a->g;
+    if (g) {
+        if (graph_snapshot_own_into(g, &r->own_view) != STRATA_OK)
+            return false;
+        atomic_store(&graph_catalog(g)->interrupt, false);
+    } else {
+        view_retain_into(a->v, &r->own_view);
+    }
+    r->view = &r->own_view;
+    r->cancel = cancel_retain(a->cancel);
+    atomic_store(&r->interrupted, false);
+    r->failed = false;
+    r->pipe_done = false;
+    r->stats = (strata_query_stats){0};
+    /* the executor as result_run left it after opening, less what the
+       last run changed */
+    exec *x = &r->xs;
+    x->view.ver = r->view->ver;
+    x->err.category = x->err.detail = NULL;
+    x->err.message[0] = '\0';
+    x->err.line = x->err.column = 0;
+    x->stats = (qstats){0};
+    x->clock_read = false;
+    x->ticks = 0;
+    x->nused = x->used_base = 0;
+    x->bound = a->bound;
+    x->nbound = a->nbound;
+    x->interrupt = g ? &graph_catalog(g)->interrupt : NULL;
+    x->cancel = a->cancel ? &a->cancel->requested : NULL;
+    int rc = pipeline_resume(x, r->pipe);
+    if (rc == 0) {
+        rc = pipeline_pull(x, r->pipe, &r->buf, LAZY_BATCH);
+        r->pipe_done = rc == 1;
+    }
+    *st = rc < 0 ? result_fail(g, r, x->err.category, x->err.detail, x->err.message,
+                               x->err.line, x->err.column)
+                 : STRATA_OK;
+    return true;
+}
+
+void result_release(strata_result *r)
+{
+    mem_ctx *m = mem_scratch();
+    lazy_free(r);
+    for (size_t i = 0; i < r->nrows * r->ncols; i++)
+        value_release(&r->cells[i]);
+    if (r->cells)
+        mem_free(m, r->cells);
+    r->cells = NULL;
+    r->nrows = 0;
+    if (r->colblock && r->colblock_m)
+        mem_free(r->colblock_m, r->colblock);
+    r->colblock = NULL;
+    result_view_release(r);
+    cancel_release(&r->cancel);
+    exec_arena_free(&r->arena, m);
+}
+
+/* strata_query and strata_view_query: exactly one of g and v is set;
+   cancel may be NULL. */
+static strata_status query_run(strata_graph *g, strata_view *v, const char *text,
+                               const strata_value *params, strata_cancel *cancel,
+                               strata_result **out)
+{
+    /* one block: everything but the arena's room is cleared */
+    strata_result *r = mem_alloc(mem_scratch(), sizeof *r);
+    if (!r)
+        return g ? graph_fail(g, STRATA_ENOMEM, "out of memory starting a query")
+                 : STRATA_ENOMEM;
+    memset(r, 0, offsetof(strata_result, arena_room));
+    exec_arena_init(&r->arena, r->arena_room, sizeof r->arena_room);
+    atomic_init(&r->interrupted, false);
+    *out = r;
+    run_args a = {.g = g, .v = v, .text = text, .params = params, .cancel = cancel};
+    return result_run(r, &a);
 }
 
 strata_status strata_query(strata_graph *g, const char *text, const strata_value *params,
@@ -872,7 +953,7 @@ strata_status strata_view_eval(strata_view *v, const char *text, const strata_va
         if (!r)
             return STRATA_ENOMEM;
         *out = r;
-        return fail_result(NULL, r, perr.category, perr.detail, perr.message, perr.line,
+        return result_fail(NULL, r, perr.category, perr.detail, perr.message, perr.line,
                            perr.column);
     }
     cypher_ast_free(&ast);
@@ -911,7 +992,7 @@ static bool lazy_next(strata_result *r, const strata_value *const **row)
         r->pipe_done = rc != 0;
         /* the rows made before the error are still read, then it shows */
         if (rc < 0)
-            fail_result(NULL, r, x->err.category, x->err.detail, x->err.message, x->err.line,
+            result_fail(NULL, r, x->err.category, x->err.detail, x->err.message, x->err.line,
                         x->err.column);
         if (r->buf.nrows == 0)
             return false;
@@ -956,17 +1037,11 @@ void strata_result_free(strata_result **rp)
     if (!rp || !*rp)
         return;
     strata_result *r = *rp;
-    mem_ctx *m = mem_scratch();
-    lazy_free(r);
-    for (size_t i = 0; i < r->nrows * r->ncols; i++)
-        value_release(&r->cells[i]);
-    if (r->cells)
-        mem_free(m, r->cells);
-    if (r->colblock && r->colblock_m)
-        mem_free(r->colblock_m, r->colblock);
-    result_view_release(r);
-    cancel_release(&r->cancel);
-    exec_arena_free(&r->arena, m);
-    mem_free(m, r);
     *rp = NULL;
+    if (r->stmt) {
+        stmt_result_done(r);   /* the block is the statement's */
+        return;
+    }
+    result_release(r);
+    mem_free(mem_scratch(), r);
 }
