@@ -97,8 +97,9 @@ size_t mem_good_size(const mem_ctx *m, size_t size);
 /* A bulk build (a load) binds its thread to the graph's context: until
    the unbind, the thread's allocations from m take the allocator's fast
    path (in jemalloc builds the thread's arena becomes m's, so plain
-   malloc allocates from it: callgrind on a load, about 170 instructions
-   an allocation through mallocx with an explicit arena against 20), and
+   malloc allocates from it: callgrind on a load, about 180 instructions
+   an allocation through mallocx with an explicit arena against 80 through
+   malloc, refills from the arena included), and
    so do other contexts' plain allocations on this thread, into m's arena
    (each still counted in its own context).  Nothing else changes: m keeps
    its counts, frees go where they always go.  A thread binds to one
