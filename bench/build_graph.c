@@ -3,11 +3,14 @@
  * and reports build time and memory per element (docs/BENCHMARKS.md, W4's
  * first half).
  *
- *   build_graph [--nodes N] [--rels M] [--props K]
+ *   build_graph [--nodes N] [--rels M] [--props K] [--allocator-stats]
  *
  * Relationships connect random node pairs (xorshift64, fixed seed) with
  * one of four types.  Memory is read two ways: the process's resident size
  * (VmRSS) before and after, and the graph's own byte count.
+ * --allocator-stats prints jemalloc's statistics (per arena and size
+ * class: the graph's arena shows where resident bytes go beyond what
+ * strata counts) before the graph is freed; jemalloc builds only.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +18,9 @@
 #include <time.h>
 
 #include <strata.h>
+#ifdef STRATA_JEMALLOC
+#include <jemalloc/jemalloc.h>
+#endif
 
 #define BENCH_NAME "build_graph"
 #include "bench_util.h"
@@ -30,15 +36,23 @@
 int main(int argc, char **argv)
 {
     uint64_t nodes = 1000000, rels = 10000000, props = 0;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--nodes"))
+    int allocator_stats = 0;
+    for (int i = 1; i < argc; i += 2) {
+        if (!strcmp(argv[i], "--allocator-stats")) {
+            allocator_stats = 1;
+            i--;
+        } else if (i + 1 >= argc) {
+            fprintf(stderr, "%s needs a value\n", argv[i]);
+            return 2;
+        } else if (!strcmp(argv[i], "--nodes"))
             nodes = strtoull(argv[i + 1], NULL, 10);
         else if (!strcmp(argv[i], "--rels"))
             rels = strtoull(argv[i + 1], NULL, 10);
         else if (!strcmp(argv[i], "--props"))
             props = strtoull(argv[i + 1], NULL, 10);
         else {
-            fprintf(stderr, "usage: build_graph [--nodes N] [--rels M] [--props K]\n");
+            fprintf(stderr, "usage: build_graph [--nodes N] [--rels M] [--props K] "
+                            "[--allocator-stats]\n");
             return 2;
         }
     }
@@ -95,6 +109,13 @@ int main(int argc, char **argv)
                (double)(st2.graph_bytes - st1.graph_bytes) / rels);
     printf("total: %.1f MiB resident growth, %.1f MiB counted\n", (rss2 - rss0) / 1024.0,
            st2.graph_bytes / 1048576.0);
+    if (allocator_stats) {
+#ifdef STRATA_JEMALLOC
+        malloc_stats_print(NULL, NULL, "gmdl");   /* arenas and size classes only */
+#else
+        fprintf(stderr, "--allocator-stats: not a jemalloc build\n");
+#endif
+    }
     strata_value_free(&val);
     strata_graph_free(&g);
     return 0;

@@ -1365,10 +1365,15 @@ static int load_graph(loader *ld)
     }
     ld->v = ld->g->current;
     ld->m = ld->g->m;
-    if (load_tokens(ld) || load_labelsets(ld) || load_slots(ld, &node_section) ||
-        load_slots(ld, &rel_section) || load_indexes(ld) || load_stats(ld))
-        return -1;
-    return 0;
+    /* Millions of allocations from the graph's context, on this thread
+       alone: its fast path (storage/mem.h). */
+    mem_binding bound = mem_ctx_bind(ld->m);
+    int rc = load_tokens(ld) || load_labelsets(ld) || load_slots(ld, &node_section) ||
+                     load_slots(ld, &rel_section) || load_indexes(ld) || load_stats(ld)
+                 ? -1
+                 : 0;
+    mem_ctx_unbind(&bound);
+    return rc;
 }
 
 /* ---- load: the file ------------------------------------------------------------- */

@@ -1,5 +1,6 @@
 #include "storage/mem.h"
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -208,7 +209,11 @@ static bool plain_is_jemalloc(void)
     return state == 1;
 }
 
-#define PLAIN(m) ((m)->flags == 0 && plain_is_jemalloc())
+/* The context this thread is bound to (mem_ctx_bind), whose arena is then
+   the thread's own: its allocations take malloc's fast path too. */
+static _Thread_local const mem_ctx *bound_ctx;
+
+#define PLAIN(m) (((m)->flags == 0 || (m) == bound_ctx) && plain_is_jemalloc())
 
 static void *raw_alloc(mem_ctx *m, size_t size)
 {
@@ -220,38 +225,55 @@ static void *raw_realloc(mem_ctx *m, void *p, size_t size)
     return PLAIN(m) ? realloc(p, size) : rallocx(p, size, m->flags);
 }
 
-static size_t usable_of(const mem_ctx *m, void *p) { return sallocx(p, m->flags); }
+/* Size classes up to CLASS_TABLE_MAX bytes, read off a table (one load)
+   rather than asked of nallocx (about 40 instructions a call, run for
+   every counted allocation and free: callgrind on a load, a twentieth of
+   its instructions).  jemalloc's classes are multiples of 8 and a class
+   does not depend on the arena, so nallocx(8 * i) is the class of every
+   size in (8 * (i - 1), 8 * i].  Filled once, by the first thread to
+   need it. */
+#define CLASS_TABLE_MAX 4096
+static uint16_t class_table[CLASS_TABLE_MAX / 8 + 1];
+static atomic_int class_table_ready;
+static pthread_once_t class_table_once = PTHREAD_ONCE_INIT;
 
-/* Size classes of small requests, looked up once each: nallocx walks
-   jemalloc's flag parsing and size-class computation (about 40
-   instructions), and every allocation and sized free of graph storage
-   asks it — a write under a held view a dozen times (callgrind,
-   bench/fork_cost).  Every class up to CLASS_CACHE_MAX is a multiple of 8
-   (jemalloc's smallest is 8), so all sizes in (8(i-1), 8i] share one class
-   and one entry; the classes are the same in every arena.  Entries are set
-   once to the same value by whoever asks first. */
-#define CLASS_CACHE_MAX 1024
-static atomic_size_t class_cache[CLASS_CACHE_MAX / 8 + 1];
-
-static size_t usable_class(const mem_ctx *m, size_t size)
+static void class_table_fill(void)
 {
-    if (size == 0 || size > CLASS_CACHE_MAX)
-        return nallocx(size, m->flags);
-    atomic_size_t *e = &class_cache[(size + 7) >> 3];
-    size_t c = atomic_load_explicit(e, memory_order_relaxed);
-    if (!c) {
-        c = nallocx(size, m->flags);
-        atomic_store_explicit(e, c, memory_order_relaxed);
-    }
-    return c;
+    for (size_t i = 1; i <= CLASS_TABLE_MAX / 8; i++)
+        class_table[i] = (uint16_t)nallocx(8 * i, 0);
+    atomic_store_explicit(&class_table_ready, 1, memory_order_release);
 }
 
+/* Off the table: a size past it, or the table's first use (kept out of
+   line so the lookup needs no registers saved). */
+static __attribute__((noinline)) size_t usable_class_slow(const mem_ctx *m, size_t size)
+{
+    if (size - 1 >= CLASS_TABLE_MAX)
+        return nallocx(size, m->flags);
+    pthread_once(&class_table_once, class_table_fill);
+    return class_table[(size + 7) / 8];
+}
+
+static inline size_t usable_class(const mem_ctx *m, size_t size)
+{
+    if (size - 1 < CLASS_TABLE_MAX &&
+        atomic_load_explicit(&class_table_ready, memory_order_acquire))
+        return class_table[(size + 7) / 8];
+    return usable_class_slow(m, size);
+}
+
+static size_t usable_of(const mem_ctx *m, void *p) { return sallocx(p, m->flags); }
+
+/* Frees pass no arena: jemalloc frees a block to the arena it came from
+   whatever the flags say (only a tcache flag would change what a free
+   does), and with flags it takes its generic path instead of its fast
+   one. */
 static void raw_free(mem_ctx *m, void *p)
 {
     if (PLAIN(m))
         free(p);
     else
-        dallocx(p, m->flags);
+        dallocx(p, 0);
 }
 
 static void raw_free_sized(mem_ctx *m, void *p, size_t size)
@@ -259,7 +281,7 @@ static void raw_free_sized(mem_ctx *m, void *p, size_t size)
     if (PLAIN(m))
         free(p);   /* jemalloc's free beats its sdallocx, flags and all */
     else
-        sdallocx(p, size, m->flags);
+        sdallocx(p, size, 0);
 }
 #else
 static void *raw_alloc(mem_ctx *m, size_t size) { (void)m; return malloc(size); }
@@ -468,12 +490,41 @@ size_t mem_usable_size(const mem_ctx *m, void *p) { return usable_of(m, p); }
 size_t mem_good_size(const mem_ctx *m, size_t size)
 {
 #ifdef STRATA_JEMALLOC
-    size_t good = size ? nallocx(size, m->flags) : 0;
+    size_t good = size ? usable_class(m, size) : 0;
     return good ? good : size;
 #else
     (void)m;
     return size;
 #endif
+}
+
+mem_binding mem_ctx_bind(mem_ctx *m)
+{
+    mem_binding b = { NULL, 0 };
+#ifdef STRATA_JEMALLOC
+    size_t sz = sizeof b.arena;
+    unsigned arena = m->arena;
+    if (m->is_static || bound_ctx || !plain_is_jemalloc() ||
+        mallctl("thread.arena", &b.arena, &sz, &arena, sizeof arena) != 0)
+        return b;
+    bound_ctx = m;
+    b.ctx = m;
+#else
+    (void)m;
+#endif
+    return b;
+}
+
+void mem_ctx_unbind(mem_binding *b)
+{
+#ifdef STRATA_JEMALLOC
+    if (b->ctx) {
+        assert(bound_ctx == b->ctx);
+        (void)mallctl("thread.arena", NULL, NULL, &b->arena, sizeof b->arena);
+        bound_ctx = NULL;
+    }
+#endif
+    b->ctx = NULL;
 }
 
 void mem_prefault(void *p, size_t n)
