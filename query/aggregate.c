@@ -21,6 +21,27 @@ static int acc_keep(exec *x, acc *a, value v)
     return 0;
 }
 
+/* ACC_UNORDERED: the item just kept belongs to morsel m's run. */
+static int acc_run(exec *x, acc *a, uint64_t m)
+{
+    if (a->nruns && a->runs[a->nruns - 1].morsel == m) {
+        a->runs[a->nruns - 1].end = a->nitems;
+        return 0;
+    }
+    if (a->nruns == a->capruns) {
+        size_t cap = a->capruns ? a->capruns * 2 : 4;
+        item_run *r = mem_realloc(x->m, a->runs, cap * sizeof *r);
+        if (!r) {
+            value_release(&a->items[--a->nitems]);
+            return exec_oom(x);
+        }
+        a->runs = r;
+        a->capruns = cap;
+    }
+    a->runs[a->nruns++] = (item_run){m, a->nitems};
+    return 0;
+}
+
 void acc_free(exec *x, acc *a)
 {
     value_release(&a->best);
@@ -28,6 +49,13 @@ void acc_free(exec *x, acc *a)
         value_release(&a->items[i]);
     if (a->items)
         mem_free(x->m, a->items);
+    if (a->runs)
+        mem_free(x->m, a->runs);
+    xsum_free(&a->sum, x->m);
+    if (a->squares) {
+        xsum_free(a->squares, x->m);
+        mem_free(x->m, a->squares);
+    }
     if (a->seen) {
         keyset_free(a->seen);
         mem_free(x->m, a->seen);
@@ -56,6 +84,61 @@ static int read_percentile(exec *x, const cypher_ast_node *call, const evalctx *
     return 0;
 }
 
+/* stDev: d and its square (as two doubles whose sum is exact). */
+static int add_deviation(exec *x, acc *a, double d)
+{
+    double sq = d * d, err = fma(d, d, -sq);
+    if (!a->squares && !(a->squares = mem_calloc(x->m, sizeof *a->squares)))
+        return exec_oom(x);
+    if (xsum_add_double(&a->sum, x->m, d) != 0 || xsum_add_double(a->squares, x->m, sq) != 0 ||
+        xsum_add_double(a->squares, x->m, err) != 0)
+        return exec_oom(x);
+    return 0;
+}
+
+/* stDev: into's squares += a's. */
+static int merge_squares(exec *x, acc *into, acc *a)
+{
+    if (!a->squares)
+        return 0;
+    if (!into->squares && !(into->squares = mem_calloc(x->m, sizeof *into->squares)))
+        return exec_oom(x);
+    return xsum_merge(into->squares, x->m, a->squares) != 0 ? exec_oom(x) : 0;
+}
+
+/* sum(): an integer v after the first float, or any in ACC_UNORDERED. */
+static int add_integer(exec *x, const cypher_ast_node *call, acc *a, int64_t v)
+{
+    if (a->is_float && a->mode != ACC_UNORDERED)
+        return xsum_add_int(&a->sum, x->m, v) != 0 ? exec_oom(x) : 0;
+    if (a->mode == ACC_WHOLE) {
+        if (__builtin_add_overflow(a->isum, v, &a->isum))
+            return exec_fail(x, call, "ArgumentError", "IntegerOverflow",
+                             "integer overflow in sum()");
+        return 0;
+    }
+    a->wide += v;
+    if (a->mode == ACC_ORDERED) {
+        a->wide_lo = a->wide < a->wide_lo ? a->wide : a->wide_lo;
+        a->wide_hi = a->wide > a->wide_hi ? a->wide : a->wide_hi;
+    } else if (v < 0) {
+        a->wide_lo += v;        /* the negatives' total */
+    } else {
+        a->wide_hi += v;        /* the positives' */
+    }
+    return 0;
+}
+
+/* sum(): a float f; the first one turns a whole sum's integers so far
+   into the exact sum. */
+static int add_float(exec *x, acc *a, double f)
+{
+    if (!a->is_float && a->mode == ACC_WHOLE && xsum_add_int(&a->sum, x->m, a->isum) != 0)
+        return exec_oom(x);
+    a->is_float = true;
+    return xsum_add_double(&a->sum, x->m, f) != 0 ? exec_oom(x) : 0;
+}
+
 static int acc_number(exec *x, const cypher_ast_node *call, agg_kind k, acc *a, value *v)
 {
     if (!value_is_number(v)) {
@@ -65,34 +148,36 @@ static int acc_number(exec *x, const cypher_ast_node *call, agg_kind k, acc *a, 
         value_release(v);
         return rc;
     }
-    a->count++;
-    double d = value_kind(v) == VAL_FLOAT ? v->u.f : (double)v->u.i;
-    if (k == AGG_STDEV || k == AGG_STDEVP) {
-        double delta = d - a->mean;
-        a->mean += delta / (double)a->count;
-        a->m2 += delta * (d - a->mean);
-    } else if (value_kind(v) == VAL_FLOAT || k == AGG_AVG) {
-        if (!a->is_float) {
-            a->fsum = a->partial ? 0.0 : (double)a->isum;
-            a->is_float = true;
-        }
-        a->fsum += d;
-    } else if (a->is_float) {
-        a->fsum += d;
-    } else if (a->partial) {
-        a->wide += v->u.i;
-        a->wide_lo = a->wide < a->wide_lo ? a->wide : a->wide_lo;
-        a->wide_hi = a->wide > a->wide_hi ? a->wide : a->wide_hi;
-    } else if (__builtin_add_overflow(a->isum, v->u.i, &a->isum)) {
-        return exec_fail(x, call, "ArgumentError", "IntegerOverflow",
-                         "integer overflow in sum()");
-    }
+    bool is_int = value_kind(v) != VAL_FLOAT;
+    int rc;
+    if (k == AGG_STDEV || k == AGG_STDEVP)
+        rc = add_deviation(x, a, is_int ? (double)v->u.i : v->u.f);
+    else if (k == AGG_AVG)
+        rc = (is_int ? xsum_add_int(&a->sum, x->m, v->u.i) : xsum_add_double(&a->sum, x->m, v->u.f))
+                 ? exec_oom(x) : 0;
+    else
+        rc = is_int ? add_integer(x, call, a, v->u.i) : add_float(x, a, v->u.f);
+    if (rc == 0)
+        a->count++;
     value_release(v);
-    return 0;
+    return rc;
 }
 
-/* Adds one non-null value v (consumed) of call to a. */
-static int acc_value(exec *x, const cypher_ast_node *call, agg_kind k, acc *a, value v)
+/* min / max: whether v goes before the best so far (ties: the earlier
+   row, which in ACC_UNORDERED may come later). */
+static bool better(agg_kind k, const value *v, rowpos vpos, const acc *a)
+{
+    if (value_is_null(&a->best))
+        return true;
+    int c = value_order(v, &a->best);
+    if (k == AGG_MAX)
+        c = -c;
+    return c < 0 || (c == 0 && a->mode == ACC_UNORDERED && vpos < a->pos);
+}
+
+/* Adds one non-null value v (consumed) of call, met at pos, to a. */
+static int acc_value(exec *x, const cypher_ast_node *call, agg_kind k, acc *a, value v,
+                     rowpos pos)
 {
     switch (k) {
     case AGG_COUNT:
@@ -105,10 +190,10 @@ static int acc_value(exec *x, const cypher_ast_node *call, agg_kind k, acc *a, v
         return acc_number(x, call, k, a, &v);
     case AGG_MIN:
     case AGG_MAX:
-        if (value_is_null(&a->best) ||
-            (k == AGG_MIN ? value_order(&v, &a->best) < 0 : value_order(&v, &a->best) > 0)) {
+        if (better(k, &v, pos, a)) {
             value_release(&a->best);
             a->best = v;
+            a->pos = pos;
             return 0;
         }
         break;
@@ -116,15 +201,18 @@ static int acc_value(exec *x, const cypher_ast_node *call, agg_kind k, acc *a, v
     case AGG_PERCENTILE_DISC:
         if (!value_is_number(&v))
             return acc_number(x, call, k, a, &v);   /* the type error */
-        return acc_keep(x, a, v);
+        /* fall through */
     case AGG_COLLECT:
-        return acc_keep(x, a, v);
+        if (acc_keep(x, a, v) != 0)
+            return -1;
+        return a->mode == ACC_UNORDERED ? acc_run(x, a, ROWPOS_MORSEL(pos)) : 0;
     }
     value_release(&v);
     return 0;
 }
 
-int acc_add(exec *x, const cypher_ast_node *call, agg_kind k, acc *a, const evalctx *c)
+int acc_add(exec *x, const cypher_ast_node *call, agg_kind k, acc *a, const evalctx *c,
+            rowpos pos)
 {
     if (call->kind == CYPHER_AST_COUNT_STAR) {
         a->count++;
@@ -135,8 +223,11 @@ int acc_add(exec *x, const cypher_ast_node *call, agg_kind k, acc *a, const eval
         return exec_fail(x, call, "SyntaxError", "InvalidNumberOfArguments",
                          "%s() takes %zu argument%s", call->u.function.name.ptr, want,
                          want == 1 ? "" : "s");
-    if (want == 2 && read_percentile(x, call, c, &a->percentile) != 0)
-        return -1;
+    if (want == 2) {
+        if (read_percentile(x, call, c, &a->percentile) != 0)
+            return -1;
+        a->pos = pos;
+    }
     value v;
     if (eval(c, call->u.function.args.items[0], &v) != 0)
         return -1;
@@ -153,7 +244,7 @@ int acc_add(exec *x, const cypher_ast_node *call, agg_kind k, acc *a, const eval
             return added < 0 ? exec_oom(x) : 0;
         }
     }
-    return acc_value(x, call, k, a, v);
+    return acc_value(x, call, k, a, v, pos);
 }
 
 static int order_values(const void *a, const void *b) { return value_order(a, b); }
@@ -184,6 +275,37 @@ static value percentile_of(acc *a, agg_kind k)
     return value_float(vlo + (vhi - vlo) * (pos - (double)lo));
 }
 
+/* stDev: the squared deviations from the mean, Σx² - 2m·Σx + n·m² with
+   m the rounded mean, computed on the exact sums: every product split
+   into two doubles whose sum is exact, but for m times the part of Σx
+   below its rounding, whose own rounding is far below the result's.  A
+   function of the values alone, whatever their order. */
+static int squared_deviations(exec *x, acc *a, double *out)
+{
+    double n = (double)a->count, hi = xsum_round(&a->sum);
+    if (!isfinite(hi) || !a->squares || a->squares->special) {
+        *out = NAN;
+        return 0;
+    }
+    xsum t = {0}, rest = {0};
+    int rc = xsum_merge(&rest, x->m, &a->sum);
+    rc = rc ? rc : xsum_add_double(&rest, x->m, -hi);
+    double lo = xsum_round(&rest), mean = hi / n;
+    double p = mean * hi, pe = fma(mean, hi, -p);
+    double q = mean * mean, qe = fma(mean, mean, -q);
+    double nq = n * q, nqe = fma(n, q, -nq);
+    const double terms[] = {-2 * p, -2 * pe, -2 * mean * lo, nq, nqe, n * qe};
+    rc = rc ? rc : xsum_merge(&t, x->m, a->squares);
+    for (size_t i = 0; i < sizeof terms / sizeof *terms && rc == 0; i++)
+        rc = xsum_add_double(&t, x->m, terms[i]);
+    *out = rc == 0 ? xsum_round(&t) : 0.0;
+    if (*out < 0)
+        *out = 0.0;
+    xsum_free(&t, x->m);
+    xsum_free(&rest, x->m);
+    return rc == 0 ? 0 : exec_oom(x);
+}
+
 int acc_result(exec *x, const cypher_ast_node *call, agg_kind k, acc *a, value *out)
 {
     *out = value_null();
@@ -192,19 +314,26 @@ int acc_result(exec *x, const cypher_ast_node *call, agg_kind k, acc *a, value *
         *out = value_int(a->count);
         return 0;
     case AGG_SUM:
-        *out = a->is_float ? value_float(a->fsum) : value_int(a->isum);
+        *out = a->is_float ? value_float(xsum_round(&a->sum)) : value_int(a->isum);
         return 0;
     case AGG_AVG:
         if (a->count)
-            *out = value_float(a->fsum / (double)a->count);
+            *out = value_float(xsum_round(&a->sum) / (double)a->count);
         return 0;
     case AGG_STDEV:
+    case AGG_STDEVP: {
         /* the sample deviation; 0.0 below two values, as Neo4j */
-        *out = value_float(a->count < 2 ? 0.0 : sqrt(a->m2 / (double)(a->count - 1)));
+        int64_t div = k == AGG_STDEV ? a->count - 1 : a->count;
+        double m2 = 0.0;
+        if (div < 1) {
+            *out = value_float(0.0);
+            return 0;
+        }
+        if (squared_deviations(x, a, &m2) != 0)
+            return -1;
+        *out = value_float(sqrt(m2 / (double)div));
         return 0;
-    case AGG_STDEVP:
-        *out = value_float(a->count < 1 ? 0.0 : sqrt(a->m2 / (double)a->count));
-        return 0;
+    }
     case AGG_MIN:
     case AGG_MAX:
         *out = value_retain(a->best);
@@ -231,8 +360,8 @@ int acc_result(exec *x, const cypher_ast_node *call, agg_kind k, acc *a, value *
 /* ---- merging partials (parallel.h) ---- */
 
 /* sum(): a's integers before its first float, checked against into's
-   running sum at a's lowest and highest points, then a's float sum. */
-static int merge_sum(exec *x, const cypher_ast_node *call, acc *into, const acc *a)
+   running sum at a's lowest and highest points, then the rest. */
+static int merge_sum(exec *x, const cypher_ast_node *call, acc *into, acc *a)
 {
     if (!into->is_float) {
         __int128 lo = (__int128)into->isum + a->wide_lo, hi = (__int128)into->isum + a->wide_hi;
@@ -241,33 +370,16 @@ static int merge_sum(exec *x, const cypher_ast_node *call, acc *into, const acc 
                              "integer overflow in sum()");
         into->isum = (int64_t)(into->isum + a->wide);   /* within [lo, hi] */
         if (a->is_float) {
+            if (xsum_add_int(&into->sum, x->m, into->isum) != 0)
+                return exec_oom(x);
             into->is_float = true;
-            into->fsum = (double)into->isum + a->fsum;
+        } else {
+            return 0;
         }
-        return 0;
+    } else if (xsum_add_wide(&into->sum, x->m, a->wide) != 0) {
+        return exec_oom(x);
     }
-    into->fsum += (double)a->wide;
-    if (a->is_float)
-        into->fsum += a->fsum;
-    return 0;
-}
-
-/* stDev: the two (count, mean, squared deviations) combined (Chan et al.). */
-static void merge_deviation(acc *into, const acc *a)
-{
-    if (a->count == 0)
-        return;
-    if (into->count == 0) {
-        into->count = a->count;
-        into->mean = a->mean;
-        into->m2 = a->m2;
-        return;
-    }
-    double na = (double)into->count, nb = (double)a->count, n = na + nb;
-    double delta = a->mean - into->mean;
-    into->mean += delta * nb / n;
-    into->m2 += a->m2 + delta * delta * na * nb / n;
-    into->count += a->count;
+    return xsum_merge(&into->sum, x->m, &a->sum) != 0 ? exec_oom(x) : 0;
 }
 
 static int merge_items(exec *x, acc *into, acc *a)
@@ -294,7 +406,7 @@ int acc_merge(exec *x, const cypher_ast_node *call, agg_kind k, acc *into, acc *
             int added = into->seen ? keyset_insert(into->seen, v, NULL) : -1;
             if (added < 0)
                 return exec_oom(x);
-            if (added && acc_value(x, call, k, into, value_retain(*v)) != 0)
+            if (added && acc_value(x, call, k, into, value_retain(*v), 0) != 0)
                 return -1;
         }
         return 0;
@@ -309,22 +421,16 @@ int acc_merge(exec *x, const cypher_ast_node *call, agg_kind k, acc *into, acc *
         into->count += a->count;
         return merge_sum(x, call, into, a);
     case AGG_AVG:
-        into->count += a->count;
-        if (a->count) {
-            into->fsum = into->is_float ? into->fsum + a->fsum : a->fsum;
-            into->is_float = true;
-        }
-        return 0;
     case AGG_STDEV:
     case AGG_STDEVP:
-        merge_deviation(into, a);
-        return 0;
+        into->count += a->count;
+        if (xsum_merge(&into->sum, x->m, &a->sum) != 0)
+            return exec_oom(x);
+        return merge_squares(x, into, a);
     case AGG_MIN:
     case AGG_MAX:
-        if (!value_is_null(&a->best) &&
-            (value_is_null(&into->best) ||
-             (k == AGG_MIN ? value_order(&a->best, &into->best) < 0
-                           : value_order(&a->best, &into->best) > 0))) {
+        /* into is ACC_WHOLE: strictly better, the earlier of equals stays */
+        if (!value_is_null(&a->best) && better(k, &a->best, 0, into)) {
             value_release(&into->best);
             into->best = value_retain(a->best);
         }
@@ -334,5 +440,104 @@ int acc_merge(exec *x, const cypher_ast_node *call, agg_kind k, acc *into, acc *
     case AGG_PERCENTILE_DISC:
         return merge_items(x, into, a);
     }
+    return 0;
+}
+
+/* ACC_UNORDERED: a's values and into's, their runs in morsel order (a
+   morsel is one worker's, so two runs never share one). */
+static int merge_runs(exec *x, acc *into, acc *a)
+{
+    if (a->nitems == 0)
+        return 0;
+    size_t n = into->nitems + a->nitems, nruns = into->nruns + a->nruns;
+    value *items = mem_alloc(x->m, n * sizeof *items);
+    item_run *runs = items ? mem_alloc(x->m, nruns * sizeof *runs) : NULL;
+    if (!runs) {
+        if (items)
+            mem_free(x->m, items);
+        return exec_oom(x);
+    }
+    size_t i = 0, j = 0, ifrom = 0, jfrom = 0, out = 0;
+    for (size_t r = 0; r < nruns; r++) {
+        bool mine = j == a->nruns || (i < into->nruns && into->runs[i].morsel < a->runs[j].morsel);
+        acc *src = mine ? into : a;
+        size_t *from = mine ? &ifrom : &jfrom;
+        const item_run *run = mine ? &into->runs[i++] : &a->runs[j++];
+        memcpy(items + out, src->items + *from, (run->end - *from) * sizeof *items);
+        out += run->end - *from;
+        *from = run->end;
+        runs[r] = (item_run){run->morsel, out};
+    }
+    if (into->items)
+        mem_free(x->m, into->items);
+    if (into->runs)
+        mem_free(x->m, into->runs);
+    into->items = items;
+    into->nitems = into->capitems = n;
+    into->runs = runs;
+    into->nruns = into->capruns = nruns;
+    a->nitems = 0;      /* moved */
+    a->nruns = 0;
+    return 0;
+}
+
+int acc_merge_unordered(exec *x, agg_kind k, acc *into, acc *a)
+{
+    if (__builtin_add_overflow(into->count, a->count, &into->count))
+        return 1;       /* only the rows in order tell which error comes first */
+    switch (k) {
+    case AGG_COUNT:
+        return 0;
+    case AGG_SUM:
+        into->wide += a->wide;
+        into->wide_lo += a->wide_lo;
+        into->wide_hi += a->wide_hi;
+        into->is_float |= a->is_float;
+        /* fall through */
+    case AGG_AVG:
+    case AGG_STDEV:
+    case AGG_STDEVP:
+        if (xsum_merge(&into->sum, x->m, &a->sum) != 0)
+            return exec_oom(x);
+        return merge_squares(x, into, a);
+    case AGG_MIN:
+    case AGG_MAX:
+        if (!value_is_null(&a->best) && better(k, &a->best, a->pos, into)) {
+            value_release(&into->best);
+            into->best = a->best;
+            into->pos = a->pos;
+            a->best = value_null();
+        }
+        return 0;
+    case AGG_PERCENTILE_CONT:
+    case AGG_PERCENTILE_DISC:
+        if (a->pos > into->pos) {
+            into->percentile = a->percentile;   /* the last row's */
+            into->pos = a->pos;
+        }
+        /* fall through */
+    case AGG_COLLECT:
+        return merge_runs(x, into, a);
+    }
+    return 0;
+}
+
+int acc_settle(exec *x, agg_kind k, acc *a)
+{
+    if (k == AGG_SUM) {
+        /* every running sum of the integers lies between the negatives'
+           total and the positives': within an int64, none overflowed */
+        if (a->wide_lo < INT64_MIN || a->wide_hi > INT64_MAX)
+            return 1;
+        if (!a->is_float)
+            a->isum = (int64_t)a->wide;
+        else if (xsum_add_int(&a->sum, x->m, (int64_t)a->wide) != 0)
+            return exec_oom(x);
+    }
+    if (a->runs)
+        mem_free(x->m, a->runs);
+    a->runs = NULL;
+    a->nruns = a->capruns = 0;
+    a->mode = ACC_WHOLE;
     return 0;
 }

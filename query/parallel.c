@@ -57,6 +57,8 @@ struct parallel_plan {
     size_t upto;                /* workers open clauses [0, upto] */
     partial_kind kind;          /* what clause upto's holding step keeps */
     stage *step;                /* the statement's own holding step */
+    bool unordered;             /* an aggregation each worker keeps across
+                                   its morsels (aggregate_partial_gather) */
     parallel_before b;          /* the scope and width to open them from */
 };
 
@@ -129,6 +131,8 @@ int parallel_plan_make(exec *x, const cypher_ast_node *const *clauses, size_t n,
         return exec_oom(x);
     }
     *pp = (parallel_plan){.clauses = clauses, .n = n, .upto = upto, .kind = kind, .step = step,
+                          .unordered = kind == PARTIAL_AGGREGATE &&
+                                       aggregate_partial_unordered_ok(step),
                           .b = *b};
     b->taken = false;
     note_plan(x, first_step, parallel_threads(x));
@@ -186,6 +190,9 @@ struct prun {
     morsel_slot *ring;          /* nring slots: morsel m in m % nring */
     size_t nring;
     int rc;                     /* the merge's outcome: 0, EXEC_STOP, -1 */
+    bool unordered;             /* no partials per morsel: each worker keeps
+                                   one state, gathered at the end */
+    bool failed, oom;           /* unordered: a morsel failed (out of memory) */
 };
 
 /* Opens a worker's copy of the pipeline up to the holding step, and
@@ -212,6 +219,8 @@ static int worker_open(pworker *w, prun *r, const value *in, size_t in_width,
     if (!project_partial_step(pipeline_stage(w->pipe, pp->upto), &k, &w->step) || k != pp->kind)
         return exec_fail(x, NULL, "InternalError", NULL, "a worker planned differently");
     step_partial_collect(w->step, k);
+    if (r->unordered)
+        aggregate_partial_unordered(w->step);
     w->row = mem_calloc(x->m, (x->width ? x->width : 1) * sizeof *w->row);
     if (!w->row)
         return exec_oom(x);
@@ -283,9 +292,33 @@ static size_t take_morsel(pworker *w, size_t *n)
     if (*n == 0)
         return SIZE_MAX;
     size_t m = r->taken++;
-    while (m >= r->merged + r->nring && m < r->stop_at)
+    while (!r->unordered && m >= r->merged + r->nring && m < r->stop_at)
         pthread_cond_wait(&r->merged_more, &r->lock);
     return m < r->stop_at ? m : SIZE_MAX;
+}
+
+/* Unordered: one morsel through the worker's pipeline into its own
+   state; a failure stops every worker (the run is then taken again in
+   order, or fails out of memory).  Returns holding the lock; 0 or -1. */
+static int run_morsel_unordered(pworker *w, size_t m, size_t n)
+{
+    prun *r = w->run;
+    exec *x = &w->x;
+    int rc = 0;
+    aggregate_partial_morsel(w->step, m);
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        rc = exec_tick(x);
+        if (rc == 0)
+            rc = w->first->from(x, w->first, w->ids[i]);
+    }
+    pthread_mutex_lock(&r->lock);
+    if (rc != 0) {
+        r->failed = true;
+        r->oom |= x->err.category && strcmp(x->err.category, "OutOfMemory") == 0;
+        r->stop_at = 0;
+        return -1;
+    }
+    return 0;
 }
 
 /* One morsel through the worker's pipeline, its outcome into its slot
@@ -293,6 +326,8 @@ static size_t take_morsel(pworker *w, size_t *n)
 static int run_morsel(pworker *w, size_t m, size_t n)
 {
     prun *r = w->run;
+    if (r->unordered)
+        return run_morsel_unordered(w, m, n);
     exec *x = &w->x;
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
@@ -345,11 +380,27 @@ static void count_rows(pworker *ws, unsigned opened, stage *st, size_t upto)
             st[i].rows += pipeline_stage(ws[t].pipe, i)->rows;
 }
 
-int parallel_run(exec *x, parallel_plan *pp, stage *st, const value *row, size_t in_width)
+/* Unordered: the workers' states into the statement's step; 0, 1 (the
+   run must be taken in order) or -1. */
+static int gather(exec *x, prun *r, pworker *ws, unsigned opened)
 {
-    exec_read_clock(x);   /* once for every worker */
+    if (r->failed)
+        return r->oom ? exec_oom(x) : 1;
+    stage *parts[opened ? opened : 1];
+    for (unsigned t = 0; t < opened; t++)
+        parts[t] = ws[t].step;
+    return aggregate_partial_gather(x, r->pp->step, parts, opened);
+}
+
+/* One run of the pipeline's first scan over the threads; *again is set
+   when an unordered run must be taken again in order. */
+static int run_once(exec *x, parallel_plan *pp, stage *st, const value *row, size_t in_width,
+                    bool unordered, bool *again)
+{
+    *again = false;
     unsigned threads = parallel_threads(x);
-    prun r = {.x = x, .pp = pp, .stop_at = SIZE_MAX, .nring = (size_t)threads * PARALLEL_AHEAD};
+    prun r = {.x = x, .pp = pp, .stop_at = SIZE_MAX, .nring = (size_t)threads * PARALLEL_AHEAD,
+              .unordered = unordered};
     pworker *ws = mem_calloc(x->m, threads * sizeof *ws);
     r.ring = ws ? mem_calloc(x->m, r.nring * sizeof *r.ring) : NULL;
     if (!r.ring) {
@@ -386,6 +437,11 @@ int parallel_run(exec *x, parallel_plan *pp, stage *st, const value *row, size_t
         rc = r.rc;
         pthread_cond_destroy(&r.merged_more);
         pthread_mutex_destroy(&r.lock);
+        if (rc == 0 && unordered) {
+            rc = gather(x, &r, ws, opened);
+            *again = rc == 1;
+            rc = rc == 1 ? 0 : rc;
+        }
     }
     for (size_t i = 0; i < r.nring; i++) {
         step_partial_free(x, pp->kind, r.ring[i].partial);
@@ -394,9 +450,20 @@ int parallel_run(exec *x, parallel_plan *pp, stage *st, const value *row, size_t
     }
     strata_node_iter_free(&r.it);
     mem_free(x->m, r.ring);
-    count_rows(ws, opened, st, pp->upto);
+    if (!*again)
+        count_rows(ws, opened, st, pp->upto);
     for (unsigned t = 0; t < opened; t++)
         worker_close(&ws[t]);
     mem_free(x->m, ws);
+    return rc;
+}
+
+int parallel_run(exec *x, parallel_plan *pp, stage *st, const value *row, size_t in_width)
+{
+    exec_read_clock(x);   /* once for every worker */
+    bool again = false;
+    int rc = run_once(x, pp, st, row, in_width, pp->unordered, &again);
+    if (rc == 0 && again)
+        rc = run_once(x, pp, st, row, in_width, false, &again);
     return rc;
 }

@@ -21,16 +21,24 @@
  *      step strictly in morsel order (step_partial_merge), between its
  *      own morsels and after the others have ended; the rest of the
  *      pipeline then finishes as it would have on one thread.
+ *   A grouping aggregation without DISTINCT calls skips the partials per
+ *   morsel: each worker keeps one table across its morsels (a table per
+ *   morsel, merged group by group, was most of the one-thread path's
+ *   cost), and the tables are gathered at the end in order of each
+ *   group's first row (aggregate_partial_gather).  Where the tables
+ *   cannot tell what the rows in order give — a morsel failed, or an
+ *   integer sum's totals leave the int64 range — the scan is run again
+ *   with partials per morsel.
  *
  * Invariants:
  *   1. Whether a pipeline runs this way depends on the plan and the
  *      version read, never on the thread count: with one thread the
  *      caller runs every morsel itself and merges the same partials in
  *      the same order.  So every result — groups in order of first
- *      appearance, collect() in scan order, floating-point sums and
- *      averages (summed per morsel, the morsels' sums added in order),
- *      DISTINCT's first rows, Top's ties in input order — is bit for bit
- *      the one-thread result.  A pipeline that does not qualify (fewer
+ *      appearance, collect() in scan order, floating-point sums,
+ *      averages and deviations (exact sums rounded once, xsum.h, so
+ *      the same in any order), DISTINCT's first rows, Top's ties in
+ *      input order — is bit for bit the one-thread result.  A pipeline that does not qualify (fewer
  *      candidates expected, any other shape) runs on one thread exactly as
  *      before.
  *   2. Errors follow the order of morsels: a worker that fails hands over

@@ -96,6 +96,18 @@ void *aggregate_partial_take(exec *x, stage *st);
 void aggregate_partial_collect(stage *st);
 int aggregate_partial_merge(exec *x, stage *st, void *partial);
 void aggregate_partial_free(exec *x, void *partial);
+/* A worker's aggregation kept across all its morsels instead of one
+   partial per morsel (parallel.h): whether the step allows it (no
+   DISTINCT call: which of equivalent values counts depends on the
+   order), switching to it, the morsel the next rows come from, and
+   gathering the workers' states into the statement's step — 0, 1 when
+   only the rows in order can give the answer (an integer sum or a count
+   may have overflowed, or the step is not fresh; nothing was changed),
+   or -1. */
+bool aggregate_partial_unordered_ok(const stage *st);
+void aggregate_partial_unordered(stage *st);
+void aggregate_partial_morsel(stage *st, uint64_t morsel);
+int aggregate_partial_gather(exec *x, stage *st, stage *const *parts, size_t nparts);
 void *distinct_partial_take(exec *x, stage *st);
 void distinct_partial_collect(stage *st);
 int distinct_partial_merge(exec *x, stage *st, void *partial);
