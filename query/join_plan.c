@@ -472,14 +472,21 @@ static double extend(const join_plan *p, uint64_t bound, uint32_t w, double rows
     return r;
 }
 
+/* at[] before any vertex is bound by the order: a vertex bound by the
+   input row holds one node per input row. */
+static void rows_at_start(const join_plan *p, double *at)
+{
+    for (uint32_t w = 0; w < p->nv; w++)
+        at[w] = 1;
+}
+
 /* The greedy order from the bound set (and start, unless JOIN_NONE) over
    the core vertices; its cost, the order in order[]. */
 static double greedy(const join_plan *p, uint64_t core, uint64_t bound, uint32_t start,
                      const uint64_t *scan_est, uint32_t *order, size_t *n)
 {
     double rows = 1, cost = 0, at[JOIN_MAX_VERTICES];
-    for (uint32_t w = 0; w < p->nv; w++)
-        at[w] = 1;
+    rows_at_start(p, at);
     if (start != JOIN_NONE) {
         rows = (double)scan_est[start];
         cost = rows;
@@ -901,8 +908,7 @@ static bool best_order(const join_plan *p, uint64_t core, uint64_t bound,
                 b |= 1ull << vs[i];
         /* the rows once each vertex was bound, along this set's sequence */
         double at[JOIN_MAX_VERTICES];
-        for (uint32_t w = 0; w < p->nv; w++)
-            at[w] = 1;
+        rows_at_start(p, at);
         for (size_t t = set; t; t &= ~((size_t)1 << last[t]))
             at[vs[last[t]]] = rows[t];
         double r[JOIN_DP_MAX], work[JOIN_DP_MAX];
@@ -931,8 +937,7 @@ static bool best_order(const join_plan *p, uint64_t core, uint64_t bound,
                       .best = cost[nsets - 1] * (1 + 1e-9), .budget = JOIN_SEARCH_BUDGET};
     for (size_t set = nsets - 1, j = k; set; set &= ~((size_t)1 << last[set]))
         o.best_seq[--j] = vs[last[set]];
-    for (uint32_t w = 0; w < p->nv; w++)
-        o.at[w] = 1;
+    rows_at_start(p, o.at);
     search_orders(&o, bound, 0, 1, 0);
     memcpy(order + *n, o.best_seq, k * sizeof *order);
     *n += k;
