@@ -100,6 +100,21 @@ static void note_plan(exec *x, size_t first_step, unsigned threads)
              threads == 1 ? "" : "s", PARALLEL_MORSEL);
 }
 
+/* Whether a LIMIT after DISTINCT (clause upto) can end the input before
+   its last row: the ordered merge then stops at the first morsels, where
+   states kept per worker would have read them all.  A LIMIT behind an
+   ORDER BY waits for every row anyway. */
+static bool may_stop_early(const cypher_ast_node *const *clauses, size_t upto, size_t n)
+{
+    if (clauses[upto]->u.projection.limit && !clauses[upto]->u.projection.order.count)
+        return true;
+    for (size_t i = upto + 1; i < n; i++)
+        if ((clauses[i]->kind == CYPHER_AST_WITH || clauses[i]->kind == CYPHER_AST_RETURN) &&
+            clauses[i]->u.projection.limit)
+            return true;
+    return false;
+}
+
 int parallel_plan_make(exec *x, const cypher_ast_node *const *clauses, size_t n, stage *st,
                        parallel_before *b, size_t first_step, parallel_plan **out)
 {
@@ -131,8 +146,10 @@ int parallel_plan_make(exec *x, const cypher_ast_node *const *clauses, size_t n,
         return exec_oom(x);
     }
     *pp = (parallel_plan){.clauses = clauses, .n = n, .upto = upto, .kind = kind, .step = step,
-                          .unordered = kind == PARTIAL_AGGREGATE &&
-                                       aggregate_partial_unordered_ok(step),
+                          .unordered = kind == PARTIAL_AGGREGATE
+                                           ? aggregate_partial_unordered_ok(step)
+                                           : kind == PARTIAL_DISTINCT &&
+                                                 !may_stop_early(clauses, upto, n),
                           .b = *b};
     b->taken = false;
     note_plan(x, first_step, parallel_threads(x));
@@ -219,8 +236,10 @@ static int worker_open(pworker *w, prun *r, const value *in, size_t in_width,
     if (!project_partial_step(pipeline_stage(w->pipe, pp->upto), &k, &w->step) || k != pp->kind)
         return exec_fail(x, NULL, "InternalError", NULL, "a worker planned differently");
     step_partial_collect(w->step, k);
-    if (r->unordered)
+    if (r->unordered && k == PARTIAL_AGGREGATE)
         aggregate_partial_unordered(w->step);
+    else if (r->unordered)
+        distinct_partial_unordered(w->step);
     w->row = mem_calloc(x->m, (x->width ? x->width : 1) * sizeof *w->row);
     if (!w->row)
         return exec_oom(x);
@@ -305,7 +324,10 @@ static int run_morsel_unordered(pworker *w, size_t m, size_t n)
     prun *r = w->run;
     exec *x = &w->x;
     int rc = 0;
-    aggregate_partial_morsel(w->step, m);
+    if (r->pp->kind == PARTIAL_AGGREGATE)
+        aggregate_partial_morsel(w->step, m);
+    else
+        distinct_partial_morsel(w->step, m);
     for (size_t i = 0; i < n && rc == 0; i++) {
         rc = exec_tick(x);
         if (rc == 0)
@@ -380,16 +402,23 @@ static void count_rows(pworker *ws, unsigned opened, stage *st, size_t upto)
             st[i].rows += pipeline_stage(ws[t].pipe, i)->rows;
 }
 
-/* Unordered: the workers' states into the statement's step; 0, 1 (the
-   run must be taken in order) or -1. */
-static int gather(exec *x, prun *r, pworker *ws, unsigned opened)
+/* Unordered: the workers' states into the statement's step; 0,
+   EXEC_STOP or -1, with *again set when the run must be taken in order
+   instead. */
+static int gather(exec *x, prun *r, pworker *ws, unsigned opened, bool *again)
 {
-    if (r->failed)
-        return r->oom ? exec_oom(x) : 1;
+    if (r->failed) {
+        *again = !r->oom;
+        return r->oom ? exec_oom(x) : 0;
+    }
     stage *parts[opened ? opened : 1];
     for (unsigned t = 0; t < opened; t++)
         parts[t] = ws[t].step;
-    return aggregate_partial_gather(x, r->pp->step, parts, opened);
+    if (r->pp->kind != PARTIAL_AGGREGATE)
+        return distinct_partial_gather(x, r->pp->step, parts, opened);
+    int rc = aggregate_partial_gather(x, r->pp->step, parts, opened);
+    *again = rc == 1;
+    return rc == 1 ? 0 : rc;
 }
 
 /* One run of the pipeline's first scan over the threads; *again is set
@@ -437,11 +466,8 @@ static int run_once(exec *x, parallel_plan *pp, stage *st, const value *row, siz
         rc = r.rc;
         pthread_cond_destroy(&r.merged_more);
         pthread_mutex_destroy(&r.lock);
-        if (rc == 0 && unordered) {
-            rc = gather(x, &r, ws, opened);
-            *again = rc == 1;
-            rc = rc == 1 ? 0 : rc;
-        }
+        if (rc == 0 && unordered)
+            rc = gather(x, &r, ws, opened, again);
     }
     for (size_t i = 0; i < r.nring; i++) {
         step_partial_free(x, pp->kind, r.ring[i].partial);

@@ -25,10 +25,14 @@
  *   morsel: each worker keeps one table across its morsels (a table per
  *   morsel, merged group by group, was most of the one-thread path's
  *   cost), and the tables are gathered at the end in order of each
- *   group's first row (aggregate_partial_gather).  Where the tables
- *   cannot tell what the rows in order give — a morsel failed, or an
- *   integer sum's totals leave the int64 range — the scan is run again
- *   with partials per morsel.
+ *   group's first row (aggregate_partial_gather).  So does a DISTINCT
+ *   that no LIMIT after it can cut short: each worker keeps the first row
+ *   of each set among its rows, noted with its morsel, and the workers'
+ *   rows go through the statement's DISTINCT merged in morsel order
+ *   (distinct_partial_gather).  Where the states cannot tell what the
+ *   rows in order give — a morsel failed, or an integer sum's totals
+ *   leave the int64 range — the scan is run again with partials per
+ *   morsel.
  *
  * Invariants:
  *   1. Whether a pipeline runs this way depends on the plan and the

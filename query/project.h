@@ -112,6 +112,12 @@ void *distinct_partial_take(exec *x, stage *st);
 void distinct_partial_collect(stage *st);
 int distinct_partial_merge(exec *x, stage *st, void *partial);
 void distinct_partial_free(exec *x, void *partial);
+/* DISTINCT kept per worker across its morsels, as the aggregation above
+   (parallel.h: only where nothing after the step can end the input
+   early); gathering gives 0, EXEC_STOP or -1. */
+void distinct_partial_unordered(stage *st);
+void distinct_partial_morsel(stage *st, uint64_t morsel);
+int distinct_partial_gather(exec *x, stage *st, stage *const *parts, size_t nparts);
 bool sort_is_top(const stage *st);
 void *sort_partial_take(exec *x, stage *st);
 int sort_partial_merge(exec *x, stage *st, void *partial);

@@ -1,11 +1,13 @@
-/* A parallel grouping aggregation whose workers each keep one state
-   across their morsels (query/parallel.c, aggregate_partial_gather),
+/* A parallel grouping aggregation or DISTINCT whose workers each keep
+   one state across their morsels (query/parallel.c,
+   aggregate_partial_gather, distinct_partial_gather),
    against one thread and against the pipeline kept off the parallel path
    (`WITH 1 AS one` in front): many groups, groups met first in late
    morsels, float sums that cancel, collect() and percentiles in scan
    order, min and max of equal values of two types, the percentile
    argument of the last row; integer sums near the int64 limits, which
-   take the rows again in order; errors in late morsels; and every
+   take the rows again in order; DISTINCT's first rows, and a LIMIT after
+   it still ending the scan early; errors in late morsels; and every
    allocation failing in turn.  Results compare as text, floats bit for
    bit. */
 #include <setjmp.h>
@@ -144,6 +146,70 @@ static void test_known_answers(void **state)
     strata_graph_free(&g);
 }
 
+/* DISTINCT kept per worker: the first row of each set in scan order,
+   whatever worker met it; sets met first in late morsels. */
+static void test_distinct(void **state)
+{
+    (void)state;
+    strata_graph *g = build();
+    check_same(g, "MATCH (n:L) RETURN DISTINCT n.i % 5000 AS k, n.s AS s", NULL);
+    check_same(g, "MATCH (n:L) RETURN DISTINCT CASE WHEN n.i >= 11000 THEN n.i "
+                  "ELSE n.i % 3 END AS k",
+               NULL);
+    check_same(g, "MATCH (n:L) OPTIONAL MATCH (n)-[:T]->(m) RETURN DISTINCT m.i % 10 AS k, n.s",
+               NULL);
+    /* 1.0 is the same as 1, and the row kept is the first in scan order
+       (the integer), though more workers meet 1.0 first */
+    check_same(g, "MATCH (n:L) WHERE n.i >= 600 WITH DISTINCT n.t AS t, n.i % 2 AS p "
+                  "RETURN t, p",
+               "1|0|\n1|1|\n");
+    /* WITH DISTINCT's WHERE reads the first row of each set */
+    check_same(g, "MATCH (n:L) WITH DISTINCT n.i % 10 AS k WHERE n.i < 5 RETURN k",
+               "0|\n1|\n2|\n3|\n4|\n");
+    /* a LIMIT behind ORDER BY waits for every row anyway */
+    check_same(g, "MATCH (n:L) RETURN DISTINCT n.i % 97 AS k ORDER BY k DESC LIMIT 3",
+               "96|\n95|\n94|\n");
+    strata_graph_free(&g);
+}
+
+/* The rows the scan gave (PROFILE's first step). */
+static long scanned(strata_graph *g, const char *q)
+{
+    char profile[2048];
+    snprintf(profile, sizeof profile, "PROFILE %s", q);
+    char *t = text_of(g, profile);
+    const char *f = t;
+    for (int field = 0; field < 4 && f; field++)
+        f = strchr(f, '|') ? strchr(f, '|') + 1 : NULL;
+    long rows = f ? strtol(f, NULL, 10) : -1;
+    free(t);
+    return rows;
+}
+
+/* A LIMIT after DISTINCT ends the scan at the first morsels, as on one
+   thread: those states are merged morsel by morsel, in order. */
+static void test_distinct_limit(void **state)
+{
+    (void)state;
+    strata_graph *g = build();
+    static const char *const cut[] = {
+        "MATCH (n:L) RETURN DISTINCT n.s LIMIT 2",
+        "MATCH (n:L) WITH DISTINCT n.s AS s RETURN s LIMIT 2",
+        "MATCH (n:L) WITH DISTINCT n.s AS s WITH s WHERE s <> 'ash' RETURN s LIMIT 1",
+    };
+    for (size_t q = 0; q < sizeof cut / sizeof *cut; q++) {
+        check_same(g, cut[q], NULL);
+        for (unsigned t = 1; t <= 2; t++) {
+            strata_set_query_threads(g, t);
+            long rows = scanned(g, cut[q]);
+            if (rows <= 0 || rows > 2 * 256)
+                fail_msg("%s at %u threads: %ld rows scanned", cut[q], t, rows);
+        }
+    }
+    assert_int_equal(scanned(g, "MATCH (n:L) RETURN DISTINCT n.s"), 12000);
+    strata_graph_free(&g);
+}
+
 /* Integer sums whose integers' totals pass the int64 limits are taken
    again in order: an overflow only where a running sum overflows. */
 static void test_integer_limits(void **state)
@@ -181,6 +247,8 @@ static void test_errors(void **state)
         {"MATCH (n:L) RETURN sum(CASE n.i WHEN 10 THEN 9223372036854775807 WHEN 300 THEN 1 "
          "WHEN 11000 THEN 'x' ELSE 0 END)",
          "error ArgumentError: integer overflow in sum()"},
+        {"MATCH (n:L) RETURN DISTINCT n.i % 3, 10 / (n.i - 11500)",
+         "error ArgumentError: division by zero"},
     };
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         assert_true(runs_parallel(g, cases[c].q));
@@ -247,6 +315,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_same_results),   cmocka_unit_test(test_known_answers),
+        cmocka_unit_test(test_distinct),       cmocka_unit_test(test_distinct_limit),
         cmocka_unit_test(test_integer_limits), cmocka_unit_test(test_errors),
         cmocka_unit_test(test_allocation_failures),
     };
