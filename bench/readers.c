@@ -104,11 +104,10 @@ static void put_hex(uint64_t x, char *out, int digits)
         out[i] = hexdigits[x & 15];
 }
 
-/* The check of a value reads 8 text bytes at a time (SWAR): it costs
-   some 100 straight-line instructions a lookup, not 190 with
-   branches, so the loops measure the
-   engines more than the harness; it checks the same bytes.  Here: the 8
-   bytes at p in memory order, as a native word. */
+/* The check of a value reads 8 text bytes at a time (SWAR): some 100
+   straight-line instructions a lookup, not 190 with branches, so the
+   loops measure the engines more than the harness; it checks the same
+   bytes.  Here: the 8 bytes at p in memory order, as a native word. */
 static uint64_t text8(const void *p)
 {
     uint64_t w;
