@@ -333,7 +333,7 @@ strata_status strata_index_get_int(strata_view *v, strata_index idx, int64_t key
     strata_status s = point_index(v, idx, "strata_index_get_int", 1, &pos);
     if (s)
         return s;
-    value k = value_int(key);
+    value k = { .type = VAL_INT, .u.i = key };   /* value_int, built in place */
     return point_get(v, pos, &k, out) ? STRATA_OK : point_miss(v, idx);
 }
 
@@ -380,7 +380,7 @@ strata_status strata_index_get_ints(strata_view *v, strata_index idx, const int6
     const level_stack *ls = idxset_stack(v->ver->indexes, pos);
     size_t hits = 0;
     for (size_t i = 0; i < n; i++) {
-        value k = value_int(keys[i]);
+        value k = { .type = VAL_INT, .u.i = keys[i] };
         bool hit = lstack_first(ls, &k, &out[i]);
         if (!hit)
             out[i] = STRATA_NO_ID;
