@@ -4,7 +4,7 @@
  * the same run, on seed 001's workload.
  *
  *   readers [--waves W] [--quick] [--json]
- *   readers --lookups-only [--nodes N] [--loop L] [--json]
+ *   readers --lookups-only [--nodes N] [--loop L] [--variant ID] [--json]
  *
  * Data: 10,000 records; key i is the 8-byte big-endian encoding of i, the
  * value 128 bytes whose first 16 bytes spell the key in hex and the next 8
@@ -36,13 +36,24 @@
  *   thread floor: the same waves with threads that return at once — what
  *     thread start and join alone cost.
  *   tight loop: one thread, one view, random point lookups back to back —
- *     the per-core lookup rate, with a breakdown of where the time goes;
- *     then the full lookup (and SQLite's) on as many threads as there are
+ *     the per-core lookup rate, with a breakdown of where the time goes,
+ *     and the same lookup without value handles (strata_index_get_int,
+ *     then strata_node_peek's borrowed read) one key at a time and 64 keys
+ *     per call (strata_index_get_ints, strata_nodes_peek), every value
+ *     checked alike; then the full lookup (and SQLite's) on as many
+ *     threads as there are
  *     cores at once, to see whether the rate grows with threads.
  *   --lookups-only: the strata rows of the tight loop alone (L lookups,
  *     2,000,000 by default), on N records (10,000 by default; 1,000,000 for
- *     the random-key figure on a big graph): no waves, no SQLite.  Under
- *     callgrind with a small L it counts instructions per lookup.
+ *     the random-key figure on a big graph): no waves, no SQLite; --variant
+ *     runs one of them alone (strata_full, strata_prebuilt_key,
+ *     strata_index_only, strata_get_only, strata_direct, strata_batch).
+ *     Under callgrind (--toggle-collect=tight_loop) with a small L it
+ *     counts instructions per lookup: divide by L + L/10 + 1 (the warm-up).
+ *   The tight loops report the wall clock and the thread's CPU time: on a
+ *     loaded machine the wall clock counts the time the thread waits for a
+ *     core, the CPU time does not (both still suffer the other jobs'
+ *     cache pollution).
  *
  * Waves of the two engines alternate (strata, SQLite, strata, ...) so both
  * see the same machine load; report ratios, not absolute times (the
