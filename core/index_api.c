@@ -294,11 +294,15 @@ static strata_status point_index(strata_view *v, strata_index idx, const char *w
     return STRATA_OK;
 }
 
-/* The least id under key in the index at pos: false on a miss (null
-   equals nothing). */
-static bool point_get(const strata_view *v, uint32_t pos, const value *key, strata_id *id)
+/* The least id under key in the index at pos into *out: false on a miss
+   (null equals nothing), *out untouched. */
+static bool point_get(const strata_view *v, uint32_t pos, const value *key, strata_id *out)
 {
-    return !value_is_null(key) && lstack_first(idxset_stack(v->ver->indexes, pos), key, id);
+    uint64_t id;
+    if (value_is_null(key) || !lstack_first(idxset_stack(v->ver->indexes, pos), key, &id))
+        return false;
+    *out = id;
+    return true;
 }
 
 static strata_status point_miss(strata_view *v, strata_index idx)
@@ -360,11 +364,6 @@ strata_status strata_index_get_string(strata_view *v, strata_index idx, const ch
     return hit ? STRATA_OK : point_miss(v, idx);
 }
 
-/* How many lookups of a batch are in flight at once: enough to overlap
-   their cache misses, few enough that what each has fetched is still in
-   the first-level cache when the next stage reads it. */
-#define BATCH_WAY 16
-
 strata_status strata_index_get_ints(strata_view *v, strata_index idx, const int64_t *keys,
                                     size_t n, strata_id *out, size_t *found)
 {
@@ -379,11 +378,13 @@ strata_status strata_index_get_ints(strata_view *v, strata_index idx, const int6
         return s;
     const level_stack *ls = idxset_stack(v->ver->indexes, pos);
     size_t hits = 0;
+    /* The walks of successive keys are independent: the processor runs
+       ahead into the next one while a miss of this one is outstanding. */
     for (size_t i = 0; i < n; i++) {
         value k = { .type = VAL_INT, .u.i = keys[i] };
-        bool hit = lstack_first(ls, &k, &out[i]);
-        if (!hit)
-            out[i] = STRATA_NO_ID;
+        uint64_t id;
+        bool hit = lstack_first(ls, &k, &id);
+        out[i] = hit ? id : STRATA_NO_ID;
         hits += hit;
     }
     *found = hits;

@@ -171,6 +171,8 @@ static void int_lookups_equal_the_slow_path(void **state)
         } else {
             assert_int_equal(s1, STRATA_ENOTFOUND);
             assert_non_null(strstr(strata_view_errmsg(v), "holds nothing"));
+            assert_int_equal(fast, STRATA_NO_ID);   /* untouched, as slow */
+            assert_int_equal(slow, STRATA_NO_ID);
         }
         strata_value_free(&k);
     }
