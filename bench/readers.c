@@ -4,7 +4,7 @@
  * the same run, on seed 001's workload.
  *
  *   readers [--waves W] [--quick] [--json]
- *   readers --lookups-only [--nodes N] [--loop L] [--json]
+ *   readers --lookups-only [--nodes N] [--loop L] [--variant ID] [--json]
  *
  * Data: 10,000 records; key i is the 8-byte big-endian encoding of i, the
  * value 128 bytes whose first 16 bytes spell the key in hex and the next 8
@@ -36,13 +36,24 @@
  *   thread floor: the same waves with threads that return at once — what
  *     thread start and join alone cost.
  *   tight loop: one thread, one view, random point lookups back to back —
- *     the per-core lookup rate, with a breakdown of where the time goes;
- *     then the full lookup (and SQLite's) on as many threads as there are
+ *     the per-core lookup rate, with a breakdown of where the time goes,
+ *     and the same lookup without value handles (strata_index_get_int,
+ *     then strata_node_peek's borrowed read) one key at a time and 64 keys
+ *     per call (strata_index_get_ints, strata_nodes_peek), every value
+ *     checked alike; then the full lookup (and SQLite's) on as many
+ *     threads as there are
  *     cores at once, to see whether the rate grows with threads.
  *   --lookups-only: the strata rows of the tight loop alone (L lookups,
  *     2,000,000 by default), on N records (10,000 by default; 1,000,000 for
- *     the random-key figure on a big graph): no waves, no SQLite.  Under
- *     callgrind with a small L it counts instructions per lookup.
+ *     the random-key figure on a big graph): no waves, no SQLite; --variant
+ *     runs one of them alone (strata_full, strata_prebuilt_key,
+ *     strata_index_only, strata_get_only, strata_direct, strata_batch).
+ *     Under callgrind (--toggle-collect=tight_loop) with a small L it
+ *     counts instructions per lookup: divide by L + L/10 + 1 (the warm-up).
+ *   The tight loops report the wall clock and the thread's CPU time: on a
+ *     loaded machine the wall clock counts the time the thread waits for a
+ *     core, the CPU time does not (both still suffer the other jobs'
+ *     cache pollution).
  *
  * Waves of the two engines alternate (strata, SQLite, strata, ...) so both
  * see the same machine load; report ratios, not absolute times (the
@@ -104,17 +115,64 @@ static void put_hex(uint64_t x, char *out, int digits)
         out[i] = hexdigits[x & 15];
 }
 
-static int64_t parse_hex(const char *s, int digits)
+/* The check of a value reads 8 text bytes at a time (SWAR): some 100
+   straight-line instructions a lookup, not 190 with branches, so the
+   loops measure the engines more than the harness; it checks the same
+   bytes.  Here: the 8 bytes at p in memory order, as a native word. */
+static uint64_t text8(const void *p)
 {
-    int64_t x = 0;
-    for (int i = 0; i < digits; i++) {
-        char c = s[i];
-        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-        if (d < 0)
-            return -1;
-        x = x << 4 | d;
-    }
-    return x;
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return w;
+}
+
+/* The same with the first byte lowest, on any byte order. */
+static uint64_t load8(const void *p)
+{
+    uint64_t w = text8(p);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    w = __builtin_bswap64(w);   /* first byte lowest, as on little-endian */
+#endif
+    return w;
+}
+
+#define BYTES(b) (0x0101010101010101ull * (b))
+
+/* The word whose 8 bytes in memory are x's 8 hex digits, most significant
+   first: compared with text8 of the stored bytes. */
+static uint64_t hex8(uint32_t x)
+{
+    uint64_t v = x;
+    v = (v | v << 16) & 0x0000ffff0000ffffull;
+    v = (v | v << 8) & 0x00ff00ff00ff00ffull;
+    v = (v | v << 4) & BYTES(0x0f);   /* byte i: nibble i, least first */
+    v = __builtin_bswap64(v);         /* most significant nibble first */
+    uint64_t letters = ((v + BYTES(6)) >> 4) & BYTES(1);   /* nibble >= 10 */
+    v += BYTES('0') + letters * ('a' - '0' - 10);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    return v;
+}
+
+/* 8 lower-case hex digits at s as a number, or -1 when one is not. */
+static int64_t parse_hex8(const char *s)
+{
+    uint64_t w = load8(s);
+    if (w & BYTES(0x80))
+        return -1;
+    /* bit 7 of each byte: at least the bound (no byte carries: all < 0x80) */
+#define AT_LEAST(b) (w + BYTES(0x80 - (b)))
+    uint64_t digit = AT_LEAST('0') & ~AT_LEAST('9' + 1);
+    uint64_t letter = AT_LEAST('a') & ~AT_LEAST('f' + 1);
+#undef AT_LEAST
+    if (((digit | letter) & BYTES(0x80)) != BYTES(0x80))
+        return -1;
+    uint64_t n = (w & BYTES(0x0f)) + ((w >> 6) & BYTES(1)) * 9;   /* byte i: digit i */
+    n = ((n << 4) + (n >> 8)) & 0x00ff00ff00ff00ffull;
+    n = ((n << 8) + (n >> 16)) & 0x0000ffff0000ffffull;
+    n = ((n << 16) + (n >> 32)) & 0xffffffffull;
+    return (int64_t)n;
 }
 
 /* Value layout: [0,16) key in hex, ':', [17,25) version in hex, ':', then
@@ -133,13 +191,12 @@ static void make_value(uint64_t key, uint32_t version, char out[VALUE_LEN])
    key; -1 when it does not. */
 static int64_t value_version(const void *bytes, size_t len, uint64_t key)
 {
-    char want[16];
     if (!bytes || len != VALUE_LEN)
         return -1;
-    put_hex(key, want, 16);
-    if (memcmp(bytes, want, 16) != 0)
+    if (text8(bytes) != hex8((uint32_t)(key >> 32)) ||
+        text8((const char *)bytes + 8) != hex8((uint32_t)key))
         return -1;
-    return parse_hex((const char *)bytes + 17, 8);
+    return parse_hex8((const char *)bytes + 17);
 }
 
 static void key_bytes(uint64_t key, unsigned char out[8])
@@ -548,14 +605,19 @@ static double overlap_round(engine e, sqlite_overlap_conns *c, uint64_t key)
 /* ---- tight loop -------------------------------------------------------------- */
 
 typedef enum loop_kind {
-    LOOP_FULL,          /* key value built per lookup, index, node_get, check */
+    LOOP_FULL,          /* key value built per lookup, index, node_read, check */
     LOOP_PREBUILT_KEY,  /* the same with the key values built beforehand */
     LOOP_INDEX_ONLY,    /* prebuilt key: index lookup + iterator only */
     LOOP_GET_ONLY,      /* node id known: node_get + check only */
     LOOP_CYPHER,        /* MATCH ... {key: $key} RETURN r.value on the view */
     LOOP_SQLITE,        /* a prepared SELECT in one read transaction */
+    LOOP_DIRECT,        /* index_get_int + node_peek (no handle), check */
+    LOOP_BATCH,         /* the same BATCH keys at a time: index_get_ints + nodes_peek */
     NLOOPS
 } loop_kind;
+
+/* Keys per call of the batched loop. */
+#define BATCH 64
 
 static const char *const loop_names[] = {
     "strata: key value + index_get + node_read",
@@ -564,10 +626,12 @@ static const char *const loop_names[] = {
     "strata: node_read + check only (id known)",
     "strata: Cypher on the view, $key (plan cached)",
     "SQLite: prepared SELECT, one read txn",
+    "strata: index_get_int + node_peek + check",
+    "strata: the same, 64 keys per call (batched)",
 };
 static const char *const loop_ids[] = { "strata_full", "strata_prebuilt_key",
                                         "strata_index_only", "strata_get_only", "strata_cypher",
-                                        "sqlite" };
+                                        "sqlite", "strata_direct", "strata_batch" };
 
 static const char cypher_sql[] = "MATCH (r:Record {key: $key}) RETURN r.value";
 
@@ -594,12 +658,74 @@ static int64_t cypher_read(strata_view *view, uint64_t key)
     return version;
 }
 
+/* The check of a value read for key, as strata_read's. */
+static int64_t checked(strata_view *view, const strata_value *val, uint64_t key)
+{
+    const char *s;
+    size_t len;
+    STRATA_OK_V(view, strata_value_get_string(val, &s, &len));
+    int64_t version = value_version(s, len, key);
+    if (version < 0)
+        fail("strata: wrong value for key %llu", (unsigned long long)key);
+    return version;
+}
+
+/* One point lookup without value handles: the key passed as an integer,
+   the property read borrowed (strata_node_peek: no retain, no copy). */
+static int64_t direct_read(strata_view *view, uint64_t key)
+{
+    strata_id id;
+    if (strata_index_get_int(view, sf.idx, (int64_t)key, &id) != STRATA_OK)
+        fail("strata: key %llu not found: %s", (unsigned long long)key,
+             strata_view_errmsg(view));
+    const strata_value *val;
+    STRATA_OK_V(view, strata_node_peek(view, id, sf.value_tok, &val));
+    return checked(view, val, key);
+}
+
+/* BATCH lookups in two calls (every key of the batch through the index,
+   then every node's property), each value checked; the keys come from
+   the caller's generator as in the other loops.  Returns the versions'
+   sum. */
+static uint64_t batch_read(strata_view *view, const uint64_t *keys, size_t n)
+{
+    int64_t k[BATCH];
+    strata_id ids[BATCH];
+    const strata_value *vals[BATCH];
+    size_t found;
+    for (size_t i = 0; i < n; i++)
+        k[i] = (int64_t)keys[i];
+    STRATA_OK_V(view, strata_index_get_ints(view, sf.idx, k, n, ids, &found));
+    if (found != n)
+        fail("strata: %zu of %zu keys not found", n - found, n);
+    STRATA_OK_V(view, strata_nodes_peek(view, ids, n, sf.value_tok, vals));
+    uint64_t sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += (uint64_t)checked(view, vals[i], keys[i]);
+    return sum;
+}
+
+/* The calling thread's CPU time: what the loop cost this thread, whatever
+   else the machine runs (the wall clock counts the time it waits for a
+   core on a loaded machine). */
+static double cpu_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* A loop's rate over the wall clock and over the thread's CPU time. */
+typedef struct rate {
+    double wall, cpu;   /* lookups per second */
+} rate;
+
 /* Returns the lookups per second of n lookups. */
-static double tight_loop(loop_kind kind, long n)
+static rate tight_loop(loop_kind kind, long n)
 {
     uint64_t seed = 0x2545f4914f6cdd1dull;
     uint64_t sink = 0;
-    double t0, t1;
+    double t0, t1, c0 = cpu_ms(), c1;
     if (kind == LOOP_SQLITE) {
         sqlite3 *db = sql_open();
         sqlite3_stmt *sel = sql_prepare(db, select_sql);
@@ -609,16 +735,27 @@ static double tight_loop(loop_kind kind, long n)
         for (long i = 0; i < n; i++)
             sink += (uint64_t)sqlite_read(db, sel, xorshift(&seed) % RECORDS);
         t1 = now_ms();
+        c1 = cpu_ms();
         sql_exec(db, "COMMIT");
         sqlite3_finalize(sel);
         sqlite3_close(db);
     } else {
         strata_view *view;
         STRATA_OK_G(sf.g, strata_snapshot(sf.g, &view));
+        c0 = cpu_ms();
         t0 = now_ms();
-        for (long i = 0; i < n; i++) {
+        for (long i = 0; i < n && kind == LOOP_BATCH; i += BATCH) {
+            uint64_t keys[BATCH];
+            size_t m = n - i < BATCH ? (size_t)(n - i) : BATCH;
+            for (size_t j = 0; j < m; j++)
+                keys[j] = xorshift(&seed) % sf.n;
+            sink += batch_read(view, keys, m);
+        }
+        for (long i = 0; i < n && kind != LOOP_BATCH; i++) {
             uint64_t key = xorshift(&seed) % sf.n;
-            if (kind == LOOP_FULL) {
+            if (kind == LOOP_DIRECT) {
+                sink += (uint64_t)direct_read(view, key);
+            } else if (kind == LOOP_FULL) {
                 sink += (uint64_t)strata_read(view, key);
             } else if (kind == LOOP_CYPHER) {
                 sink += (uint64_t)cypher_read(view, key);
@@ -641,11 +778,12 @@ static double tight_loop(loop_kind kind, long n)
             }
         }
         t1 = now_ms();
+        c1 = cpu_ms();
         strata_view_release(&view);
     }
     if (sink == UINT64_MAX)   /* keeps the loop's results alive */
         puts("");
-    return n / ((t1 - t0) / 1e3);
+    return (rate){ n / ((t1 - t0) / 1e3), n / ((c1 - c0) / 1e3) };
 }
 
 /* The same loop on T threads at once, each with its own view (SQLite: its
@@ -687,28 +825,45 @@ static void strata_free(void)
     strata_graph_free(&sf.g);
 }
 
-/* --lookups-only: the strata rows of the tight loop alone, on n records
-   (no SQLite, no waves): the per-core lookup rate on a bigger graph, and a
-   short run to profile (callgrind: instructions per lookup). */
-static int lookups_only(uint64_t n, long loop_n, bool json)
+static void print_loop(bool json, const char *json_case, uint64_t records, loop_kind k,
+                       long loop_n, rate r)
 {
+    if (json)
+        printf("{\"bench\":\"W2\",\"case\":\"%s\",\"records\":%llu,\"variant\":\"%s\","
+               "\"lookups\":%ld,\"lookups_per_s\":%.0f,\"ns_per_lookup\":%.1f,"
+               "\"cpu_lookups_per_s\":%.0f,\"cpu_ns_per_lookup\":%.1f}\n",
+               json_case, (unsigned long long)records, loop_ids[k], loop_n, r.wall,
+               1e9 / r.wall, r.cpu, 1e9 / r.cpu);
+    else
+        printf("  %-46s %7.2f M/s %8.1f ns | CPU %7.2f M/s %8.1f ns\n", loop_names[k],
+               r.wall / 1e6, 1e9 / r.wall, r.cpu / 1e6, 1e9 / r.cpu);
+}
+
+/* --lookups-only: the strata rows of the tight loop alone, on n records
+   (no SQLite, no waves), or the one variant named by only_variant: the
+   per-core lookup rate on a bigger graph, and a short run to profile
+   (callgrind: instructions per lookup). */
+static int lookups_only(uint64_t n, long loop_n, const char *only_variant, bool json)
+{
+    static const loop_kind kinds[] = { LOOP_FULL,     LOOP_PREBUILT_KEY, LOOP_INDEX_ONLY,
+                                       LOOP_GET_ONLY, LOOP_DIRECT,       LOOP_BATCH };
+    size_t picked = 0;
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        picked += !only_variant || !strcmp(only_variant, loop_ids[kinds[i]]);
+    if (!picked) {
+        fprintf(stderr, "readers: no variant %s\n", only_variant);
+        return 2;
+    }
     strata_fill(n);
-    static const loop_kind kinds[] = { LOOP_FULL, LOOP_PREBUILT_KEY, LOOP_INDEX_ONLY,
-                                       LOOP_GET_ONLY };
     if (!json)
-        printf("lookups inside one view on one thread (%llu records, %ld random keys):\n",
-               (unsigned long long)n, loop_n);
+        printf("lookups inside one view on one thread (%llu records, %ld random keys; "
+               "wall clock | thread CPU time):\n", (unsigned long long)n, loop_n);
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
         loop_kind k = kinds[i];
+        if (only_variant && strcmp(only_variant, loop_ids[k]))
+            continue;
         tight_loop(k, loop_n / 10 + 1);   /* warm-up */
-        double rate = tight_loop(k, loop_n);
-        if (json)
-            printf("{\"bench\":\"W2\",\"case\":\"tight_loop_only\",\"records\":%llu,"
-                   "\"variant\":\"%s\",\"lookups\":%ld,\"lookups_per_s\":%.0f}\n",
-                   (unsigned long long)n, loop_ids[k], loop_n, rate);
-        else
-            printf("  %-44s %7.2f M/s  %7.1f ns/lookup\n", loop_names[k], rate / 1e6,
-                   1e9 / rate);
+        print_loop(json, "tight_loop_only", n, k, loop_n, tight_loop(k, loop_n));
     }
     strata_free();
     return 0;
@@ -739,6 +894,7 @@ int main(int argc, char **argv)
     int waves = 100;
     long loop_n = 2000000;
     bool json = false, only = false;
+    const char *variant = NULL;
     uint64_t records = RECORDS;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--waves") && i + 1 < argc)
@@ -747,6 +903,8 @@ int main(int argc, char **argv)
             only = true;
         else if (!strcmp(argv[i], "--nodes") && i + 1 < argc)
             records = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--variant") && i + 1 < argc)
+            variant = argv[++i];
         else if (!strcmp(argv[i], "--loop") && i + 1 < argc)
             loop_n = atol(argv[++i]);
         else if (!strcmp(argv[i], "--quick"))
@@ -755,14 +913,15 @@ int main(int argc, char **argv)
             json = true;
         else {
             fprintf(stderr, "usage: readers [--waves W] [--quick] [--json]\n"
-                            "       readers --lookups-only [--nodes N] [--loop L] [--json]\n");
+                            "       readers --lookups-only [--nodes N] [--loop L] "
+                            "[--variant ID] [--json]\n");
             return 2;
         }
     }
     if (only)
-        return records && loop_n > 0 ? lookups_only(records, loop_n, json) : 2;
-    if (records != RECORDS) {
-        fprintf(stderr, "readers: --nodes goes with --lookups-only\n");
+        return records && loop_n > 0 ? lookups_only(records, loop_n, variant, json) : 2;
+    if (records != RECORDS || variant) {
+        fprintf(stderr, "readers: --nodes and --variant go with --lookups-only\n");
         return 2;
     }
     if (waves < 2) {
@@ -856,14 +1015,9 @@ int main(int argc, char **argv)
     double rates[NLOOPS];
     for (int k = 0; k < NLOOPS; k++) {
         tight_loop((loop_kind)k, loop_n / 10);   /* warm-up */
-        rates[k] = tight_loop((loop_kind)k, loop_n);
-        if (json)
-            printf("{\"bench\":\"W2\",\"case\":\"tight_loop\",\"variant\":\"%s\",\"lookups\":%ld,"
-                   "\"lookups_per_s\":%.0f,\"ns_per_lookup\":%.1f}\n", loop_ids[k], loop_n,
-                   rates[k], 1e9 / rates[k]);
-        else
-            printf("  %-44s %7.2f M/s  %7.1f ns/lookup\n", loop_names[k], rates[k] / 1e6,
-                   1e9 / rates[k]);
+        rate r = tight_loop((loop_kind)k, loop_n);
+        rates[k] = r.wall;
+        print_loop(json, "tight_loop", RECORDS, (loop_kind)k, loop_n, r);
     }
     if (!json)
         printf("  strata (full) vs SQLite, one thread: %.1fx; strata Cypher vs SQLite: %.1fx\n",

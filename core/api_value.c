@@ -166,15 +166,11 @@ size_t strata_value_map_len(const strata_value *v)
     return v && value_kind(&v->v) == VAL_MAP ? value_map_len(&v->v) : 0;
 }
 
-/* strata_value is a struct of one value: a borrowed value inside a list
-   or map converts to a borrowed handle. */
-static const strata_value *borrow(const value *v) { return (const strata_value *)(const void *)v; }
-
 const strata_value *strata_value_list_at(const strata_value *v, size_t i)
 {
     if (!v || value_kind(&v->v) != VAL_LIST || i >= value_list_len(&v->v))
         return NULL;
-    return borrow(&value_list_items(&v->v)[i]);
+    return value_borrow_handle(&value_list_items(&v->v)[i]);
 }
 
 const strata_value *strata_value_map_at(const strata_value *v, size_t i, const char **key)
@@ -183,7 +179,7 @@ const strata_value *strata_value_map_at(const strata_value *v, size_t i, const c
         return NULL;
     if (key)
         *key = value_str(&value_map_keys(&v->v)[i], NULL);
-    return borrow(&value_map_vals(&v->v)[i]);
+    return value_borrow_handle(&value_map_vals(&v->v)[i]);
 }
 
 strata_status strata_value_map_entry(const strata_value *v, size_t i, const char **key,

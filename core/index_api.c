@@ -276,6 +276,40 @@ strata_status strata_index_lookup(strata_view *v, strata_index idx,
     return STRATA_OK;
 }
 
+/* The index idx of the view at *pos, for a point lookup by who (its name
+   in messages) of nkey key parts: the index must have that many, and one. */
+static strata_status point_index(strata_view *v, strata_index idx, const char *who,
+                                 size_t nkey, uint32_t *pos)
+{
+    strata_status s = find_index(v, idx, pos);
+    if (s)
+        return s;
+    unsigned nkeys = idxset_def(v->ver->indexes, *pos)->nkeys;
+    if (nkey != nkeys)
+        return view_fail(v, STRATA_EINVAL, "index %u has %u keys; the lookup gave %zu", idx,
+                         nkeys, nkey);
+    if (nkeys != 1)
+        return view_fail(v, STRATA_EINVAL, "index %u: %s takes a single key; use "
+                                           "strata_index_lookup for composites", idx, who);
+    return STRATA_OK;
+}
+
+/* The least id under key in the index at pos into *out: false on a miss
+   (null equals nothing), *out untouched. */
+static bool point_get(const strata_view *v, uint32_t pos, const value *key, strata_id *out)
+{
+    uint64_t id;
+    if (value_is_null(key) || !lstack_first(idxset_stack(v->ver->indexes, pos), key, &id))
+        return false;
+    *out = id;
+    return true;
+}
+
+static strata_status point_miss(strata_view *v, strata_index idx)
+{
+    return view_fail(v, STRATA_ENOTFOUND, "index %u holds nothing under that key", idx);
+}
+
 strata_status strata_index_get(strata_view *v, strata_index idx, const strata_value *const *key,
                                size_t nkey, strata_id *out)
 {
@@ -284,23 +318,76 @@ strata_status strata_index_get(strata_view *v, strata_index idx, const strata_va
     if (!out || !key)
         return view_fail(v, STRATA_EINVAL, "strata_index_get: %s is NULL", out ? "key" : "out");
     uint32_t pos = 0;
-    strata_status s = find_index(v, idx, &pos);
+    strata_status s = point_index(v, idx, "strata_index_get", nkey, &pos);
     if (s)
         return s;
-    const index_def *d = idxset_def(v->ver->indexes, pos);
-    if (nkey != d->nkeys || nkey != 1)
-        return view_fail(v, STRATA_EINVAL, nkey != d->nkeys
-                                               ? "index %u has %u keys; the lookup gave %zu"
-                                               : "index %u: strata_index_get takes a single "
-                                                 "key; use strata_index_lookup for composites",
-                         idx, d->nkeys, nkey);
     if (!key[0])
         return view_fail(v, STRATA_EINVAL, "lookup key is NULL");
-    uint64_t id;
-    if (value_is_null(&key[0]->v) || !lstack_first(idxset_stack(v->ver->indexes, pos),
-                                                   &key[0]->v, &id))
-        return view_fail(v, STRATA_ENOTFOUND, "index %u holds nothing under that key", idx);
-    *out = id;
+    return point_get(v, pos, &key[0]->v, out) ? STRATA_OK : point_miss(v, idx);
+}
+
+strata_status strata_index_get_int(strata_view *v, strata_index idx, int64_t key,
+                                   strata_id *out)
+{
+    if (!v)
+        return STRATA_EINVAL;
+    if (!out)
+        return view_fail(v, STRATA_EINVAL, "strata_index_get_int: out is NULL");
+    uint32_t pos = 0;
+    strata_status s = point_index(v, idx, "strata_index_get_int", 1, &pos);
+    if (s)
+        return s;
+    value k = { .type = VAL_INT, .u.i = key };   /* value_int, built in place */
+    return point_get(v, pos, &k, out) ? STRATA_OK : point_miss(v, idx);
+}
+
+strata_status strata_index_get_string(strata_view *v, strata_index idx, const char *key,
+                                      size_t len, strata_id *out)
+{
+    if (!v)
+        return STRATA_EINVAL;
+    if (!out || !key)
+        return view_fail(v, STRATA_EINVAL, "strata_index_get_string: %s is NULL",
+                         out ? "key" : "out");
+    uint32_t pos = 0;
+    strata_status s = point_index(v, idx, "strata_index_get_string", 1, &pos);
+    if (s)
+        return s;
+    if (!value_utf8_valid(key, len))
+        return view_fail(v, STRATA_EINVAL, "lookup key is not well-formed UTF-8");
+    value k;
+    /* up to VALUE_INLINE_MAX bytes the key lives in the cell: no heap */
+    if (value_string(mem_scratch(), key, len, &k) != 0)
+        return view_fail(v, STRATA_ENOMEM, "out of memory building a lookup key");
+    bool hit = point_get(v, pos, &k, out);
+    value_release(&k);
+    return hit ? STRATA_OK : point_miss(v, idx);
+}
+
+strata_status strata_index_get_ints(strata_view *v, strata_index idx, const int64_t *keys,
+                                    size_t n, strata_id *out, size_t *found)
+{
+    if (!v)
+        return STRATA_EINVAL;
+    if ((n && (!keys || !out)) || !found)
+        return view_fail(v, STRATA_EINVAL, "strata_index_get_ints: %s is NULL",
+                         !found ? "found" : !keys ? "keys" : "out");
+    uint32_t pos = 0;
+    strata_status s = point_index(v, idx, "strata_index_get_ints", 1, &pos);
+    if (s)
+        return s;
+    const level_stack *ls = idxset_stack(v->ver->indexes, pos);
+    size_t hits = 0;
+    /* The walks of successive keys are independent: the processor runs
+       ahead into the next one while a miss of this one is outstanding. */
+    for (size_t i = 0; i < n; i++) {
+        value k = { .type = VAL_INT, .u.i = keys[i] };
+        uint64_t id;
+        bool hit = lstack_first(ls, &k, &id);
+        out[i] = hit ? id : STRATA_NO_ID;
+        hits += hit;
+    }
+    *found = hits;
     return STRATA_OK;
 }
 

@@ -116,9 +116,10 @@ strata_status strata_node_get(strata_view *v, strata_id node, strata_token key,
     VIEW_CHECK(v);
     if (!out)
         return view_fail(v, STRATA_EINVAL, "strata_node_get: out is NULL");
-    if (!store_node(&v->ver->st, node))
+    const node_meta *nm = store_node(&v->ver->st, node);
+    if (!nm)
         return no_node(v, node);
-    return hand_out(v, props_get(store_node_props(&v->ver->st, node), key), out);
+    return hand_out(v, props_get(nm->props, key), out);
 }
 
 strata_status strata_rel_get(strata_view *v, strata_id rel, strata_token key,
@@ -127,9 +128,10 @@ strata_status strata_rel_get(strata_view *v, strata_id rel, strata_token key,
     VIEW_CHECK(v);
     if (!out)
         return view_fail(v, STRATA_EINVAL, "strata_rel_get: out is NULL");
-    if (!store_rel(&v->ver->st, rel))
+    const rel_meta *rm = store_rel(&v->ver->st, rel);
+    if (!rm)
         return no_rel(v, rel);
-    return hand_out(v, props_get(store_rel_props(&v->ver->st, rel), key), out);
+    return hand_out(v, props_get(rm->props, key), out);
 }
 
 /* Overwrites a caller's handle with a stored value (shared, not copied). */
@@ -145,9 +147,11 @@ strata_status strata_node_read(strata_view *v, strata_id node, strata_token key,
     VIEW_CHECK(v);
     if (!into)
         return view_fail(v, STRATA_EINVAL, "strata_node_read: into is NULL");
-    if (!store_node(&v->ver->st, node))
+    /* the slot found once: it holds the property record too */
+    const node_meta *nm = store_node(&v->ver->st, node);
+    if (!nm)
         return no_node(v, node);
-    read_into(props_get(store_node_props(&v->ver->st, node), key), into);
+    read_into(props_get(nm->props, key), into);
     return STRATA_OK;
 }
 
@@ -157,9 +161,97 @@ strata_status strata_rel_read(strata_view *v, strata_id rel, strata_token key,
     VIEW_CHECK(v);
     if (!into)
         return view_fail(v, STRATA_EINVAL, "strata_rel_read: into is NULL");
-    if (!store_rel(&v->ver->st, rel))
+    const rel_meta *rm = store_rel(&v->ver->st, rel);
+    if (!rm)
         return no_rel(v, rel);
-    read_into(props_get(store_rel_props(&v->ver->st, rel), key), into);
+    read_into(props_get(rm->props, key), into);
+    return STRATA_OK;
+}
+
+/* The null a borrowed read of an absent property points to: immutable,
+   shared by every view and thread. */
+static const value absent = { .type = VAL_NULL };
+
+static const strata_value *peeked(const value *stored)
+{
+    return value_borrow_handle(stored ? stored : &absent);
+}
+
+strata_status strata_node_peek(strata_view *v, strata_id node, strata_token key,
+                               const strata_value **out)
+{
+    VIEW_CHECK(v);
+    if (!out)
+        return view_fail(v, STRATA_EINVAL, "strata_node_peek: out is NULL");
+    const node_meta *nm = store_node(&v->ver->st, node);
+    if (!nm)
+        return no_node(v, node);
+    *out = peeked(props_get(nm->props, key));
+    return STRATA_OK;
+}
+
+/* How many reads of a batch are in flight at once: enough to overlap
+   their cache misses, few enough that what the first stage fetched is
+   still in the first-level cache when the last reads it. */
+#define PEEK_WAY 16
+
+/* Fetches ahead what reading a value will touch: a heap string's body. */
+static void prefetch_value(const value *val)
+{
+    if (val && value_kind(val) == VAL_STRING && val->inl_len > VALUE_INLINE_MAX)
+        __builtin_prefetch(val->u.h);
+}
+
+/* One batch of up to PEEK_WAY reads in three stages, each fetching ahead
+   what the next one reads, so that their misses overlap instead of
+   following one another: the slots, then the live slots' property
+   records, then the values (and a string's bytes, for the caller). */
+static void peek_batch(const store *st, const strata_id *nodes, size_t m, strata_token key,
+                       const strata_value **out)
+{
+    const node_meta *slot[PEEK_WAY];
+    for (size_t i = 0; i < m; i++) {
+        uint64_t run;
+        slot[i] = nodes[i] < store_node_slots(st) ? store_node_meta_run(st, nodes[i], &run)
+                                                  : NULL;
+        if (slot[i])
+            __builtin_prefetch(slot[i]);
+    }
+    for (size_t i = 0; i < m; i++) {
+        if (slot[i] && slot[i]->link != SLOT_LIVE)
+            slot[i] = NULL;
+        if (slot[i] && slot[i]->props)
+            __builtin_prefetch(slot[i]->props);
+    }
+    for (size_t i = 0; i < m; i++) {
+        const value *val = slot[i] ? props_get(slot[i]->props, key) : NULL;
+        prefetch_value(val);
+        out[i] = slot[i] ? peeked(val) : NULL;
+    }
+}
+
+strata_status strata_nodes_peek(strata_view *v, const strata_id *nodes, size_t n,
+                                strata_token key, const strata_value **out)
+{
+    VIEW_CHECK(v);
+    if (n && (!nodes || !out))
+        return view_fail(v, STRATA_EINVAL, "strata_nodes_peek: %s is NULL",
+                         nodes ? "out" : "nodes");
+    for (size_t b = 0; b < n; b += PEEK_WAY)
+        peek_batch(&v->ver->st, nodes + b, n - b < PEEK_WAY ? n - b : PEEK_WAY, key, out + b);
+    return STRATA_OK;
+}
+
+strata_status strata_rel_peek(strata_view *v, strata_id rel, strata_token key,
+                              const strata_value **out)
+{
+    VIEW_CHECK(v);
+    if (!out)
+        return view_fail(v, STRATA_EINVAL, "strata_rel_peek: out is NULL");
+    const rel_meta *rm = store_rel(&v->ver->st, rel);
+    if (!rm)
+        return no_rel(v, rel);
+    *out = peeked(props_get(rm->props, key));
     return STRATA_OK;
 }
 

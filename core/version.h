@@ -121,6 +121,14 @@ struct strata_value {
     value v;
 };
 
+/* strata_value is a struct of one value: a borrowed value (in a list, a
+   map, a property record) converts to a borrowed handle, valid while what
+   holds the value lives. */
+static inline const strata_value *value_borrow_handle(const value *v)
+{
+    return (const strata_value *)(const void *)v;
+}
+
 /* A new API value handle taking v (core/api_value.c); NULL, with v
    released, when out of memory. */
 strata_value *value_handle_new(value v);

@@ -229,6 +229,23 @@ STRATA_API strata_status strata_node_read(strata_view *v, strata_id node, strata
                                           strata_value *into);
 STRATA_API strata_status strata_rel_read(strata_view *v, strata_id rel, strata_token key,
                                          strata_value *into);
+/* Borrowed reads: *out points at the stored value itself (no retain, no
+   copy, no allocation), or at a null value when the entity has nothing
+   under key.  Read it with the strata_value_get_* calls; never free it.
+   It stays valid, and unchanged whatever the writer does, as long as v or
+   a clone of it lives: until then strings got from it stay valid too.
+   For the tightest read loops (a property of a node found by an index). */
+STRATA_API strata_status strata_node_peek(strata_view *v, strata_id node, strata_token key,
+                                          const strata_value **out);
+STRATA_API strata_status strata_rel_peek(strata_view *v, strata_id rel, strata_token key,
+                                         const strata_value **out);
+/* strata_node_peek for nodes[0..n) at once, the same key: out[i] is node
+   i's value, or NULL when node i does not exist (not an error).  Batched,
+   the reads' cache misses overlap (each one's slot, property record and
+   string are fetched ahead of use): for many random reads on a big graph.
+   Allocates nothing. */
+STRATA_API strata_status strata_nodes_peek(strata_view *v, const strata_id *nodes, size_t n,
+                                           strata_token key, const strata_value **out);
 /* Any of start, end, type may be NULL. */
 STRATA_API strata_status strata_rel_info(strata_view *v, strata_id rel, strata_id *start,
                                          strata_id *end, strata_token *type);
@@ -358,6 +375,23 @@ STRATA_API strata_status strata_index_lookup(strata_view *v, strata_index idx,
 STRATA_API strata_status strata_index_get(strata_view *v, strata_index idx,
                                           const strata_value *const *key, size_t nkey,
                                           strata_id *out);
+/* strata_index_get on a single-key index without a value handle: the key
+   an integer, or a string of len bytes (well-formed UTF-8, else
+   STRATA_EINVAL).  Equality is the same (an integer key matches 1.0 as
+   1).  Allocates nothing, except a string key longer than 13 bytes, which
+   is copied once (STRATA_ENOMEM when that fails). */
+STRATA_API strata_status strata_index_get_int(strata_view *v, strata_index idx, int64_t key,
+                                              strata_id *out);
+STRATA_API strata_status strata_index_get_string(strata_view *v, strata_index idx,
+                                                 const char *key, size_t len, strata_id *out);
+/* What a batched lookup writes for a key it does not find. */
+#define STRATA_NO_ID UINT64_MAX
+/* strata_index_get_int for keys[0..n) at once: out[i] is key i's id, or
+   STRATA_NO_ID (a miss is not an error); *found counts the hits.  Allocates
+   nothing. */
+STRATA_API strata_status strata_index_get_ints(strata_view *v, strata_index idx,
+                                               const int64_t *keys, size_t n, strata_id *out,
+                                               size_t *found);
 /* The entities of a single-key index whose value lies between lo and hi
    (either may be NULL for an open end, not both), in value order.  Bounds
    must be numbers, strings or booleans; values of another type than the
