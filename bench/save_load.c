@@ -18,11 +18,15 @@
  * --keep leaves the file in place; --load PATH only loads a file K times
  * (each load's seconds and CPU seconds, then the median), so two builds
  * can be compared on one file, alternately, without building the graph.
+ * --each prints every save's and load's wall, user and system seconds and
+ * minor page faults; --saves-first runs the K saves before the K loads
+ * (so no save follows a load).
  */
 #include <stdio.h>
 #include <time.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -37,6 +41,70 @@ static double cpu_s(void)
     struct timespec t;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* What one save or load cost the process: wall, user and system CPU
+   seconds, minor page faults (--each). */
+typedef struct cost {
+    double wall, user, sys;
+    long faults;
+} cost;
+
+static cost cost_now(void)
+{
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return (cost){ now_ms() / 1e3, (double)u.ru_utime.tv_sec + (double)u.ru_utime.tv_usec / 1e6,
+                   (double)u.ru_stime.tv_sec + (double)u.ru_stime.tv_usec / 1e6, u.ru_minflt };
+}
+
+static void cost_print(const char *what, int round, cost from)
+{
+    cost to = cost_now();
+    printf("  %s %d: %.3f s  user %.3f s  sys %.3f s  %ld minor faults\n", what, round,
+           to.wall - from.wall, to.user - from.user, to.sys - from.sys, to.faults - from.faults);
+}
+
+/* One save of g to path (round k): its wall and CPU seconds; the file's
+   MB. */
+static double timed_save(strata_graph *g, const char *path, int k, bool each, double *t,
+                         double *cpu)
+{
+    cost c0 = cost_now();
+    *cpu = cpu_s();
+    double t0 = now_ms();
+    STRATA_OK_G(g, strata_save(g, path));
+    *t = (now_ms() - t0) / 1e3;
+    *cpu = cpu_s() - *cpu;
+    if (each)
+        cost_print("save", k, c0);
+    struct stat st;
+    if (stat(path, &st) != 0)
+        fail("cannot stat %s", path);
+    return (double)st.st_size / 1e6;
+}
+
+/* One load of path (round k), checked for its counts and freed. */
+static void timed_load(const char *path, uint64_t nodes, uint64_t rels, int k, bool each,
+                       double *t, double *cpu)
+{
+    strata_graph *h = NULL;
+    char err[512];
+    cost c0 = cost_now();
+    *cpu = cpu_s();
+    double t0 = now_ms();
+    if (strata_load_ex(path, &h, err, sizeof err) != STRATA_OK)
+        fail("load: %s", err);
+    *t = (now_ms() - t0) / 1e3;
+    *cpu = cpu_s() - *cpu;
+    if (each)
+        cost_print("load", k, c0);
+    strata_memstats ms;
+    STRATA_OK_G(h, strata_memory_stats(h, &ms));
+    if (ms.nodes != nodes || ms.relationships != rels)
+        fail("loaded %llu nodes, %llu relationships", (unsigned long long)ms.nodes,
+             (unsigned long long)ms.relationships);
+    strata_graph_free(&h);
 }
 
 /* --load: path loaded rounds times. */
@@ -64,7 +132,7 @@ int main(int argc, char **argv)
 {
     uint64_t nodes = 1000000, rels = 10000000;
     int rounds = 1;
-    bool json = false, keep = false;
+    bool json = false, keep = false, each = false, saves_first = false;
     const char *path = "save_load.db", *load_path = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick")) {
@@ -82,11 +150,15 @@ int main(int argc, char **argv)
             path = argv[++i];
         } else if (!strcmp(argv[i], "--keep")) {
             keep = true;
+        } else if (!strcmp(argv[i], "--each")) {
+            each = true;
+        } else if (!strcmp(argv[i], "--saves-first")) {
+            saves_first = true;
         } else if (!strcmp(argv[i], "--load") && i + 1 < argc) {
             load_path = argv[++i];
         } else {
             fprintf(stderr, "usage: save_load [--nodes N] [--rels M] [--rounds K] [--quick] "
-                            "[--json] [--file PATH] [--keep]\n"
+                            "[--json] [--file PATH] [--keep] [--each] [--saves-first]\n"
                             "       save_load --load PATH [--rounds K]\n");
             return 2;
         }
@@ -134,32 +206,12 @@ int main(int argc, char **argv)
     double build_s = (now_ms() - t0) / 1e3;
 
     double save_t[100], save_cpu[100], load_t[100], load_cpu[100];
-    struct stat st;
     double mb = 0;
     for (int k = 0; k < rounds; k++) {
-        save_cpu[k] = cpu_s();
-        t0 = now_ms();
-        STRATA_OK_G(g, strata_save(g, path));
-        save_t[k] = (now_ms() - t0) / 1e3;
-        save_cpu[k] = cpu_s() - save_cpu[k];
-        if (stat(path, &st) != 0)
-            fail("cannot stat %s", path);
-        mb = (double)st.st_size / 1e6;
-
-        strata_graph *h = NULL;
-        char err[512];
-        load_cpu[k] = cpu_s();
-        t0 = now_ms();
-        if (strata_load_ex(path, &h, err, sizeof err) != STRATA_OK)
-            fail("load: %s", err);
-        load_t[k] = (now_ms() - t0) / 1e3;
-        load_cpu[k] = cpu_s() - load_cpu[k];
-        strata_memstats ms;
-        STRATA_OK_G(h, strata_memory_stats(h, &ms));
-        if (ms.nodes != nodes || ms.relationships != rels)
-            fail("loaded %llu nodes, %llu relationships", (unsigned long long)ms.nodes,
-                 (unsigned long long)ms.relationships);
-        strata_graph_free(&h);
+        if (!saves_first || k == 0)
+            for (int j = k; j < (saves_first ? rounds : k + 1); j++)
+                mb = timed_save(g, path, j, each, &save_t[j], &save_cpu[j]);
+        timed_load(path, nodes, rels, k, each, &load_t[k], &load_cpu[k]);
     }
     double save_best = save_t[0], load_best = load_t[0];
     for (int k = 1; k < rounds; k++) {

@@ -958,7 +958,7 @@ static void partition_half_edges(loader *ld, half_edge *half, uint64_t slots,
 
 /* One partition's working set. */
 typedef struct part_scratch {
-    uint32_t degree[1 << PART_BITS], segments[1 << PART_BITS];
+    uint32_t degree[1 << PART_BITS], in[1 << PART_BITS], segments[1 << PART_BITS];
     uint64_t last_key[1 << PART_BITS];   /* key + 1 of the last segment counted */
     adj_block *block[1 << PART_BITS];
     uint64_t digit[1 << DIGIT_BITS];
@@ -1005,6 +1005,7 @@ static int link_partition(loader *ld, part_scratch *ps, uint64_t first, uint64_t
     uint32_t kb = ld->key_bits;
     uint64_t key_mask = ((uint64_t)1 << kb) - 1;
     memset(ps->degree, 0, (size_t)nodes * sizeof *ps->degree);
+    memset(ps->in, 0, (size_t)nodes * sizeof *ps->in);
     memset(ps->segments, 0, (size_t)nodes * sizeof *ps->segments);
     memset(ps->last_key, 0, (size_t)nodes * sizeof *ps->last_key);
     for (uint64_t i = 0; i < n; i++) {
@@ -1013,6 +1014,7 @@ static int link_partition(loader *ld, part_scratch *ps, uint64_t first, uint64_t
             return pr_fail(&ld->r, "node %llu has more than %u relationships",
                            (unsigned long long)(first + k), UINT32_MAX);
         ps->degree[k]++;
+        ps->in[k] += (uint32_t)(key & 1);   /* ADJ_IN */
         if (ps->last_key[k] != key + 1) {
             ps->last_key[k] = key + 1;
             ps->segments[k]++;
@@ -1040,7 +1042,8 @@ static int link_partition(loader *ld, part_scratch *ps, uint64_t first, uint64_t
         if (!ps->block[k])
             continue;
         if (adj_bulk_done(ld->m, &ps->block[k]) != 0 ||
-            store_set_adj(&ld->build, first + k, ps->block[k]) != 0)
+            store_set_adj(&ld->build, first + k, ps->block[k], ps->degree[k] - ps->in[k],
+                          ps->in[k]) != 0)
             goto nomem;
         ps->block[k] = NULL;
     }

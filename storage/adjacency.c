@@ -263,14 +263,27 @@ static void set_segcap(adj_block *b, uint32_t segcap)
     b->cap = room - segcap;
 }
 
+/* The smallest flat block: a header and four slots, 48 bytes.  Never the
+   32-byte class of a one-property record (storage/props.c: 28 bytes), the
+   commonest record of a relationship: a node's first block would
+   otherwise be 32 bytes and be freed as soon as the node gains a second
+   relationship, and the records created meanwhile would fill those holes
+   all over memory instead of following one another in id order.  A pass
+   over the relationships' properties in id order (a save) then misses a
+   page every few records: bench/save_load's save took 0.55-0.7 s of CPU
+   against 0.34 s with records in order. */
+#define FLAT_MIN_BYTES (sizeof(adj_block) + 4 * sizeof(adj_entry))
+
 /* The slots of a flat block with room for need (below TREE_BLOCK): as many
-   as the allocator's size class for them holds, and, when the block grows
-   from old bytes, at least an eighth more, so that appending stays
-   amortised O(1) copies per entry (with jemalloc the next size class is
-   12-25% up). */
+   as the allocator's size class for them holds, at least FLAT_MIN_BYTES,
+   and, when the block grows from old bytes, at least an eighth more, so
+   that appending stays amortised O(1) copies per entry (with jemalloc the
+   next size class is 12-25% up). */
 static uint32_t flat_slots(mem_ctx *m, uint64_t need, size_t old)
 {
     size_t want = sizeof(adj_block) + (size_t)need * sizeof(adj_entry);
+    if (want < FLAT_MIN_BYTES)
+        want = FLAT_MIN_BYTES;
     if (old && want < old + old / 8)
         want = old + (old / 8 + sizeof(adj_entry) - 1) / sizeof(adj_entry) * sizeof(adj_entry);
     uint64_t slots = (mem_good_size(m, want) - sizeof(adj_block)) / sizeof(adj_entry);

@@ -366,12 +366,12 @@ int store_append_rel(store_builder *b, uint32_t start, uint32_t end, uint32_t ty
     return 0;
 }
 
-int store_set_adj(store_builder *b, uint64_t id, adj_block *adj)
+int store_set_adj(store_builder *b, uint64_t id, adj_block *adj, uint32_t out, uint32_t in)
 {
     node_adj *slot = pvec_seq_mut(&b->node_adj, id);
     if (!slot)
         return -1;
-    *slot = node_adj_of(adj);
+    *slot = (node_adj){ adj, out, in };
     return 0;
 }
 

@@ -211,10 +211,12 @@ int store_append_node(store_builder *b, uint32_t labelset, prop_rec *props, uint
    builds adjacency in bulk, store_set_adj). */
 int store_append_rel(store_builder *b, uint32_t start, uint32_t end, uint32_t type,
                      prop_rec *props, uint64_t *id);
-/* Sets node id's adjacency to adj (moved in), for ids in increasing order
-   over one builder; the slot must hold none.  -1 when out of memory
-   (nothing changed, adj still the caller's). */
-int store_set_adj(store_builder *b, uint64_t id, adj_block *adj);
+/* Sets node id's adjacency to adj (moved in), holding out entries in
+   direction ADJ_OUT and in in ADJ_IN (invariant 5: the builder counted
+   them, so the block's directory is not read again), for ids in
+   increasing order over one builder; the slot must hold none.  -1 when
+   out of memory (nothing changed, adj still the caller's). */
+int store_set_adj(store_builder *b, uint64_t id, adj_block *adj, uint32_t out, uint32_t in);
 /* The entries of b in direction dir (ADJ_OUT or ADJ_IN). */
 uint32_t store_adj_count(const adj_block *b, int dir);
 
