@@ -44,7 +44,7 @@
 #ifdef STRATA_TESTING
 #define FLUSH_EVERY 7
 #else
-#define FLUSH_EVERY ((size_t)1 << 20)
+#define FLUSH_EVERY ((size_t)1 << 19)
 #endif
 
 /* A property as the record will hold it: key, value, and its place in
@@ -240,7 +240,17 @@ static int sort_labels(const strata_graph *g, const strata_token *labels, size_t
             return BULK_DECLINED;
         sorted[i] = labels[i];
     }
-    qsort(sorted, n, sizeof *sorted, cmp_u32);
+    /* a node has a few labels mostly: an insertion sort then, not
+       qsort's call per comparison */
+    if (n > 16)
+        qsort(sorted, n, sizeof *sorted, cmp_u32);
+    for (size_t i = 1; i < n && n <= 16; i++) {
+        uint32_t t = sorted[i];
+        size_t j = i;
+        for (; j > 0 && sorted[j - 1] > t; j--)
+            sorted[j] = sorted[j - 1];
+        sorted[j] = t;
+    }
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         if (k == 0 || sorted[k - 1] != sorted[i])
