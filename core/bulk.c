@@ -44,7 +44,7 @@
 #ifdef STRATA_TESTING
 #define FLUSH_EVERY 7
 #else
-#define FLUSH_EVERY ((size_t)1 << 20)
+#define FLUSH_EVERY ((size_t)1 << 19)
 #endif
 
 /* A property as the record will hold it: key, value, and its place in
@@ -70,6 +70,14 @@ struct bulk_writer {
     size_t props_cap;
     uint32_t *pending;   /* relationship ids, in creation order */
     size_t npending, pending_cap;
+    /* bulk_flush's scratch, kept from one flush to the next: fresh
+       arrays of this size (32 bytes a pending relationship) cost more in
+       the kernel's first touch of their pages than the sorts that fill
+       them (perf, 1M nodes / 5M relationships: five flushes) */
+    half_edge *halves, *sorted_halves;
+    size_t halves_cap;
+    size_t *count;
+    size_t count_cap;
 };
 
 #ifdef STRATA_TESTING
@@ -103,6 +111,20 @@ strata_status bulk_open(strata_graph *g, bulk_writer **out)
     return STRATA_OK;
 }
 
+static void release_scratch(bulk_writer *b)
+{
+    mem_ctx *s = mem_scratch();
+    if (b->halves)
+        mem_free(s, b->halves);
+    if (b->sorted_halves)
+        mem_free(s, b->sorted_halves);
+    if (b->count)
+        mem_free(s, b->count);
+    b->halves = b->sorted_halves = NULL;
+    b->count = NULL;
+    b->halves_cap = b->count_cap = 0;
+}
+
 void bulk_close(bulk_writer **bp)
 {
     bulk_writer *b = *bp;
@@ -113,6 +135,7 @@ void bulk_close(bulk_writer **bp)
         mem_free(mem_scratch(), b->props);
     if (b->pending)
         mem_free(mem_scratch(), b->pending);
+    release_scratch(b);
     mem_free(mem_scratch(), b);
 }
 
@@ -217,7 +240,17 @@ static int sort_labels(const strata_graph *g, const strata_token *labels, size_t
             return BULK_DECLINED;
         sorted[i] = labels[i];
     }
-    qsort(sorted, n, sizeof *sorted, cmp_u32);
+    /* a node has a few labels mostly: an insertion sort then, not
+       qsort's call per comparison */
+    if (n > 16)
+        qsort(sorted, n, sizeof *sorted, cmp_u32);
+    for (size_t i = 1; i < n && n <= 16; i++) {
+        uint32_t t = sorted[i];
+        size_t j = i;
+        for (; j > 0 && sorted[j - 1] > t; j--)
+            sorted[j] = sorted[j - 1];
+        sorted[j] = t;
+    }
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         if (k == 0 || sorted[k - 1] != sorted[i])
@@ -527,16 +560,48 @@ static int stat_node(strata_graph *g, version *v, stat_slot *slots, uint32_t ls,
    the free list), creation order is id order and *sorted is set: every
    node's half edges are then in block order already.  -1 when out of
    memory. */
+/* Room in b's scratch for nh half edges twice over and `counts` counters;
+   -1 when out of memory (what was there is kept). */
+static int reserve_scratch(bulk_writer *b, size_t nh, size_t counts)
+{
+    mem_ctx *s = mem_scratch();
+    if (nh > b->halves_cap) {
+        size_t bytes = mem_array_size(nh, sizeof(half_edge));
+        half_edge *h = mem_alloc(s, bytes);
+        half_edge *t = h ? mem_alloc(s, bytes) : NULL;
+        if (!t) {
+            if (h)
+                mem_free(s, h);
+            return -1;
+        }
+        if (b->halves) {
+            mem_free(s, b->halves);
+            mem_free(s, b->sorted_halves);
+        }
+        b->halves = h;
+        b->sorted_halves = t;
+        b->halves_cap = nh;
+    }
+    if (counts > b->count_cap) {
+        size_t *c = mem_realloc(s, b->count, mem_array_size(counts, sizeof *c));
+        if (!c)
+            return -1;
+        b->count = c;
+        b->count_cap = counts;
+    }
+    return 0;
+}
+
 static int group_half_edges(bulk_writer *b, const version *v, half_edge **out, size_t *nout,
                             bool *sorted)
 {
-    mem_ctx *s = mem_scratch();
     size_t nh = 2 * b->npending;
-    half_edge *h = mem_alloc(s, mem_array_size(nh, sizeof *h));
-    half_edge *tmp = h ? mem_alloc(s, mem_array_size(nh, sizeof *h)) : NULL;
+    if (reserve_scratch(b, nh, 0) != 0)
+        return -1;
+    half_edge *h = b->halves, *tmp = b->sorted_halves;
     uint32_t lo = UINT32_MAX, hi = 0, key_hi = 0;
     *sorted = true;
-    for (size_t i = 0; tmp && i < b->npending; i++) {
+    for (size_t i = 0; i < b->npending; i++) {
         uint32_t id = b->pending[i];
         const rel_meta *r = store_rel(&v->st, id);
         h[2 * i] = (half_edge){ r->start, seg_key_of(ADJ_OUT, r->type), id, r->end };
@@ -549,22 +614,14 @@ static int group_half_edges(bulk_writer *b, const version *v, half_edge **out, s
         if (i && id < b->pending[i - 1])
             *sorted = false;
     }
-    size_t parts = tmp ? (size_t)((hi - lo) >> PART_BITS) + 1 : 0;
+    size_t parts = (size_t)((hi - lo) >> PART_BITS) + 1;
     size_t key_span = (size_t)key_hi + 2, part_span = parts + 1;
     size_t most = key_span > part_span ? key_span : part_span;
     most = most > ((size_t)1 << PART_BITS) + 1 ? most : ((size_t)1 << PART_BITS) + 1;
-    size_t *count = tmp ? mem_calloc(s, mem_array_size(most, sizeof *count)) : NULL;
-    size_t *part_start = count ? mem_alloc(s, mem_array_size(part_span, sizeof *part_start))
-                               : NULL;
-    if (!part_start) {
-        if (count)
-            mem_free(s, count);
-        if (tmp)
-            mem_free(s, tmp);
-        if (h)
-            mem_free(s, h);
+    if (reserve_scratch(b, nh, most + part_span) != 0)
         return -1;
-    }
+    size_t *count = b->count, *part_start = b->count + most;
+    memset(count, 0, key_span * sizeof *count);
     COUNTING_SORT(h, tmp, nh, key, 0, key_span, count);
     memset(count, 0, part_span * sizeof *count);
     for (size_t i = 0; i < nh; i++)
@@ -585,9 +642,6 @@ static int group_half_edges(bulk_writer *b, const version *v, half_edge **out, s
         for (size_t i = from; i < from + n; i++)
             tmp[from + count[(h[i].node - lo) & mask]++] = h[i];
     }
-    mem_free(s, part_start);
-    mem_free(s, count);
-    mem_free(s, h);
     *out = tmp;
     *nout = nh;
     return 0;
@@ -633,8 +687,6 @@ strata_status bulk_flush(bulk_writer *b)
 oom:
     s = nomem(g, "linking relationships to their nodes");
 done:
-    if (h)
-        mem_free(mem_scratch(), h);
     txn_write_finish(g, s);
     return s;
 }

@@ -18,6 +18,17 @@
  * mark the bytes that end a run), so a plain field costs a scan and a copy.
  * Input comes through a buffer refilled with fread; test builds make it a
  * few bytes long so that every state meets the buffer's end.
+ *
+ * A record that lies whole in the buffer and is well-formed — nearly every
+ * record of a large file — is read in place instead (read_in_place): one
+ * scan finds its fields, then each field's end is overwritten with its
+ * NUL (and a quoted field's doubled quotes closed up), so the fields point
+ * into the buffer and nothing is copied; the scan also notes whether the
+ * record is all ASCII, which makes csv_record_utf8 free.  Anything else —
+ * a record the buffer cuts (after one move of it to the buffer's front
+ * and a read), a malformed one, a field over the limit — goes through the
+ * state machine above, which names the error.  Both give the same
+ * records (tests/test_csv.c reads random inputs both ways).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -28,7 +39,9 @@
 #include "storage/utf8.h"
 
 #ifdef STRATA_TESTING
-#define CSV_BUFFER 7
+size_t csv_buffer_for_tests = 7;
+bool csv_in_place_for_tests = true;
+#define CSV_BUFFER csv_buffer_for_tests
 #else
 /* 1 MiB: fread calls become negligible next to the parse */
 #define CSV_BUFFER (1u << 20)
@@ -37,7 +50,7 @@
 enum csv_state { FIELD_START, UNQUOTED, QUOTED, CLOSED };
 
 typedef struct field_pos {
-    size_t off, len;
+    size_t off, len;   /* from the record's base */
     bool quoted;
 } field_pos;
 
@@ -46,11 +59,14 @@ struct csv_reader {
     char *name;
     unsigned char delim;
     unsigned char quote;        /* '"' unless csv_set_quote */
-    unsigned char *in;          /* CSV_BUFFER bytes */
+    unsigned char *in;          /* in_cap (CSV_BUFFER) bytes and one more */
+    size_t in_cap;
     size_t in_len, in_pos;
     bool eof;
     char *rec;                  /* the record's fields, each NUL-terminated */
     size_t rec_len, rec_cap;
+    const char *base;           /* the record's fields: rec, or in when read in place */
+    bool ascii;                 /* the record read in place is all ASCII */
     field_pos *fields;
     size_t nfields, cap_fields;
     uint64_t line;              /* the line of the next byte */
@@ -83,7 +99,8 @@ csv_reader *csv_new(FILE *f, const char *name, char delimiter)
         return NULL;
     size_t name_size = strlen(name) + 1;
     r->name = mem_alloc(m, name_size);
-    r->in = mem_alloc(m, CSV_BUFFER);
+    r->in_cap = CSV_BUFFER;
+    r->in = mem_alloc(m, r->in_cap + 1);   /* + the NUL of a field read in place */
     if (!r->name || !r->in) {
         csv_free(&r);
         return NULL;
@@ -147,7 +164,7 @@ static int refill(csv_reader *r)
         return 0;
     if (r->eof)
         return 1;
-    r->in_len = fread(r->in, 1, CSV_BUFFER, r->f);
+    r->in_len = fread(r->in, 1, r->in_cap, r->f);
     r->in_pos = 0;
     if (r->in_len > 0)
         return 0;
@@ -162,7 +179,7 @@ static int refill(csv_reader *r)
 static int skip_bom(csv_reader *r)
 {
     while (r->in_len < 3 && !r->eof) {
-        size_t got = fread(r->in + r->in_len, 1, CSV_BUFFER - r->in_len, r->f);
+        size_t got = fread(r->in + r->in_len, 1, r->in_cap - r->in_len, r->f);
         if (got == 0) {
             if (ferror(r->f))
                 return -1;
@@ -219,17 +236,25 @@ static int rec_append(csv_reader *r, const void *p, size_t n)
     return 0;
 }
 
+/* Room for field nfields; -1 when out of memory. */
+static int reserve_field(csv_reader *r)
+{
+    if (r->nfields < r->cap_fields)
+        return 0;
+    size_t cap = r->cap_fields ? r->cap_fields * 2 : 16;
+    field_pos *p = mem_realloc(mem_scratch(), r->fields, mem_array_size(cap, sizeof *p));
+    if (!p)
+        return -1;
+    r->fields = p;
+    r->cap_fields = cap;
+    return 0;
+}
+
 /* The field being built starts at fields[nfields].off. */
 static int field_begin(csv_reader *r)
 {
-    if (r->nfields == r->cap_fields) {
-        size_t cap = r->cap_fields ? r->cap_fields * 2 : 16;
-        field_pos *p = mem_realloc(mem_scratch(), r->fields, mem_array_size(cap, sizeof *p));
-        if (!p)
-            return -1;
-        r->fields = p;
-        r->cap_fields = cap;
-    }
+    if (reserve_field(r) != 0)
+        return -1;
     r->fields[r->nfields] = (field_pos){r->rec_len, 0, false};
     return 0;
 }
@@ -364,6 +389,147 @@ nomem:
     return fail(r, CSV_NOMEM, r->line, "out of memory reading a record");
 }
 
+/* ---- records read in place -------------------------------------------- */
+
+/* What scan_in_place found. */
+enum { SCAN_NOMEM = -1, SCAN_SLOW = 0, SCAN_RECORD = 1, SCAN_CUT = 2 };
+
+/* Closes up the doubled quotes of the quoted field at p (len bytes as
+   written, its closing quote after them); its length without them. */
+static size_t unescape(char *p, size_t len, char quote)
+{
+    size_t w = 0;
+    for (size_t i = 0; i < len; i++) {
+        p[w++] = p[i];
+        i += p[i] == quote;   /* "" stands for one quote: skip the second */
+    }
+    return w;
+}
+
+/* Finds the fields of the record at the read position without changing
+   anything: SCAN_RECORD with fields[0, nfields) set (offsets from in,
+   lengths as written, doubled quotes counted twice) and *after the
+   position past the record's line end; SCAN_CUT when the buffer ends
+   inside the record; SCAN_SLOW for a record the state machine must read
+   (malformed, or a field over the limit); SCAN_NOMEM. */
+static int scan_in_place(csv_reader *r, size_t *after, uint64_t *lines, bool *escaped,
+                         unsigned char *high)
+{
+    const unsigned char *in = r->in, *p = in + r->in_pos, *end = in + r->in_len;
+    const unsigned char q = r->quote, d = r->delim;
+    unsigned char acc = 0;
+    *lines = 0;
+    *escaped = false;
+    for (r->nfields = 0;; r->nfields++) {
+        if (reserve_field(r) != 0)
+            return SCAN_NOMEM;
+        const unsigned char *start = p;
+        bool quoted = p < end && *p == q;
+        if (quoted) {
+            start = ++p;
+            for (;;) {
+                while (p < end && !r->stop_quoted[*p])
+                    acc |= *p++;
+                if (p == end)
+                    return r->eof ? SCAN_SLOW : SCAN_CUT;   /* unterminated: its error */
+                if (*p++ == '\n') {
+                    ++*lines;
+                    continue;
+                }
+                if (p < end && *p == q) {   /* "" */
+                    p++;
+                    *escaped = true;
+                    continue;
+                }
+                break;
+            }
+            if (p == end && !r->eof)
+                return SCAN_CUT;   /* what follows the closing quote is not known */
+            if (p < end && *p != d && *p != '\r' && *p != '\n')
+                return SCAN_SLOW;
+        } else {
+            while (p < end && !r->stop_plain[*p])
+                acc |= *p++;
+            if (p < end && *p == q)
+                return SCAN_SLOW;   /* a stray quote */
+            if (p == end && !r->eof)
+                return SCAN_CUT;
+        }
+        size_t len = (size_t)(p - start) - quoted;
+        if (len > r->field_max)
+            return SCAN_SLOW;
+        r->fields[r->nfields] = (field_pos){(size_t)(start - in), len, quoted};
+        if (p == end) {   /* the end of the file ends the record */
+            r->nfields++;
+            break;
+        }
+        unsigned char c = *p++;
+        if (c != d) {
+            r->nfields++;
+            ++*lines;
+            r->skip_lf = c == '\r';
+            break;
+        }
+    }
+    *after = (size_t)(p - in);
+    *high = acc;
+    return SCAN_RECORD;
+}
+
+/* Moves the unread bytes to the front of the buffer and reads more after
+   them; -1 when nothing more could be read (the state machine then meets
+   the end of the file or the read error itself). */
+static int shift_and_read(csv_reader *r)
+{
+    if (r->eof || r->in_pos == 0)
+        return -1;   /* at the end, or the record is longer than the buffer */
+    size_t have = r->in_len - r->in_pos;
+    memmove(r->in, r->in + r->in_pos, have);
+    r->in_pos = 0;
+    r->in_len = have;
+    size_t got = fread(r->in + have, 1, r->in_cap - have, r->f);
+    r->in_len += got;
+    if (got == 0 && !ferror(r->f))
+        r->eof = true;
+    return got ? 0 : -1;
+}
+
+/* Reads the record at the read position in place (see the top): 1 when
+   read, 0 when the state machine must read it (nothing is consumed then),
+   -1 when out of memory. */
+static int read_in_place(csv_reader *r)
+{
+#ifdef STRATA_TESTING
+    if (!csv_in_place_for_tests)
+        return 0;
+#endif
+    size_t after;
+    uint64_t lines;
+    bool escaped, lf = r->skip_lf;
+    unsigned char high;
+    int got;
+    while ((got = scan_in_place(r, &after, &lines, &escaped, &high)) == SCAN_CUT)
+        if (shift_and_read(r) != 0)
+            break;
+    if (got != SCAN_RECORD) {
+        r->nfields = 0;
+        r->skip_lf = lf;
+        return got == SCAN_NOMEM ? -1 : 0;
+    }
+    char *in = (char *)r->in;
+    for (size_t i = 0; i < r->nfields; i++) {
+        field_pos *f = &r->fields[i];
+        if (escaped && f->quoted)
+            f->len = unescape(in + f->off, f->len, (char)r->quote);
+        in[f->off + f->len] = '\0';   /* over its delimiter, line end or quote */
+    }
+    r->in_pos = after;
+    r->line += lines;
+    r->base = in;
+    r->ascii = high < 0x80;
+    return 1;
+}
+
 csv_status csv_next(csv_reader *r)
 {
     if (r->failed != CSV_RECORD)
@@ -395,7 +561,14 @@ csv_status csv_next(csv_reader *r)
         line_end(r, c);
     }
     r->record_line = r->line;
-    return read_record(r);
+    int in_place = read_in_place(r);
+    if (in_place != 0)
+        return in_place > 0 ? CSV_RECORD
+                            : fail(r, CSV_NOMEM, r->line, "out of memory reading a record");
+    csv_status s = read_record(r);
+    r->base = r->rec;
+    r->ascii = false;
+    return s;
 }
 
 size_t csv_nfields(const csv_reader *r) { return r->nfields; }
@@ -403,14 +576,16 @@ size_t csv_nfields(const csv_reader *r) { return r->nfields; }
 csv_field csv_get(const csv_reader *r, size_t i)
 {
     const field_pos *fp = &r->fields[i];
-    return (csv_field){r->rec + fp->off, fp->len, fp->quoted};
+    return (csv_field){r->base + fp->off, fp->len, fp->quoted};
 }
 
 bool csv_record_utf8(const csv_reader *r, size_t *field, size_t *offset)
 {
+    if (r->ascii)
+        return true;
     for (size_t i = 0; i < r->nfields; i++) {
         size_t bad;
-        if (!utf8_check(r->rec + r->fields[i].off, r->fields[i].len, &bad)) {
+        if (!utf8_check(r->base + r->fields[i].off, r->fields[i].len, &bad)) {
             *field = i;
             *offset = bad;
             return false;

@@ -29,8 +29,9 @@
  *   2. After CSV_BAD or CSV_NOMEM the reader stays failed: every later call
  *      returns the same status and csv_error() keeps the message.
  *   3. Memory: one input buffer (CSV_BUFFER bytes) plus the longest record
- *      so far; the file is never read whole.  Everything is allocated from
- *      mem_scratch(), so test builds can fail any allocation.
+ *      so far that did not lie whole in the buffer; the file is never read
+ *      whole.  Everything is allocated from mem_scratch(), so test builds
+ *      can fail any allocation.
  */
 #ifndef STRATA_QUERY_CSV_H
 #define STRATA_QUERY_CSV_H
@@ -86,5 +87,14 @@ uint64_t csv_record_line(const csv_reader *r);
 const char *csv_error(const csv_reader *r);
 uint64_t csv_error_line(const csv_reader *r);
 const char *csv_name(const csv_reader *r);
+
+#ifdef STRATA_TESTING
+/* Test builds: the input buffer of readers made from now on (a few bytes
+   unless a test sets it, so that every state meets a refill). */
+extern size_t csv_buffer_for_tests;
+/* Test builds: when cleared, every record goes through the reader's state
+   machine, none is read in place (csv.c), so tests compare the two. */
+extern bool csv_in_place_for_tests;
+#endif
 
 #endif

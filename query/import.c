@@ -56,6 +56,7 @@
 typedef struct waiting_row {
     uint64_t line;
     size_t at[3], len[3];
+    id_map_hint ends[2];   /* where START_ID's and END_ID's nodes are looked up */
 } waiting_row;
 
 /* Relationship types remembered by name (rel_type). */
@@ -177,8 +178,14 @@ static int check_options(importer *im)
 
 static void free_values(strata_value *vals, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        value_release(&vals[i].v);
+    /* a scalar holds nothing to release: a call per field saved */
+    for (size_t i = 0; i < n; i++) {
+        value *v = &vals[i].v;
+        if (value_kind(v) >= VAL_STRING)
+            value_release(v);
+        else
+            *v = value_null();
+    }
 }
 
 /* Parses every property column of the record into im->row. */
@@ -415,11 +422,14 @@ static int node_row(importer *im, const header *h, const csv_reader *r, size_t b
     return ROW_OK;
 }
 
-/* The node the id in field f (column col) refers to. */
-static int resolve_end(importer *im, const header *h, csv_field f, long col, strata_id *out)
+/* The node the id in field f (column col) refers to; hint: where to look
+   (id_map_prefetch), or NULL. */
+static int resolve_end(importer *im, const header *h, csv_field f, long col,
+                       const id_map_hint *hint, strata_id *out)
 {
     uint32_t space = h->cols[col].space;
-    if (id_map_find(im->ids, space, f.ptr, f.len, out))
+    if (hint ? id_map_find_at(im->ids, space, f.ptr, f.len, hint, out)
+             : id_map_find(im->ids, space, f.ptr, f.len, out))
         return ROW_OK;
     fault(im, STRATA_ENOTFOUND, (size_t)col + 1,
           "unknown %s '%.*s' (no node has that id in id space %s)",
@@ -492,15 +502,16 @@ static int rel_type(importer *im, const header *h, csv_field f, const char *fall
 }
 
 /* A relationship record whose properties are parsed into im->row: its
-   ends and type (the fields start, end and type) looked up, then written. */
+   ends and type (the fields start, end and type) looked up, then written.
+   hints: where the ends are (id_map_prefetch), or NULL. */
 static int rel_write(importer *im, const header *h, csv_field start_f, csv_field end_f,
-                     csv_field type_f, const char *type_name)
+                     csv_field type_f, const char *type_name, const id_map_hint *hints)
 {
     strata_id start, end, rel;
     strata_token type;
-    int rc = resolve_end(im, h, start_f, h->start, &start);
+    int rc = resolve_end(im, h, start_f, h->start, hints, &start);
     if (rc == ROW_OK)
-        rc = resolve_end(im, h, end_f, h->end, &end);
+        rc = resolve_end(im, h, end_f, h->end, hints ? hints + 1 : NULL, &end);
     if (rc == ROW_OK)
         rc = rel_type(im, h, type_f, type_name, &type);
     if (rc != ROW_OK)
@@ -533,7 +544,7 @@ static int rel_row(importer *im, const header *h, const csv_reader *r, const cha
     if (rc != ROW_OK)
         return rc;
     return rel_write(im, h, csv_get(r, (size_t)h->start), csv_get(r, (size_t)h->end),
-                     h->type >= 0 ? csv_get(r, (size_t)h->type) : no_field, type_name);
+                     h->type >= 0 ? csv_get(r, (size_t)h->type) : no_field, type_name, NULL);
 }
 
 /* ---- progress and interrupts ------------------------------------------- */
@@ -754,15 +765,18 @@ static int write_batch(importer *im, const strata_import_source *src, const head
                        size_t n, uint64_t last)
 {
     for (size_t i = 0; i < n; i++) {
-        const waiting_row *w = &im->waiting[i];
-        id_map_prefetch(im->ids, h->cols[h->start].space, im->fields + w->at[0], w->len[0]);
-        id_map_prefetch(im->ids, h->cols[h->end].space, im->fields + w->at[1], w->len[1]);
+        waiting_row *w = &im->waiting[i];
+        id_map_prefetch(im->ids, h->cols[h->start].space, im->fields + w->at[0], w->len[0],
+                        &w->ends[0]);
+        id_map_prefetch(im->ids, h->cols[h->end].space, im->fields + w->at[1], w->len[1],
+                        &w->ends[1]);
     }
     for (size_t i = 0; i < n; i++) {
         const waiting_row *w = &im->waiting[i];
         im->row = im->vals + i * h->n;
         im->line = w->line;
-        int rc = rel_write(im, h, kept(im, w, 0), kept(im, w, 1), kept(im, w, 2), src->type);
+        int rc = rel_write(im, h, kept(im, w, 0), kept(im, w, 1), kept(im, w, 2), src->type,
+                           w->ends);
         free_values(im->row, h->n);
         if (row_done(im, rc, last - (n - 1 - i)) != 0) {
             /* the report counts the records read up to this one, as when

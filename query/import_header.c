@@ -263,9 +263,50 @@ static int parse_int(const char *s, size_t len, int64_t *out)
     return 0;
 }
 
+#ifdef STRATA_TESTING
+bool import_fast_float_for_tests = true;
+#define FAST_FLOAT_ON import_fast_float_for_tests
+#else
+#define FAST_FLOAT_ON true
+#endif
+
+/* A plain decimal — sign, digits, a point, digits, no exponent, at most 15
+   digits in all (e.g. "-12.75") — as strtod reads it, without strtod's
+   few hundred instructions: digits and power of ten are then exact
+   doubles (below 2^53, 10^15), so their one rounded division is the
+   correctly rounded value strtod gives (Clinger's fast path).  false for
+   anything else, which goes to strtod. */
+static bool plain_decimal(const char *s, size_t len, double *out)
+{
+    static const double tens[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                  1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+    size_t i = len && (s[0] == '-' || s[0] == '+');
+    uint64_t digits = 0;
+    size_t ndigits = 0, frac = 0;
+    bool point = false;
+    for (; i < len; i++) {
+        if (s[i] >= '0' && s[i] <= '9') {
+            digits = digits * 10 + (uint64_t)(s[i] - '0');
+            ndigits++;
+            frac += point;
+        } else if (s[i] == '.' && !point) {
+            point = true;
+        } else {
+            return false;
+        }
+    }
+    if (ndigits == 0 || ndigits > 15)
+        return false;
+    double v = (double)digits / tens[frac];
+    *out = s[0] == '-' ? -v : v;
+    return true;
+}
+
 static int parse_float(const char *s, size_t len, double *out)
 {
     trim(&s, &len);
+    if (FAST_FLOAT_ON && plain_decimal(s, len, out))
+        return 0;
     char buf[64];
     if (len == 0 || len >= sizeof buf)
         return -1;

@@ -83,4 +83,10 @@ const char *id_space_name(const id_spaces *s, uint32_t i);
 int column_value(const column *c, csv_field f, char array_delim, value *out, char *err,
                  size_t errlen, strata_status *status);
 
+#ifdef STRATA_TESTING
+/* Test builds: when cleared, every float field goes through strtod (no
+   fast path for plain decimals), the reference tests compare against. */
+extern bool import_fast_float_for_tests;
+#endif
+
 #endif

@@ -7,6 +7,11 @@
  * A record renders as "LINE:" and its fields joined by '|', a quoted field
  * inside <>, records joined by ' '; an error renders as "!" and the
  * message.
+ *
+ * Records that lie whole in the buffer are read in place, the others by
+ * the state machine (query/csv.c): every table case and a few thousand
+ * random inputs are read both ways and with buffers of a few bytes and of
+ * a few KiB, and must render the same.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -78,8 +83,9 @@ static void put(text *t, const char *s, size_t n)
 
 static void puts_(text *t, const char *s) { put(t, s, strlen(s)); }
 
-/* Reads input to the end; the rendering (see the top) in a new string. */
-static char *render(const char *input, size_t len, char delimiter)
+/* Reads input to the end; the rendering (see the top) in a new string,
+   each record's csv_record_utf8 verdict added when `utf8`. */
+static char *render_as(const char *input, size_t len, char delimiter, bool utf8)
 {
     FILE *f = fmemopen((void *)input, len ? len : 1, "r");
     assert_non_null(f);
@@ -106,6 +112,12 @@ static char *render(const char *input, size_t len, char delimiter)
             if (fd.quoted)
                 puts_(&t, ">");
         }
+        size_t bad_field = 0, bad_at = 0;
+        if (utf8 && !csv_record_utf8(r, &bad_field, &bad_at)) {
+            char mark[48];
+            snprintf(mark, sizeof mark, "~%zu.%zu", bad_field, bad_at);
+            puts_(&t, mark);
+        }
     }
     if (s != CSV_END) {
         assert_int_equal(s, CSV_BAD);
@@ -119,6 +131,39 @@ static char *render(const char *input, size_t len, char delimiter)
     assert_null(r);
     fclose(f);
     return t.p;
+}
+
+/* The ways a reader may be set up: buffer size and reading in place. */
+static const struct reader_mode {
+    size_t buffer;
+    bool in_place;
+} modes[] = {{7, true}, {7, false}, {4096, true}, {4096, false}, {3, true}, {23, true}};
+
+/* render_as in every mode; fails unless they all agree.  The rendering. */
+static char *render_all(const char *input, size_t len, char delimiter, bool utf8)
+{
+    char *first = NULL;
+    for (size_t m = 0; m < sizeof modes / sizeof *modes; m++) {
+        csv_buffer_for_tests = modes[m].buffer;
+        csv_in_place_for_tests = modes[m].in_place;
+        char *got = render_as(input, len, delimiter, utf8);
+        csv_buffer_for_tests = 7;
+        csv_in_place_for_tests = true;
+        if (!first) {
+            first = got;
+            continue;
+        }
+        if (strcmp(first, got) != 0)
+            fail_msg("buffer %zu, in place %d:\n expected: %s\n      got: %s", modes[m].buffer,
+                     modes[m].in_place, first, got);
+        free(got);
+    }
+    return first;
+}
+
+static char *render(const char *input, size_t len, char delimiter)
+{
+    return render_all(input, len, delimiter, false);
 }
 
 static void test_table(void **state)
@@ -210,10 +255,46 @@ static void test_allocation_failures(void **state)
     }
 }
 
+/* Random inputs of the bytes that matter (delimiters, quotes, line ends,
+   UTF-8 and bytes that are not, NUL) read every way give the same
+   records, errors and UTF-8 verdicts. */
+static void test_random_inputs(void **state)
+{
+    (void)state;
+    static const char *const pieces[] = {"a", "bc", ",", ",", "\"", "\"\"", "\n", "\r\n",
+                                         "\r", " ", "\xC3\xA9", "\xE2\x82\xAC", "\xFF",
+                                         "\xC3", ";", "12", "-3.5"};
+    const size_t npieces = sizeof pieces / sizeof *pieces;
+    uint64_t x = 88172645463325252ull;
+    char buf[256];
+    for (int round = 0; round < 4000; round++) {
+        size_t len = 0;
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        size_t n = x % 40;
+        for (size_t i = 0; i < n; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            const char *p = x % 50 == 0 ? "\0" : pieces[x % npieces];
+            size_t pl = x % 50 == 0 ? 1 : strlen(p);
+            memcpy(buf + len, p, pl);
+            len += pl;
+        }
+        /* inputs that are well-formed as well: every quote closed */
+        if (round % 2) {
+            size_t quotes = 0;
+            for (size_t i = 0; i < len; i++)
+                quotes += buf[i] == '"';
+            if (quotes % 2)
+                buf[len++] = '"';
+        }
+        free(render_all(buf, len, round % 3 ? ',' : ';', true));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table),
+        cmocka_unit_test(test_random_inputs),
         cmocka_unit_test(test_long_fields),
         cmocka_unit_test(test_allocation_failures),
     };

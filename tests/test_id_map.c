@@ -3,8 +3,11 @@
  * "01", "+1" and " 1" are four ids whether a space keeps its ids in a
  * dense array or in the hash table; the move from one to the other (at
  * the first id that is not a small decimal) keeps every id and its node;
- * and an allocation failure at any point leaves the map answering as
- * before.  Checked against a plain list of every id added.
+ * a node id past 32 bits moves a dense space to the table too; a lookup
+ * through a hint (id_map_prefetch, id_map_find_at) answers as one without,
+ * even when the space moved between the two; and an allocation failure at
+ * any point leaves the map answering as before.  Checked against a plain
+ * list of every id added.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -58,7 +61,7 @@ static void add(id_map *m, model *md, uint32_t space, const char *key, uint64_t 
    that differ only in how the number is written) answer as the model. */
 static void check(const id_map *m, const model *md)
 {
-    static const char *const probes[] = {"0", "1", "01", "+1", " 1", "1 ", "7", "007", "-7",
+    static const char *const probes[] = {"0", "1", "2", "3", "01", "+1", " 1", "1 ", "7", "007", "-7",
                                          "64", "65", "1000000", "123456789012345678",
                                          "1234567890123456789", "x", ""};
     assert_int_equal(id_map_count(m), md->n);
@@ -67,11 +70,18 @@ static void check(const id_map *m, const model *md)
         assert_true(id_map_find(m, md->spaces[i], md->keys[i], strlen(md->keys[i]), &node));
         assert_int_equal(node, md->nodes[i]);
     }
-    for (uint32_t space = 0; space < 3; space++)
+    for (uint32_t space = 0; space < 5; space++)
         for (size_t p = 0; p < sizeof probes / sizeof *probes; p++) {
             uint64_t want = 0, got = 0;
             bool had = model_find(md, space, probes[p], &want);
-            assert_int_equal(id_map_find(m, space, probes[p], strlen(probes[p]), &got), had);
+            size_t len = strlen(probes[p]);
+            assert_int_equal(id_map_find(m, space, probes[p], len, &got), had);
+            if (had)
+                assert_int_equal(got, want);
+            id_map_hint hint;
+            id_map_prefetch(m, space, probes[p], len, &hint);
+            got = 0;
+            assert_int_equal(id_map_find_at(m, space, probes[p], len, &hint, &got), had);
             if (had)
                 assert_int_equal(got, want);
         }
@@ -97,6 +107,38 @@ static void fill(id_map *m, model *md)
     add(m, md, 1, "123456789012345678", 997);     /* 18 digits, into the arena */
     add(m, md, 2, "1234567890123456789", 996);    /* 19: not a dense number */
     add(m, md, 0, " 1", 995);                     /* moves space 0 now */
+    add(m, md, 3, "1", 17);
+    add(m, md, 3, "2", (uint64_t)UINT32_MAX);     /* past a dense slot: moves space 3 */
+    add(m, md, 3, "3", (uint64_t)1 << 40);
+}
+
+/* Hints taken while a space is dense still find (or miss) the same ids
+   once it has moved to the table. */
+static void test_hints_across_a_move(void **state)
+{
+    (void)state;
+    id_map *m = id_map_new();
+    assert_non_null(m);
+    model md = {0};
+    for (uint64_t i = 0; i < 30; i++) {
+        char key[24];
+        snprintf(key, sizeof key, "%llu", (unsigned long long)i);
+        add(m, &md, 0, key, 1000 + i);
+    }
+    static const char *const keys[] = {"3", "29", "30", "03", "x", "100000"};
+    id_map_hint hints[6];
+    for (size_t i = 0; i < 6; i++)
+        id_map_prefetch(m, 0, keys[i], strlen(keys[i]), &hints[i]);
+    add(m, &md, 0, "x", 7);   /* moves space 0 to the table */
+    for (size_t i = 0; i < 6; i++) {
+        uint64_t want = 0, got = 0;
+        bool had = model_find(&md, 0, keys[i], &want);
+        assert_int_equal(id_map_find_at(m, 0, keys[i], strlen(keys[i]), &hints[i], &got), had);
+        if (had)
+            assert_int_equal(got, want);
+    }
+    check(m, &md);
+    id_map_free(&m);
 }
 
 static void test_dense_and_table_agree(void **state)
@@ -155,6 +197,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dense_and_table_agree),
+        cmocka_unit_test(test_hints_across_a_move),
         cmocka_unit_test(test_allocation_failures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,6 +13,13 @@
  * line and column — and leaves the graph as it was; and an allocation
  * failure at every step of a small import ends in the whole import or a
  * clean STRATA_ENOMEM with graph and scratch memory as before.
+ *
+ * The reference import also reads its files without the reader's
+ * in-place path (query/csv.h) and its floats without the plain-decimal
+ * fast path (query/import_header.h), so the files hold what those paths
+ * must read alike: floats in every notation strtod takes, ints at their
+ * limits, quoted fields with delimiters, doubled quotes, line ends and
+ * UTF-8, empty and quoted-empty fields, and float arrays.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -27,6 +34,8 @@
 #include <string.h>
 
 #include "core/bulk.h"
+#include "query/csv.h"
+#include "query/import_header.h"
 #include "storage/mem.h"
 #include "strata.h"
 #include "support/api_dump.h"
@@ -71,13 +80,42 @@ static void put_text(FILE *f, bool quoted)
             (unsigned long long)below(1000));
 }
 
+/* A float field in one of the notations strtod reads (none out of range). */
+static const char *float_text(void)
+{
+    static const char *const floats[] = {
+        "1.5", "-0.0", "+2.25", ".5", "5.", " 3.75 ", "\"2.5\"", "1e3", "1E-3", "-2.5e+10",
+        "0x1p3", "inf", "-Infinity", "nan", "3.14159265358979323846", "123456789012345.6",
+        "12345678901234.5", "0.000000000000001", "1e-320", "007.25", "999999999999999",
+        "9007199254740993", "-.75", "0", "42", "0.1", "0.30000000000000004", "1.7976931348623157e308",
+    };
+    return floats[below(sizeof floats / sizeof *floats)];
+}
+
+/* The extra columns of a node row: x:float, big:int, q, fs:float[]. */
+static void put_extras(FILE *o)
+{
+    static const char *const ints[] = { "9223372036854775807", "-9223372036854775808", "+5",
+                                        " 7 ", "0", "-0", "\"12\"" };
+    static const char *const texts[] = {
+        "\"line1\nline2\"", "\"say \"\"hi\"\", twice\"",
+        "\"zo\xc3\xab, \xc3\xbcn\xc3\xaf" "c\xc3\xb6" "d\xc3\xa9 \xe2\x82\xac\"", "\"\"", "", "plain",
+        "\"a\r\nb\"", "\"\"\"\"", "caf\xc3\xa9",
+    };
+    static const char *const arrays[] = { "1.5;2e3;-0.25", "", "\"3;.5\"", "7", "-0.0;inf" };
+    fprintf(o, ",%s,%s,%s,%s", below(5) ? float_text() : "",
+            below(4) ? ints[below(sizeof ints / sizeof *ints)] : "",
+            texts[below(sizeof texts / sizeof *texts)], arrays[below(5)]);
+}
+
 /* A node file (two files of one group) and a relationship file. */
 static void write_files(const shape *sh)
 {
     FILE *f = fopen(tmp_path("n1.csv"), "wb"), *f2 = fopen(tmp_path("n2.csv"), "wb");
     assert_non_null(f);
     assert_non_null(f2);
-    fprintf(f, "id:ID(P),name,age:int,score:float,tags:string[],flag:boolean,name:int,:LABEL\n");
+    fprintf(f, "id:ID(P),name,age:int,score:float,tags:string[],flag:boolean,name:int,:LABEL,"
+               "x:float,big:int,q,fs:float[]\n");
     for (size_t i = 0; i < sh->nodes; i++) {
         FILE *o = i < sh->nodes / 2 ? f : f2;
         bool bad = !sh->bad_in_rels && sh->bad == BAD_NONE ? false
@@ -103,6 +141,7 @@ static void write_files(const shape *sh)
             fprintf(o, "%llu", (unsigned long long)below(50));
         static const char *const labels[] = { "", "A", "B", "A;B", "C;A", "B;B" };
         fprintf(o, ",%s", labels[below(6)]);
+        put_extras(o);
         if (bad && sh->bad == BAD_FIELDS)
             fprintf(o, ",extra");
         fprintf(o, "\n");
@@ -129,6 +168,8 @@ static void write_files(const shape *sh)
         fprintf(f, ",");
         if (below(2))
             fprintf(f, "%.2f", (double)below(1000) / 3.0);
+        else if (below(2))
+            fprintf(f, "%s", float_text());
         fprintf(f, ",");
         if (below(4) == 0)
             put_text(f, true);
@@ -309,7 +350,11 @@ static strata_status import_both(const shape *sh, bool with_data, enum reference
     uint64_t bulk_rows = bulk_rows_for_tests;
     free(skipped.p);
     skipped = (sbuf){ 0 };
+    /* a buffer that holds most records whole, so they are read in place;
+       the reference reads through a few bytes at a time */
+    csv_buffer_for_tests = 256;
     strata_status sb = run_import(bulk, &rb);
+    csv_buffer_for_tests = 7;
     char *skipped_bulk = skipped.p;
     skipped = (sbuf){ 0 };
     char msg_bulk[512];
@@ -319,6 +364,7 @@ static strata_status import_both(const shape *sh, bool with_data, enum reference
 
     bulk_rows = bulk_rows_for_tests;
     strata_status sr;
+    csv_in_place_for_tests = import_fast_float_for_tests = false;
     if (ref == ROWS_OWN_TXN) {
         bulk_disabled_for_tests = true;
         sr = run_import(rows, &rr);
@@ -328,6 +374,7 @@ static strata_status import_both(const shape *sh, bool with_data, enum reference
         sr = run_import(rows, &rr);
         OK(rows, strata_commit(rows));
     }
+    csv_in_place_for_tests = import_fast_float_for_tests = true;
     assert_int_equal(bulk_rows_for_tests, bulk_rows);   /* ... and not here */
     assert_int_equal(sb, sr);
     assert_same_report(&rb, &rr);
