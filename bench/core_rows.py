@@ -9,7 +9,7 @@ hub_write strata, and build_graph for --build-graph).  Every round runs
 every workload once per build, the builds alternating workload by
 workload, so that a shared machine's load falls on all of them alike.
 The table gives, per row and build, the spread (lowest–highest) of the
-rounds' figures, next to the target of SPEC §12.
+rounds' figures, next to its target (docs/BENCHMARKS.md, "Core rows side by side").
 
 The runs are long on purpose (1M-node graphs); about 4 minutes per round
 and build, plus about 2 minutes each for --build-graph (10M relationships).
