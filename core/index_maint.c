@@ -2,6 +2,7 @@
 #include "core/txn.h"
 
 #include <stdio.h>
+#include <string.h>
 
 void node_state(const catalog *c, uint32_t labelset, const prop_rec *props, uint32_t *buf,
                 entity_state *out)
@@ -43,7 +44,8 @@ void idxplan_free(idx_plan *p)
         value_release(&p->c[i].old_key);
         value_release(&p->c[i].new_key);
     }
-    mem_free(mem_scratch(), p->c);
+    if (p->c != p->local)
+        mem_free(mem_scratch(), p->c);
     p->c = NULL;
     p->n = p->cap = 0;
 }
@@ -59,11 +61,17 @@ strata_status idxplan_build(strata_graph *g, version *v, uint64_t id, const enti
         if ((!was && !is) || (was && is && !idx_uses_key(d, changed_key)) ||
             (was && is && changed_key == UINT32_MAX))
             continue;
-        if (p->n == p->cap) {
-            uint32_t cap = p->cap ? p->cap * 2 : 4;
-            idx_change *c = mem_realloc(mem_scratch(), p->c, (size_t)cap * sizeof *c);
+        if (!p->c) {
+            p->c = p->local;
+            p->cap = IDXPLAN_LOCAL;
+        } else if (p->n == p->cap) {
+            uint32_t cap = p->cap * 2;
+            idx_change *c = mem_alloc(mem_scratch(), (size_t)cap * sizeof *c);
             if (!c)
                 goto nomem;
+            memcpy(c, p->c, (size_t)p->n * sizeof *c);
+            if (p->c != p->local)
+                mem_free(mem_scratch(), p->c);
             p->c = c;
             p->cap = cap;
         }

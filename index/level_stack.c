@@ -169,6 +169,8 @@ static level_stack *copy_header(const level_stack *s, mem_ctx *m, bool hashed)
 
 
 #ifdef STRATA_TESTING
+bool lstack_loose(const level_stack *s) { return s && s->loose; }
+
 int lstack_check(const level_stack *s)
 {
     if (!s)

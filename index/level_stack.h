@@ -130,6 +130,8 @@ uint32_t lstack_depth(const level_stack *s);
 #ifdef STRATA_TESTING
 /* Flattens performed since the process started (test oracle). */
 uint64_t lstack_flattens(void);
+/* Whether a fold stopped part way has left the stack loose (invariant 5). */
+bool lstack_loose(const level_stack *s);
 /* pbtree_check on the base and every level; 0 when all are sound. */
 int lstack_check(const level_stack *s);
 #endif
