@@ -2,6 +2,7 @@
 #include "core/txn.h"
 
 #include <stdio.h>
+#include <string.h>
 
 void node_state(const catalog *c, uint32_t labelset, const prop_rec *props, uint32_t *buf,
                 entity_state *out)
@@ -43,7 +44,8 @@ void idxplan_free(idx_plan *p)
         value_release(&p->c[i].old_key);
         value_release(&p->c[i].new_key);
     }
-    mem_free(mem_scratch(), p->c);
+    if (p->c != p->local)
+        mem_free(mem_scratch(), p->c);
     p->c = NULL;
     p->n = p->cap = 0;
 }
@@ -59,11 +61,17 @@ strata_status idxplan_build(strata_graph *g, version *v, uint64_t id, const enti
         if ((!was && !is) || (was && is && !idx_uses_key(d, changed_key)) ||
             (was && is && changed_key == UINT32_MAX))
             continue;
-        if (p->n == p->cap) {
-            uint32_t cap = p->cap ? p->cap * 2 : 4;
-            idx_change *c = mem_realloc(mem_scratch(), p->c, (size_t)cap * sizeof *c);
+        if (!p->c) {
+            p->c = p->local;
+            p->cap = IDXPLAN_LOCAL;
+        } else if (p->n == p->cap) {
+            uint32_t cap = p->cap * 2;
+            idx_change *c = mem_alloc(mem_scratch(), (size_t)cap * sizeof *c);
             if (!c)
                 goto nomem;
+            memcpy(c, p->c, (size_t)p->n * sizeof *c);
+            if (p->c != p->local)
+                mem_free(mem_scratch(), p->c);
             p->c = c;
             p->cap = cap;
         }
@@ -149,12 +157,17 @@ strata_status idxplan_prepare(strata_graph *g, version *v, const idx_plan *p)
        the room the write reserved (an UNDO_INDEX_STACK per change). */
     for (uint32_t i = 0; i < p->n; i++)
         txn_save_index_stack(g, v, p->c[i].pos);
-    /* Every change draws on one pool, so each stack reserves for all of
-       them: a delete and an insert per change. */
-    for (uint32_t i = 0; i < p->n; i++)
-        if (lstack_prepare(idxset_stack_mut(v->indexes, p->c[i].pos), &g->pool, g->m,
-                           2 * p->n) != 0)
+    /* Every change draws on one pool: the stacks add up what their ops
+       could take (a delete and an insert at most), reserved at once. */
+    pbtree_need need = { 0, 0 };
+    for (uint32_t i = 0; i < p->n; i++) {
+        const idx_change *c = &p->c[i];
+        if (lstack_open(idxset_stack_mut(v->indexes, c->pos), &g->pool, g->m,
+                        (uint32_t)c->has_old + c->has_new, &need) != 0)
             return graph_fail(g, STRATA_ENOMEM, "out of memory updating an index");
+    }
+    if (pbtree_pool_reserve(&g->pool, g->m, &need) != 0)
+        return graph_fail(g, STRATA_ENOMEM, "out of memory updating an index");
     return STRATA_OK;
 }
 
@@ -163,9 +176,12 @@ void idxplan_commit(strata_graph *g, version *v, const idx_plan *p)
     for (uint32_t i = 0; i < p->n; i++) {
         const idx_change *c = &p->c[i];
         level_stack *s = *idxset_stack_mut(v->indexes, c->pos);
+        /* The entity is in the index under its old key (index_set.h,
+           invariant 1) and, that removed, under no key: the stack need
+           not be asked first. */
         if (c->has_old)
-            lstack_delete(s, &g->pool, g->m, &c->old_key, c->id);
+            lstack_delete_present(s, &g->pool, g->m, &c->old_key, c->id);
         if (c->has_new)
-            lstack_insert(s, &g->pool, g->m, &c->new_key, c->id);
+            lstack_insert_absent(s, &g->pool, g->m, &c->new_key, c->id);
     }
 }

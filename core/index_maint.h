@@ -27,15 +27,20 @@ typedef struct idx_change {
     bool has_old, has_new;
 } idx_change;
 
+/* Changes a plan holds without allocating: a write touches a few indices. */
+#define IDXPLAN_LOCAL 8
+
 typedef struct idx_plan {
-    idx_change *c;
+    idx_change *c;        /* local, or an allocation past IDXPLAN_LOCAL */
     uint32_t n, cap;
+    idx_change local[IDXPLAN_LOCAL];
 } idx_plan;
 
 /* Adds to p the index changes for entity id going from before to after
    (either may be NULL: created or deleted).  changed_key is the one
    property the write changes (UINT32_MAX: none, only tokens or existence
-   change).  STRATA_ENOMEM (p freed) or OK.  Start from a zeroed plan. */
+   change).  STRATA_ENOMEM (p freed) or OK.  Start from a zeroed plan,
+   which is not to be copied (c may point into it). */
 strata_status idxplan_build(strata_graph *g, version *v, uint64_t id, const entity_state *before,
                             const entity_state *after, uint32_t changed_key, idx_plan *p);
 /* STRATA_ECONSTRAINT (with a message naming index and holder) when a

@@ -1,12 +1,14 @@
 #include "index/level_stack.h"
 
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct level_stack {
     atomic_uint refs;
     uint32_t depth;
-    bool hashed;        /* every tree keeps a hash of its keys (point lookups) */
+    bool hashed;        /* the base keeps a hash of its keys (point lookups) */
+    bool loose;         /* invariant 5 may not hold for level 0: a fold stopped part way */
     uint64_t count;
     pbtree base;
     pbtree levels[LSTACK_CAP];
@@ -18,6 +20,18 @@ uint64_t lstack_flattens(void) { return atomic_load(&flattens); }
 #define NOTE_FLATTEN() atomic_fetch_add(&flattens, 1)
 #else
 #define NOTE_FLATTEN() ((void)0)
+#endif
+
+/* What a caller of lstack_insert_absent / lstack_delete_present vouches
+   for, checked in test builds. */
+#ifdef STRATA_TESTING
+#define VOUCHED(cond)                                                                      \
+    do {                                                                                   \
+        if (!(cond))                                                                       \
+            abort();                                                                       \
+    } while (0)
+#else
+#define VOUCHED(cond) ((void)0)
 #endif
 
 static inline uint64_t enc(uint64_t id, int tomb) { return id << 1 | (uint64_t)tomb; }
@@ -85,7 +99,10 @@ bool lstack_contains(const level_stack *s, const value *key, uint64_t id)
     return pbtree_contains(&s->base, key, enc(id, 0));
 }
 
-static void init_tree(const level_stack *s, pbtree *t)
+/* An empty base, hashed when the stack is.  Levels keep no hash: they
+   are small deltas, where a seek is cheap and a hash would cost every
+   write a trie put (and every held-view write a trie path copy). */
+static void init_base(const level_stack *s, pbtree *t)
 {
     if (s->hashed)
         pbtree_init_hashed(t);
@@ -98,15 +115,18 @@ static void init_tree(const level_stack *s, pbtree *t)
    one write at a time; if a reserve fails the fold stops there and -1 is
    returned, with the stack showing exactly what it showed (an entry
    already applied to the base agrees with the level that still holds
-   it). */
+   it), but level 0 no longer telling what the base shows (invariant 5):
+   the stack is loose until level 0 is folded. */
 static int fold_levels(level_stack *s, pbtree_pool *pool, mem_ctx *m)
 {
     while (s->depth) {
         pbtree_cursor c;
         for (pbtree_first(&s->levels[0], &c); c.valid; pbtree_cursor_next(&c)) {
             const pbtree_entry *e = pbtree_cursor_entry(&c);
-            if (pbtree_reserve(pool, m, &s->base, 1) != 0)
+            if (pbtree_reserve(pool, m, &s->base, 1) != 0) {
+                s->loose = true;
                 return -1;
+            }
             if (e->id & 1)
                 pbtree_delete(&s->base, pool, m, &e->key, e->id & ~(uint64_t)1);
             else
@@ -114,7 +134,10 @@ static int fold_levels(level_stack *s, pbtree_pool *pool, mem_ctx *m)
         }
         pbtree_release(&s->levels[0], m);
         memmove(&s->levels[0], &s->levels[1], (s->depth - 1) * sizeof s->levels[0]);
-        init_tree(s, &s->levels[--s->depth]);
+        pbtree_init(&s->levels[--s->depth]);
+        /* The levels above told what level 0 and the base showed, which
+           the base now shows alone. */
+        s->loose = false;
     }
     return 0;
 }
@@ -131,7 +154,8 @@ static level_stack *copy_header(const level_stack *s, mem_ctx *m, bool hashed)
     n->depth = s ? s->depth : 0;
     n->count = s ? s->count : 0;
     n->hashed = s ? s->hashed : hashed;
-    init_tree(n, &n->base);
+    n->loose = s && s->loose;
+    init_base(n, &n->base);
     if (s) {
         pbtree_share(&s->base, &n->base);
         for (uint32_t i = 0; i < s->depth; i++)
@@ -145,6 +169,8 @@ static level_stack *copy_header(const level_stack *s, mem_ctx *m, bool hashed)
 
 
 #ifdef STRATA_TESTING
+bool lstack_loose(const level_stack *s) { return s && s->loose; }
+
 int lstack_check(const level_stack *s)
 {
     if (!s)
@@ -179,7 +205,8 @@ int lstack_build(level_stack **out, mem_ctx *m, pbtree_entry *e, uint64_t n, boo
     return 0;
 }
 
-int lstack_prepare(level_stack **sp, pbtree_pool *pool, mem_ctx *m, uint32_t ops)
+int lstack_open(level_stack **sp, pbtree_pool *pool, mem_ctx *m, uint32_t ops,
+                pbtree_need *need)
 {
     level_stack *s = *sp;
     if (!s || atomic_load_explicit(&s->refs, memory_order_acquire) != 1) {
@@ -189,8 +216,6 @@ int lstack_prepare(level_stack **sp, pbtree_pool *pool, mem_ctx *m, uint32_t ops
         lstack_release(m, sp);
         *sp = s = n;
     }
-    /* A level write is a tombstone removal plus an insert: two tree ops. */
-    uint64_t writes = (uint64_t)ops * 2;
     if (s->depth && !pbtree_is_shared(&s->base)) {
         /* Fold-back: nobody else reads the base, so the levels go into it
            in place.  Out of memory it stops part way, which is harmless:
@@ -209,12 +234,23 @@ int lstack_prepare(level_stack **sp, pbtree_pool *pool, mem_ctx *m, uint32_t ops
             NOTE_FLATTEN();
             target = &s->base;
         } else {
-            init_tree(s, &s->levels[s->depth++]);
+            pbtree_init(&s->levels[s->depth++]);
             target = &s->levels[s->depth - 1];
         }
     }
-    /* Writes go to the target alone (lookups below it only read). */
-    return pbtree_reserve(pool, m, target, (uint32_t)writes);
+    /* Writes go to the target alone (lookups below it only read): one
+       tree op a stack op (invariant 5), two when loose (a tombstone
+       swapped for an entry, or an entry for a tombstone). */
+    pbtree_need_add(need, target, s->loose ? ops * 2 : ops);
+    return 0;
+}
+
+int lstack_prepare(level_stack **sp, pbtree_pool *pool, mem_ctx *m, uint32_t ops)
+{
+    pbtree_need need = { 0, 0 };
+    if (lstack_open(sp, pool, m, ops, &need) != 0)
+        return -1;
+    return pbtree_pool_reserve(pool, m, &need);
 }
 
 /* What the levels below the top and the base show for (key, id). */
@@ -234,6 +270,41 @@ static int top_says(const level_stack *s, const value *key, uint64_t id)
     return level_says(&s->levels[s->depth - 1], key, id);
 }
 
+/* Makes the top level show (key, id), which the stack does not show; top
+   is the top level's say on it (0 or -1).  A tombstone hid an entry from
+   below (invariant 5), so removing it is enough, unless loose. */
+static void top_show(level_stack *s, pbtree_pool *pool, mem_ctx *m, const value *key,
+                     uint64_t id, int top)
+{
+    pbtree *t = &s->levels[s->depth - 1];
+    if (top == 0) {
+        pbtree_delete_present(t, pool, m, key, enc(id, 1));
+        if (s->loose && !shown_below_top(s, key, id))
+            pbtree_insert_absent(t, pool, m, key, enc(id, 0));
+    } else {
+        pbtree_insert_absent(t, pool, m, key, enc(id, 0));
+    }
+    s->count++;
+}
+
+/* Makes the top level hide (key, id), which the stack shows; top is the
+   top level's say on it (1 or -1).  An entry in the top level is one the
+   levels below do not show (invariant 5), so removing it is enough,
+   unless loose. */
+static void top_hide(level_stack *s, pbtree_pool *pool, mem_ctx *m, const value *key,
+                     uint64_t id, int top)
+{
+    pbtree *t = &s->levels[s->depth - 1];
+    if (top == 1) {
+        pbtree_delete_present(t, pool, m, key, enc(id, 0));
+        if (s->loose && shown_below_top(s, key, id))
+            pbtree_insert_absent(t, pool, m, key, enc(id, 1));
+    } else {
+        pbtree_insert_absent(t, pool, m, key, enc(id, 1));
+    }
+    s->count--;
+}
+
 bool lstack_insert(level_stack *s, pbtree_pool *pool, mem_ctx *m, const value *key, uint64_t id)
 {
     if (!s->depth) {
@@ -242,15 +313,9 @@ bool lstack_insert(level_stack *s, pbtree_pool *pool, mem_ctx *m, const value *k
         return added;
     }
     int top = top_says(s, key, id);
-    bool below = shown_below_top(s, key, id);
-    if (top == 1 || (top == -1 && below))
+    if (top == 1 || (top == -1 && shown_below_top(s, key, id)))
         return false;
-    pbtree *t = &s->levels[s->depth - 1];
-    if (top == 0)
-        pbtree_delete(t, pool, m, key, enc(id, 1));
-    if (!below)
-        pbtree_insert(t, pool, m, key, enc(id, 0));
-    s->count++;
+    top_show(s, pool, m, key, id, top);
     return true;
 }
 
@@ -262,17 +327,34 @@ bool lstack_delete(level_stack *s, pbtree_pool *pool, mem_ctx *m, const value *k
         return gone;
     }
     int top = top_says(s, key, id);
-    bool below = shown_below_top(s, key, id);
-    if (top == 0 || (top == -1 && !below))
+    if (top == 0 || (top == -1 && !shown_below_top(s, key, id)))
         return false;
-    pbtree *t = &s->levels[s->depth - 1];
-    if (top == 1)
-        pbtree_delete(t, pool, m, key, enc(id, 0));
-    /* Still shown from below: hide it here. */
-    if (below)
-        pbtree_insert(t, pool, m, key, enc(id, 1));
-    s->count--;
+    top_hide(s, pool, m, key, id, top);
     return true;
+}
+
+void lstack_insert_absent(level_stack *s, pbtree_pool *pool, mem_ctx *m, const value *key,
+                          uint64_t id)
+{
+    VOUCHED(!lstack_contains(s, key, id));
+    if (!s->depth) {
+        pbtree_insert_absent(&s->base, pool, m, key, enc(id, 0));
+        s->count++;
+        return;
+    }
+    top_show(s, pool, m, key, id, top_says(s, key, id));
+}
+
+void lstack_delete_present(level_stack *s, pbtree_pool *pool, mem_ctx *m, const value *key,
+                           uint64_t id)
+{
+    VOUCHED(lstack_contains(s, key, id));
+    if (!s->depth) {
+        pbtree_delete_present(&s->base, pool, m, key, enc(id, 0));
+        s->count--;
+        return;
+    }
+    top_hide(s, pool, m, key, id, top_says(s, key, id));
 }
 
 /* ---- merged cursor ------------------------------------------------------- */
@@ -351,10 +433,29 @@ lstack_cursor *lstack_seek(const level_stack *s, mem_ctx *m, const value *key)
     return c;
 }
 
-/* From the trees' hashes: 1 with the least live id under key and the live
-   count, 0 when none is live, -1 when a tree cannot answer alone (a key
-   not hashed, or several entries under it in a level, whose tombstones
-   would need the merge; the base holds none).  Each tree mentions an id
+/* pbtree_point on a tree that may keep no hash (a level): by a seek then,
+   which tells 0, 1 and several entries under key apart (*count 2 for
+   several). */
+static int tree_point(const pbtree *t, const value *key, uint64_t *id, uint64_t *count)
+{
+    if (t->hashed)
+        return pbtree_point(t, key, id, count);
+    if (!t->root)
+        return 0;
+    pbtree_cursor c;
+    pbtree_seek(t, key, 0, &c);
+    if (!c.valid || value_order(&pbtree_cursor_entry(&c)->key, key) != 0)
+        return 0;
+    *id = pbtree_cursor_entry(&c)->id;
+    pbtree_cursor_next(&c);
+    *count = c.valid && value_order(&pbtree_cursor_entry(&c)->key, key) == 0 ? 2 : 1;
+    return 1;
+}
+
+/* From the base's hash and the levels' seeks: 1 with the least live id
+   under key and the live count, 0 when none is live, -1 when a tree
+   cannot answer alone (a key not hashed, or several entries under it in a
+   level, whose tombstones would need the merge; the base holds none).  Each tree mentions an id
    at most once, so the topmost mention of each id decides, as in the
    merge; the ids mentioned are few (one per tree). */
 static __attribute__((noinline)) int point_count(const level_stack *s, const value *key,
@@ -365,7 +466,7 @@ static __attribute__((noinline)) int point_count(const level_stack *s, const val
     for (uint32_t i = s->depth + 1; i-- > 0;) {
         const pbtree *t = i == 0 ? &s->base : &s->levels[i - 1];
         uint64_t e, n;
-        int r = pbtree_point(t, key, &e, &n);
+        int r = tree_point(t, key, &e, &n);
         if (r < 0 || (r == 1 && n > 1 && !(i == 0 && nseen == 0)))
             return -1;
         if (r == 0)

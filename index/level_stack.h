@@ -30,6 +30,14 @@
  *   2. A header with refcount one belongs to one index of one version.
  *   3. Each (key, id) appears at most once per level.
  *   4. count is the number of (key, id) the merged view shows.
+ *   5. An entry in a level is one that the levels below it (merged) do not
+ *      show, and a tombstone one that they do — so a write looks at the
+ *      top level alone (one tree op: an entry in or out, a tombstone in or
+ *      out), never below.  A fold that stops part way (out of memory)
+ *      leaves level 0 not telling what the base shows: the stack is then
+ *      loose, and its writes look below, until level 0 is folded.
+ *   6. Only the base keeps a hash (a hashed stack's); levels are small
+ *      deltas that a point lookup seeks.
  *
  * Writes are prepare-then-commit: lstack_prepare() does every fallible
  * step (header copy, level push, fold-back, flatten, node reserve) for the
@@ -85,12 +93,25 @@ size_t lstack_private_bytes(const level_stack *s);
 /* Makes *sp writable for ops inserts/deletes (see the header comment).
    -1 when out of memory; what the stack shows is unchanged either way. */
 int lstack_prepare(level_stack **sp, pbtree_pool *pool, mem_ctx *m, uint32_t ops);
+/* lstack_prepare for writes to several stacks drawing on one pool: every
+   fallible step but the reserve, adding to *need what the ops could take;
+   the caller then reserves the sum once (pbtree_pool_reserve). */
+int lstack_open(level_stack **sp, pbtree_pool *pool, mem_ctx *m, uint32_t ops,
+                pbtree_need *need);
 /* key is borrowed (retained by the stack).  Return whether what the stack
    shows changed (false: the entry was already there / not there). */
 bool lstack_insert(level_stack *s, pbtree_pool *pool, mem_ctx *m, const value *key, uint64_t id);
 bool lstack_delete(level_stack *s, pbtree_pool *pool, mem_ctx *m, const value *key, uint64_t id);
+/* lstack_insert / lstack_delete for a caller that knows the stack does not
+   show / shows (key, id) — index maintenance: an entity's old key is in
+   its index and, once removed, its new one is not: no look below the top
+   level at all (vouched for, and checked in test builds). */
+void lstack_insert_absent(level_stack *s, pbtree_pool *pool, mem_ctx *m, const value *key,
+                          uint64_t id);
+void lstack_delete_present(level_stack *s, pbtree_pool *pool, mem_ctx *m, const value *key,
+                           uint64_t id);
 
-/* A new empty stack; a hashed one keeps a hash beside each of its trees
+/* A new empty stack; a hashed one keeps a hash beside its base
    (pbtree_init_hashed), for the point lookups of lstack_first.  -1 when
    out of memory (*out NULL). */
 int lstack_create(level_stack **out, mem_ctx *m, bool hashed);
@@ -109,6 +130,8 @@ uint32_t lstack_depth(const level_stack *s);
 #ifdef STRATA_TESTING
 /* Flattens performed since the process started (test oracle). */
 uint64_t lstack_flattens(void);
+/* Whether a fold stopped part way has left the stack loose (invariant 5). */
+bool lstack_loose(const level_stack *s);
 /* pbtree_check on the base and every level; 0 when all are sound. */
 int lstack_check(const level_stack *s);
 #endif
@@ -122,13 +145,15 @@ typedef struct lstack_cursor lstack_cursor;
 lstack_cursor *lstack_seek(const level_stack *s, mem_ctx *m, const value *key);
 /* The smallest id shown under key (by value order), without allocating;
    false when there is none.  A unique index's point lookup: on a hashed
-   stack, one hash probe per tree when each tree holds at most one entry
-   under key (always, for a unique index), else a merged seek. */
+   stack, a hash probe in the base and a seek in each level when each tree
+   holds at most one entry under key (always, for a unique index), else a
+   merged seek. */
 bool lstack_first(const level_stack *s, const value *key, uint64_t *id);
 /* How many entries key has, told apart only as 0, 1 (then *id is it) or
    2 for several (then *id is the least): an equality seek that needs no
-   cursor when a key has one entry.  A hashed stack answers from its hash
-   levels when they can; otherwise a cursor on the stack (no heap). */
+   cursor when a key has one entry.  A hashed stack answers from its
+   base's hash and a seek in each level when they can; otherwise a cursor
+   on the stack (no heap). */
 int lstack_point(const level_stack *s, const value *key, uint64_t *id);
 /* The current entry, or false at the end; *key is borrowed. */
 bool lstack_cursor_get(const lstack_cursor *c, const value **key, uint64_t *id);

@@ -70,6 +70,23 @@ int pbtree_entry_cmp(const value *akey, uint64_t aid, const value *bkey, uint64_
     return (aid > bid) - (aid < bid);
 }
 
+/* Keys of the scalar kinds own no heap body, so their references are
+   no-ops: skipping the call for them (integer keys are the common case)
+   makes copying and freeing a node's 32 keys a loop of type tests. */
+static inline bool key_scalar(const value *k)
+{
+    return k->type == VAL_INT || k->type == VAL_FLOAT || k->type == VAL_BOOL ||
+           k->type == VAL_NULL;
+}
+
+static inline value key_retain(value k) { return key_scalar(&k) ? k : value_retain(k); }
+
+static inline void key_release(value *k)
+{
+    if (!key_scalar(k))
+        value_release(k);
+}
+
 /* The first index in a[0..n) whose entry is >= (key, id), or > it when
    after is set. */
 static unsigned bound(const pbtree_entry *a, unsigned n, const value *key, uint64_t id,
@@ -130,11 +147,11 @@ static void node_unref(struct pbtree_node *x, mem_ctx *m)
 {
     if (atomic_fetch_sub_explicit(&x->refs, 1, memory_order_acq_rel) != 1)
         return;
-    for (unsigned i = 0; i < x->n; i++) {
-        value_release(&x->ent[i].key);
-        if (!x->leaf)
+    for (unsigned i = 0; i < x->n; i++)
+        key_release(&x->ent[i].key);
+    if (!x->leaf)
+        for (unsigned i = 0; i < x->n; i++)
             node_unref(x->kid[i], m);
-    }
     mem_free_sized(m, x, sizeof *x);
 }
 
@@ -147,13 +164,13 @@ static struct pbtree_node *own(struct pbtree_node **slot, pbtree_pool *pool, mem
         return x;
     struct pbtree_node *c = pool_take(pool, x->leaf);
     c->n = x->n;
-    for (unsigned i = 0; i < x->n; i++) {
-        c->ent[i].key = value_retain(x->ent[i].key);
-        c->ent[i].id = x->ent[i].id;
-        if (!x->leaf) {
-            c->kid[i] = x->kid[i];
+    memcpy(c->ent, x->ent, x->n * sizeof *c->ent);
+    for (unsigned i = 0; i < x->n; i++)
+        c->ent[i].key = key_retain(c->ent[i].key);
+    if (!x->leaf) {
+        memcpy(c->kid, x->kid, x->n * sizeof *c->kid);
+        for (unsigned i = 0; i < x->n; i++)
             atomic_fetch_add_explicit(&c->kid[i]->refs, 1, memory_order_relaxed);
-        }
     }
     MEM_NOTE_COPIED(x->n);
     *slot = c;
@@ -205,7 +222,7 @@ static void remove_at(struct pbtree_node *x, unsigned i)
     /* Dropping kid 0 keeps separator 0 for the new kid 0: it is still a
        lower bound for it, and stays equal to the parent's separator for x. */
     unsigned s = (!x->leaf && i == 0 && x->n > 1) ? 1 : i;
-    value_release(&x->ent[s].key);
+    key_release(&x->ent[s].key);
     memmove(x->ent + s, x->ent + s + 1, (x->n - s - 1) * sizeof *x->ent);
     if (!x->leaf)
         memmove(x->kid + i, x->kid + i + 1, (x->n - i - 1) * sizeof *x->kid);
@@ -226,8 +243,8 @@ static void descend_mut(pbtree *t, pbtree_pool *pool, mem_ctx *m, const value *k
             return;
         unsigned i = route(x, key, id);
         if (lower_min && i == 0 && pbtree_entry_cmp(key, id, &x->ent[0].key, x->ent[0].id) < 0) {
-            value_release(&x->ent[0].key);
-            x->ent[0].key = value_retain(*key);
+            key_release(&x->ent[0].key);
+            x->ent[0].key = key_retain(*key);
             x->ent[0].id = id;
         }
         pos[d] = i;
@@ -359,7 +376,7 @@ int pbtree_build(pbtree *t, mem_ctx *m, const pbtree_entry *e, uint64_t n, bool 
             goto fail_leaves;
         even_part(n, count, done, &lo, &hi);
         for (uint64_t i = lo; i < hi; i++) {
-            x->ent[i - lo].key = value_retain(e[i].key);
+            x->ent[i - lo].key = key_retain(e[i].key);
             x->ent[i - lo].id = e[i].id;
         }
         x->n = (uint16_t)(hi - lo);
@@ -386,7 +403,7 @@ int pbtree_build(pbtree *t, mem_ctx *m, const pbtree_entry *e, uint64_t n, bool 
             }
             for (uint64_t i = lo; i < hi; i++) {
                 x->kid[i - lo] = level[i];
-                x->ent[i - lo].key = value_retain(level[i]->ent[0].key);
+                x->ent[i - lo].key = key_retain(level[i]->ent[0].key);
                 x->ent[i - lo].id = level[i]->ent[0].id;
             }
             x->n = (uint16_t)(hi - lo);
@@ -421,11 +438,26 @@ int pbtree_pool_fill(pbtree_pool *pool, mem_ctx *m, uint64_t n)
     return 0;
 }
 
+void pbtree_need_add(pbtree_need *need, const pbtree *t, uint32_t ops)
+{
+    need->nodes += (uint64_t)ops * pbtree_op_nodes(t);
+    if (t->hashed)
+        need->puts += ops;
+}
+
+int pbtree_pool_reserve(pbtree_pool *pool, mem_ctx *m, const pbtree_need *need)
+{
+    if (need->puts > UINT32_MAX ||
+        (need->puts && phash_reserve(&pool->hash, m, (uint32_t)need->puts) != 0))
+        return -1;
+    return pbtree_pool_fill(pool, m, need->nodes);
+}
+
 int pbtree_reserve(pbtree_pool *pool, mem_ctx *m, const pbtree *t, uint32_t ops)
 {
-    if (t->hashed && phash_reserve(&pool->hash, m, ops) != 0)
-        return -1;
-    return pbtree_pool_fill(pool, m, (uint64_t)ops * pbtree_op_nodes(t));
+    pbtree_need need = { 0, 0 };
+    pbtree_need_add(&need, t, ops);
+    return pbtree_pool_reserve(pool, m, &need);
 }
 
 void pbtree_pool_free(pbtree_pool *pool, mem_ctx *m)
@@ -525,13 +557,29 @@ int pbtree_insert(pbtree *t, pbtree_pool *pool, mem_ctx *m, const value *key, ui
 {
     if (pbtree_contains(t, key, id))
         return 0;
+    pbtree_insert_absent(t, pool, m, key, id);
+    return 1;
+}
+
+int pbtree_delete(pbtree *t, pbtree_pool *pool, mem_ctx *m, const value *key, uint64_t id)
+{
+    if (!pbtree_contains(t, key, id))
+        return 0;
+    pbtree_delete_present(t, pool, m, key, id);
+    return 1;
+}
+
+void pbtree_insert_absent(pbtree *t, pbtree_pool *pool, mem_ctx *m, const value *key,
+                          uint64_t id)
+{
+    assert(!pbtree_contains(t, key, id));
     note_hash(t, pool, m, key, id, true);
-    pbtree_entry e = { value_retain(*key), id };
+    pbtree_entry e = { key_retain(*key), id };
     t->count++;
     if (!t->root) {
         t->root = pool_take(pool, true);
         insert_at(t->root, 0, e, NULL, pool);
-        return 1;
+        return;
     }
     assert(t->height + 1 < MAX_DEPTH);   /* room for a new root */
     struct pbtree_node *path[MAX_DEPTH];
@@ -542,10 +590,10 @@ int pbtree_insert(pbtree *t, pbtree_pool *pool, mem_ctx *m, const value *key, ui
     struct pbtree_node *x = path[d];
     struct pbtree_node *right = insert_at(x, bound(x->ent, x->n, key, id, false), e, NULL, pool);
     while (right) {
-        pbtree_entry sep = { value_retain(right->ent[0].key), right->ent[0].id };
+        pbtree_entry sep = { key_retain(right->ent[0].key), right->ent[0].id };
         if (d == 0) {
             struct pbtree_node *root = pool_take(pool, false);
-            pbtree_entry low = { value_retain(x->ent[0].key), x->ent[0].id };
+            pbtree_entry low = { key_retain(x->ent[0].key), x->ent[0].id };
             insert_at(root, 0, low, x, pool);
             insert_at(root, 1, sep, right, pool);
             t->root = root;
@@ -555,13 +603,12 @@ int pbtree_insert(pbtree *t, pbtree_pool *pool, mem_ctx *m, const value *key, ui
         x = path[--d];
         right = insert_at(x, pos[d] + 1, sep, right, pool);
     }
-    return 1;
 }
 
-int pbtree_delete(pbtree *t, pbtree_pool *pool, mem_ctx *m, const value *key, uint64_t id)
+void pbtree_delete_present(pbtree *t, pbtree_pool *pool, mem_ctx *m, const value *key,
+                           uint64_t id)
 {
-    if (!pbtree_contains(t, key, id))
-        return 0;
+    assert(pbtree_contains(t, key, id));
     struct pbtree_node *path[MAX_DEPTH];
     unsigned pos[MAX_DEPTH];
     descend_mut(t, pool, m, key, id, false, path, pos);
@@ -576,7 +623,7 @@ int pbtree_delete(pbtree *t, pbtree_pool *pool, mem_ctx *m, const value *key, ui
             t->root = NULL;
             t->height = 0;
             note_hash(t, pool, m, key, id, false);
-            return 1;
+            return;
         }
         x = path[--d];
         remove_at(x, pos[d]);
@@ -588,13 +635,12 @@ int pbtree_delete(pbtree *t, pbtree_pool *pool, mem_ctx *m, const value *key, ui
            atomic_load_explicit(&t->root->refs, memory_order_acquire) == 1) {
         struct pbtree_node *old = t->root;
         t->root = old->kid[0];
-        value_release(&old->ent[0].key);
+        key_release(&old->ent[0].key);
         old->n = 0;
         pool_put(pool, m, old);
         t->height--;
     }
     note_hash(t, pool, m, key, id, false);
-    return 1;
 }
 
 bool pbtree_contains(const pbtree *t, const value *key, uint64_t id)

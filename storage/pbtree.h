@@ -101,6 +101,17 @@ void pbtree_pool_move(pbtree_pool *to, pbtree_pool *from, uint32_t keep, mem_ctx
 /* Worst-case nodes one insert or delete on t can take. */
 uint32_t pbtree_op_nodes(const pbtree *t);
 
+/* What writes on several trees drawing on one pool could take: summed
+   with pbtree_need_add, then reserved at once with pbtree_pool_reserve
+   (each tree reserving alone would leave the pool short of the sum). */
+typedef struct pbtree_need {
+    uint64_t nodes;   /* tree nodes */
+    uint64_t puts;    /* hash puts, for hashed trees */
+} pbtree_need;
+void pbtree_need_add(pbtree_need *need, const pbtree *t, uint32_t ops);
+/* -1 when out of memory (the pool may have grown; nothing else changes). */
+int pbtree_pool_reserve(pbtree_pool *pool, mem_ctx *m, const pbtree_need *need);
+
 /* Makes sure pool holds at least n nodes.  -1 when out of memory. */
 int pbtree_pool_fill(pbtree_pool *pool, mem_ctx *m, uint64_t n);
 
@@ -111,6 +122,15 @@ int pbtree_insert(pbtree *t, pbtree_pool *pool, mem_ctx *m, const value *key, ui
 /* Deletes (key, id); returns 1 when deleted, 0 when absent.  Same pool
    contract; freed nodes go back to the pool. */
 int pbtree_delete(pbtree *t, pbtree_pool *pool, mem_ctx *m, const value *key, uint64_t id);
+
+/* pbtree_insert / pbtree_delete for a caller that knows (key, id) is
+   absent / present — it has just looked, or its own invariants say so:
+   no lookup first (checked by an assertion in debug builds).  Same pool
+   contract. */
+void pbtree_insert_absent(pbtree *t, pbtree_pool *pool, mem_ctx *m, const value *key,
+                          uint64_t id);
+void pbtree_delete_present(pbtree *t, pbtree_pool *pool, mem_ctx *m, const value *key,
+                           uint64_t id);
 
 /* Bulk build (a load): *t, empty, becomes the tree of e[0..n), which must
    be strictly increasing (pbtree_entry_cmp).  Each key is retained (e

@@ -990,8 +990,9 @@ static void test_fault_injection_rollback(void **state)
     print_message("fault injection, rollback: %ld failing allocations with no view, %ld with "
                   "a view held\n", plain, held);
     /* Both runs must have failed many distinct allocations (how many
-       depends on reservation sizes, so only a floor is asserted). */
-    assert_true(plain > 50);
+       depends on reservation sizes, so only a floor is asserted; index
+       levels without hashes reserve far fewer trie nodes). */
+    assert_true(plain > 30);
     assert_true(held > 50);
 }
 
@@ -1002,7 +1003,7 @@ static void test_fault_injection_commit(void **state)
     long held = fault_loop(&(fault_case){ true, true, false, false });
     print_message("fault injection, commit on success: %ld / %ld failing allocations\n",
                   plain, held);
-    assert_true(plain > 50);
+    assert_true(plain > 30);
 }
 
 static void test_fault_injection_in_transaction(void **state)
