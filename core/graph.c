@@ -237,6 +237,7 @@ static strata_graph *graph_make(catalog *c, version *v)
     atomic_fetch_add_explicit(&c->lin->graphs, 1, memory_order_relaxed);
     g->m = c->m;
     g->current = v;
+    mem_cache_init(&g->cache, g->m);
     return g;
 }
 
@@ -308,6 +309,7 @@ void strata_graph_free(strata_graph **gp)
         version_release(&g->bases[i]);
     mem_free_sized(c->m, g->bases, g->capbases * sizeof *g->bases);
     pbtree_pool_free(&g->pool, c->m);
+    mem_cache_drain(&g->cache);
     atomic_fetch_sub_explicit(&c->lin->graphs, 1, memory_order_relaxed);
     pthread_mutex_destroy(&g->lock);
     mem_free_sized(c->m, g, sizeof *g);
@@ -356,6 +358,7 @@ static void pool_return(strata_graph *g)
 version *graph_write_begin(strata_graph *g)
 {
     pthread_mutex_lock(&g->lock);
+    g->cache_outer = mem_cache_bind(&g->cache);
     pool_borrow(g);
     fold_back(g);
     g->fork_old = NULL;
@@ -436,6 +439,7 @@ void graph_write_end(strata_graph *g)
 {
     pool_return(g);
     g->fork_old = NULL;
+    mem_cache_bind(g->cache_outer);
     pthread_mutex_unlock(&g->lock);
 }
 

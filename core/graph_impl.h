@@ -86,6 +86,11 @@ struct strata_graph {
     version **bases;
     size_t nbases, capbases;
     pbtree_pool pool;       /* index tree nodes reserved for the next write */
+    /* Blocks this writer freed, for its next allocations (storage/mem.h):
+       bound to the thread for each write call, drained when the graph is
+       freed. */
+    mem_cache cache;
+    mem_cache *cache_outer; /* what the call's thread had bound before */
     bool in_txn;
     bool in_stmt;
     uint32_t stmt_mark;     /* journal length when the statement began */

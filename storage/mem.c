@@ -333,6 +333,118 @@ static inline void check_sized(const mem_ctx *m, void *p, size_t size, const cha
 }
 #endif
 
+/* ---- the writer's cache (mem.h) -----------------------------------------
+   A list per size class, indexed by the class's bytes / 8.  With jemalloc
+   a block's class is its usable size, so a block taken serves any size of
+   its class and counts the same bytes its free counted out.  Without
+   jemalloc (the sanitizer builds) the allocator has no classes to tell:
+   a list holds blocks freed with exactly its size (a multiple of 8), which
+   is at most their usable size, and serves that size alone. */
+static _Thread_local mem_cache *bound_cache;
+
+#ifdef STRATA_TESTING
+static atomic_uint_fast64_t cache_hits, cache_misses;
+
+uint64_t mem_cache_hits(void) { return atomic_load(&cache_hits); }
+uint64_t mem_cache_misses(void) { return atomic_load(&cache_misses); }
+#define NOTE_CACHE(counter) atomic_fetch_add_explicit(&(counter), 1, memory_order_relaxed)
+#else
+#define NOTE_CACHE(counter) ((void)0)
+#endif
+
+/* A kept block is free memory to AddressSanitizer too: a use of a chunk
+   after its free must still be caught when the free only kept it. */
+#if defined(__SANITIZE_ADDRESS__)
+#define CACHE_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CACHE_ASAN 1
+#endif
+#endif
+#ifdef CACHE_ASAN
+#include <sanitizer/asan_interface.h>
+#define KEPT(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define TAKEN(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#else
+#define KEPT(p, n) ((void)(p), (void)(n))
+#define TAKEN(p, n) ((void)(p), (void)(n))
+#endif
+
+/* The list a block of size belongs to, 0 for none; cls is the size's
+   class (usable_class: 0 without jemalloc). */
+static inline size_t cache_list(size_t size, size_t cls)
+{
+#ifdef STRATA_JEMALLOC
+    (void)size;
+    return cls <= MEM_CACHE_MAX ? cls / 8 : 0;
+#else
+    (void)cls;
+    return size <= MEM_CACHE_MAX && size % 8 == 0 ? size / 8 : 0;
+#endif
+}
+
+void mem_cache_init(mem_cache *c, mem_ctx *m)
+{
+    memset(c, 0, sizeof *c);
+    c->m = m;
+}
+
+mem_cache *mem_cache_bind(mem_cache *c)
+{
+    mem_cache *before = bound_cache;
+    bound_cache = c;
+    return before;
+}
+
+size_t mem_cache_blocks(const mem_cache *c)
+{
+    size_t n = 0;
+    for (size_t k = 1; k < MEM_CACHE_LISTS; k++)
+        n += c->n[k];
+    return n;
+}
+
+/* A kept block of m for size (of class cls) from the bound cache, or
+   NULL. */
+static inline void *cache_take(mem_ctx *m, size_t size, size_t cls)
+{
+    mem_cache *c = bound_cache;
+    if (!c || c->m != m)
+        return NULL;
+    size_t k = cache_list(size, cls);
+    if (!k)
+        return NULL;
+    void **p = c->head[k];
+    if (!p) {
+        NOTE_CACHE(cache_misses);
+        return NULL;
+    }
+    TAKEN(p, k * 8);
+    c->head[k] = *p;
+    c->n[k]--;
+    c->bytes -= k * 8;
+    NOTE_CACHE(cache_hits);
+    return p;
+}
+
+/* Keeps p (a block of m freed with size, of class cls) in the bound
+   cache if it has room for it. */
+static inline bool cache_keep(mem_ctx *m, void *p, size_t size, size_t cls)
+{
+    mem_cache *c = bound_cache;
+    if (!c || c->m != m)
+        return false;
+    size_t k = cache_list(size, cls);
+    if (!k || c->n[k] >= MEM_CACHE_DEPTH || c->bytes + k * 8 > MEM_CACHE_BYTES)
+        return false;
+    *(void **)p = c->head[k];
+    c->head[k] = p;
+    c->n[k]++;
+    c->bytes += k * 8;
+    KEPT(p, k * 8);
+    return true;
+}
+
 /* Counts a block of usable bytes into or out of m (and the live total).
    Callers skip both when !COUNTED(m): then there is no size to find out. */
 static void count_in(mem_ctx *m, size_t usable)
@@ -412,9 +524,14 @@ void *mem_alloc(mem_ctx *m, size_t size)
         size = 1;
     if (size == SIZE_MAX || injected_failure() || over_limit(size))
         return NULL;
-    void *p = raw_alloc(m, size);
-    if (p && COUNTED(m))
-        count_in(m, usable_sized(m, p, size));
+    if (!COUNTED(m))
+        return raw_alloc(m, size);
+    /* The class once, for the cache and the count (usable_sized). */
+    size_t cls = usable_class(m, size);
+    void *p = cache_take(m, size, cls);
+    if (!p && !(p = raw_alloc(m, size)))
+        return NULL;
+    count_in(m, cls ? cls : usable_of(m, p));
     return p;
 }
 
@@ -480,9 +597,28 @@ void mem_free_sized(mem_ctx *m, void *p, size_t size)
     if (size == 0)
         size = 1;
     check_sized(m, p, size, "mem_free_sized");
-    if (COUNTED(m))
-        count_out(m, usable_sized(m, p, size));
-    raw_free_sized(m, p, size);
+    if (!COUNTED(m)) {
+        raw_free_sized(m, p, size);
+        return;
+    }
+    size_t cls = usable_class(m, size);
+    count_out(m, cls ? cls : usable_of(m, p));
+    if (!cache_keep(m, p, size, cls))
+        raw_free_sized(m, p, size);
+}
+
+void mem_cache_drain(mem_cache *c)
+{
+    for (size_t k = 1; k < MEM_CACHE_LISTS; k++) {
+        while (c->head[k]) {
+            void **p = c->head[k];
+            TAKEN(p, k * 8);
+            c->head[k] = *p;
+            raw_free_sized(c->m, p, k * 8);   /* counted out when it was kept */
+        }
+        c->n[k] = 0;
+    }
+    c->bytes = 0;
 }
 
 size_t mem_usable_size(const mem_ctx *m, void *p) { return usable_of(m, p); }

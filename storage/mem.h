@@ -112,6 +112,54 @@ typedef struct mem_binding {
 mem_binding mem_ctx_bind(mem_ctx *m);
 void mem_ctx_unbind(mem_binding *b);
 
+/* A writer's cache of freed blocks.  A graph's write call frees the
+   blocks an earlier call copied (fold-back releases the old path of a
+   write under a held view: its chunks, a property record, a version
+   header) and allocates as many again for its own copy: through jemalloc's
+   arena path that was about 2,300 instructions of a 5,000-instruction
+   held-view SET (docs/BENCHMARKS.md, W1).  A cache keeps small freed
+   blocks of one context in lists by size class, and the next allocation
+   of that class takes the last one freed, still warm in the CPU's cache.
+   It belongs to one writer (a graph, under its write lock): only the
+   thread that bound it uses it, so it takes no lock and no atomic.
+
+   While a cache is bound (mem_cache_bind), the thread's mem_free_sized of
+   a block of at most MEM_CACHE_MAX bytes from the cache's context keeps
+   the block (up to MEM_CACHE_DEPTH a class and MEM_CACHE_BYTES in all;
+   past that it is freed as before), and the thread's mem_alloc / mem_calloc
+   of a size whose class has a block takes it.  Nothing else sees a
+   difference: a kept block counts as freed (mem_ctx_bytes, the live
+   total) and a block taken counts as allocated, a taken block is an
+   allocation for mem_fail_at and mem_limit_set like any other (so an
+   injected failure fails it, and failure sweeps meet the same points
+   cache or no cache), and a size with no block kept allocates from the
+   allocator.  Frees on other threads (a reader dropping the last
+   reference to a chunk) never reach a cache.  A cache holds memory of its
+   context until mem_cache_drain, which its owner calls before it drops
+   its reference on the context. */
+#define MEM_CACHE_MAX 512
+#define MEM_CACHE_DEPTH 16
+#define MEM_CACHE_BYTES 16384
+#define MEM_CACHE_LISTS (MEM_CACHE_MAX / 8 + 1)
+
+typedef struct mem_cache {
+    mem_ctx *m;                       /* the context whose blocks it keeps */
+    void *head[MEM_CACHE_LISTS];      /* by size class / 8: blocks linked
+                                         through their first word */
+    uint8_t n[MEM_CACHE_LISTS];       /* blocks in each list */
+    size_t bytes;                     /* of all of them */
+} mem_cache;
+
+/* An empty cache of m's blocks (no reference taken: the owner holds m). */
+void mem_cache_init(mem_cache *c, mem_ctx *m);
+/* Frees every block kept.  c must not be bound. */
+void mem_cache_drain(mem_cache *c);
+/* Binds c (NULL: none) to this thread and returns what was bound before,
+   to be bound again when c's use ends (bindings nest). */
+mem_cache *mem_cache_bind(mem_cache *c);
+/* Blocks c keeps now. */
+size_t mem_cache_blocks(const mem_cache *c);
+
 /* Overflow-checked n * size; SIZE_MAX on overflow (an allocation of
    SIZE_MAX always fails). */
 static inline size_t mem_array_size(size_t n, size_t size)
@@ -145,6 +193,11 @@ void mem_ctx_peak_reset(mem_ctx *m);
    entries, index entries) copied because a shared structure had to be
    made private.  The oracle that tells a genuine copy from an O(1) share;
    process-wide, monotonic. */
+/* Allocations a bound cache served, and allocations of a size a cache
+   keeps that it could not serve (the allocator's): process-wide,
+   monotonic. */
+uint64_t mem_cache_hits(void);
+uint64_t mem_cache_misses(void);
 void mem_note_copied(uint64_t entries);
 uint64_t mem_copied_entries(void);
 #define MEM_NOTE_COPIED(n) mem_note_copied(n)

@@ -1,10 +1,12 @@
 #include "storage/props.h"
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <string.h>
 
 /* Layout: header, then cap values, then cap keys (values first keeps them
-   8-byte aligned without padding the keys). */
+   8-byte aligned without padding the keys).  refs comes first: props.h
+   takes and drops references through it. */
 struct prop_rec {
     atomic_uint refs;
     uint16_t len;
@@ -70,18 +72,10 @@ const value *props_get(const prop_rec *r, uint32_t key)
     return found ? &cvals(r)[i] : NULL;
 }
 
-void props_retain(prop_rec *r)
-{
-    if (r)
-        atomic_fetch_add_explicit(&r->refs, 1, memory_order_relaxed);
-}
+_Static_assert(offsetof(struct prop_rec, refs) == 0, "props.h reads the count at the start");
 
-void props_release(mem_ctx *m, prop_rec **rp)
+void props_free_last(mem_ctx *m, prop_rec *r)
 {
-    prop_rec *r = *rp;
-    *rp = NULL;
-    if (!r || atomic_fetch_sub_explicit(&r->refs, 1, memory_order_acq_rel) != 1)
-        return;
     for (uint32_t i = 0; i < r->len; i++)
         value_release(&vals(r)[i]);
     mem_free_sized(m, r, rec_size(r->cap));
