@@ -532,6 +532,31 @@ bool lstack_first(const level_stack *s, const value *key, uint64_t *id)
     return merged_first(s, key, id);
 }
 
+size_t lstack_first_many(const level_stack *s, const value *keys, size_t n, uint64_t *ids,
+                         bool *hit)
+{
+    enum { CHUNK = 64 };
+    phash_answer ans[CHUNK];
+    phash_entry e[CHUNK];
+    size_t hits = 0;
+    for (size_t at = 0; at < n; at += CHUNK) {
+        size_t k = n - at < CHUNK ? n - at : CHUNK;
+        /* Only the base alone answers from its hash with no merge (as in
+           lstack_first); a stack with levels takes each key's own path. */
+        bool batched = s && s->hashed && s->depth == 0 &&
+                       pbtree_point_many(&s->base, keys + at, k, ans, e) == 0;
+        for (size_t i = 0; i < k; i++) {
+            size_t j = at + i;
+            if (!batched || ans[i] == PHASH_UNKNOWN)
+                hit[j] = lstack_first(s, &keys[j], &ids[j]);
+            else if ((hit[j] = ans[i] == PHASH_FOUND))
+                ids[j] = e[i].id >> 1;
+            hits += hit[j];
+        }
+    }
+    return hits;
+}
+
 int lstack_point(const level_stack *s, const value *key, uint64_t *id)
 {
     uint64_t count = 0;

@@ -149,6 +149,13 @@ lstack_cursor *lstack_seek(const level_stack *s, mem_ctx *m, const value *key);
    holds at most one entry under key (always, for a unique index), else a
    merged seek. */
 bool lstack_first(const level_stack *s, const value *key, uint64_t *id);
+/* lstack_first for each of keys[0..n): hit[i] and, on a hit, ids[i].
+   Returns the hits.  On a hashed stack without levels the keys' hash
+   probes are interleaved (pbtree_point_many), so their cache misses
+   overlap; any other stack, and any key the hash cannot answer for, takes
+   lstack_first. */
+size_t lstack_first_many(const level_stack *s, const value *keys, size_t n, uint64_t *ids,
+                         bool *hit);
 /* How many entries key has, told apart only as 0, 1 (then *id is it) or
    2 for several (then *id is the least): an equality seek that needs no
    cursor when a key has one entry.  A hashed stack answers from its

@@ -553,6 +553,15 @@ int pbtree_point(const pbtree *t, const value *key, uint64_t *id, uint64_t *coun
     }
 }
 
+int pbtree_point_many(const pbtree *t, const value *keys, size_t n, phash_answer *ans,
+                      phash_entry *e)
+{
+    if (!t->hashed)
+        return -1;
+    phash_find_many(&t->hash, keys, n, ans, e);
+    return 0;
+}
+
 int pbtree_insert(pbtree *t, pbtree_pool *pool, mem_ctx *m, const value *key, uint64_t id)
 {
     if (pbtree_contains(t, key, id))

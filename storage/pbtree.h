@@ -145,6 +145,13 @@ int pbtree_build(pbtree *t, mem_ctx *m, const pbtree_entry *e, uint64_t n, bool 
    is not hashable, or key was left out of the trie): ask with a seek. */
 int pbtree_point(const pbtree *t, const value *key, uint64_t *id, uint64_t *count);
 
+/* pbtree_point for each of keys[0..n) at once (phash_find_many, whose
+   misses overlap): ans[i] FOUND with e[i]'s id and count, ABSENT, or
+   UNKNOWN where pbtree_point says -1.  -1 when the tree is not hashed
+   (nothing written). */
+int pbtree_point_many(const pbtree *t, const value *keys, size_t n, phash_answer *ans,
+                      phash_entry *e);
+
 bool pbtree_contains(const pbtree *t, const value *key, uint64_t id);
 /* Whether the root has another holder (a write would copy it). */
 bool pbtree_is_shared(const pbtree *t);

@@ -293,6 +293,79 @@ phash_answer phash_find(const phash *h, const value *key, phash_entry *e)
     return phash_get(h, key, phash_hash(key), e);
 }
 
+/* Keys one phash_find_many pass walks side by side: enough independent
+   misses to fill the processor's line-fill buffers (8 overlapped almost
+   fully where one dependent miss cost 300-490 ns). */
+#define FIND_GROUP 16
+
+/* phash_find_many on n <= FIND_GROUP keys.  Each pass moves every key
+   still walking one step: it reads the slot whose line the previous pass
+   prefetched, then prefetches the next node's slot or the cell it found,
+   so a pass costs about one miss however many keys walk in it.  The
+   answers are phash_get's: the same slots read, the same comparisons. */
+static void find_group(const phash *h, const value *keys, size_t n, phash_answer *ans,
+                       phash_entry *e)
+{
+    uint64_t hash[FIND_GROUP];
+    uintptr_t at[FIND_GROUP];                 /* a node to read, or a cell to compare */
+    const struct phash_node *in[FIND_GROUP];  /* the node a cell was found in */
+    uint32_t walking = 0;
+    for (size_t i = 0; i < n; i++) {
+        at[i] = 0;
+        if (!phash_hashable(&keys[i])) {
+            ans[i] = PHASH_UNKNOWN;
+            continue;
+        }
+        ans[i] = PHASH_ABSENT;
+        if (!h->root)
+            continue;
+        hash[i] = phash_hash(&keys[i]);
+        at[i] = (uintptr_t)h->root;
+        in[i] = h->root;
+        walking++;
+    }
+    for (uint32_t d = 0; walking; d++) {
+        for (size_t i = 0; i < n; i++) {
+            uintptr_t s = at[i];
+            if (!s)
+                continue;
+            if (is_cell(s)) {   /* found a pass ago, prefetched since */
+                const struct phash_cell *c = cell_of(s);
+                if (c->hash == hash[i] && same_key(&c->key, &keys[i])) {
+                    e[i].key = c->key;
+                    e[i].id = c->id;
+                    e[i].count = c->count;
+                    ans[i] = PHASH_FOUND;
+                } else {
+                    ans[i] = in[i]->incomplete ? PHASH_UNKNOWN : PHASH_ABSENT;
+                }
+                at[i] = 0;
+                walking--;
+                continue;
+            }
+            const struct phash_node *x = node_of(s);
+            uintptr_t next = x->slot[slot_at(hash[i], d)];
+            if (!next) {
+                ans[i] = x->incomplete ? PHASH_UNKNOWN : PHASH_ABSENT;
+                walking--;
+            } else if (is_cell(next)) {
+                __builtin_prefetch(cell_of(next));
+                in[i] = x;
+            } else {
+                __builtin_prefetch(&node_of(next)->slot[slot_at(hash[i], d + 1)]);
+            }
+            at[i] = next;
+        }
+    }
+}
+
+void phash_find_many(const phash *h, const value *keys, size_t n, phash_answer *ans,
+                     phash_entry *e)
+{
+    for (size_t i = 0; i < n; i += FIND_GROUP)
+        find_group(h, keys + i, n - i < FIND_GROUP ? n - i : FIND_GROUP, ans + i, e + i);
+}
+
 /* ---- put ------------------------------------------------------------------- */
 
 /* Makes the node in *slot private, copying a shared one from the pool. */

@@ -113,6 +113,12 @@ void phash_pool_move(phash_pool *to, phash_pool *from, uint32_t keep, mem_ctx *m
 phash_answer phash_get(const phash *h, const value *key, uint64_t hash, phash_entry *e);
 /* phash_get with the hash computed here (a lookup's one call). */
 phash_answer phash_find(const phash *h, const value *key, phash_entry *e);
+/* phash_find for each of keys[0..n), into ans[i] and (when FOUND) e[i]:
+   the keys' descents interleaved level by level, so that their cache
+   misses overlap instead of following one another.  A key the trie does
+   not hold the kind of is UNKNOWN. */
+void phash_find_many(const phash *h, const value *keys, size_t n, phash_answer *ans,
+                     phash_entry *e);
 /* Sets key's summary to (id, count); count 0 removes it.  key is retained
    when a cell is made for it.  A key the trie cannot hold (see above) is
    left out.  Draws on pool, which must hold a reserve for one put. */

@@ -176,19 +176,61 @@ static void check_point(const pbtree *t, const model *md, const value *key, tall
     }
 }
 
-/* Every key of the model, and a few others, looked up; the tree and its
-   trie checked. */
+enum { EXTRA = 8 };
+
+/* The model's keys (borrowed) and EXTRA random others; *n gets their
+   number.  drop_keys releases the others and the array. */
+static value *keys_to_ask(const model *md, mem_ctx *m, uint64_t *rng, size_t *n)
+{
+    value *k = test_malloc((md->n + EXTRA) * sizeof *k);
+    for (size_t i = 0; i < md->n; i++)
+        k[i] = md->e[i].key;
+    for (size_t i = 0; i < EXTRA; i++)
+        k[md->n + i] = random_key(m, rng, 400);
+    *n = md->n + EXTRA;
+    return k;
+}
+
+static void drop_keys(const model *md, value *k, size_t n)
+{
+    for (size_t i = md->n; i < n; i++)
+        value_release(&k[i]);
+    test_free(k);
+}
+
+/* pbtree_point_many on keys[0..n) at once answers as pbtree_point on each:
+   the interleaved walks over a multi-level trie, hits, misses, keys left
+   out and kinds the trie does not hold. */
+static void check_point_many(const pbtree *t, const value *keys, size_t n)
+{
+    phash_answer *ans = test_malloc(n * sizeof *ans);
+    phash_entry *e = test_malloc(n * sizeof *e);
+    assert_int_equal(pbtree_point_many(t, keys, n, ans, e), 0);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t id = 0, count = 0;
+        int r = pbtree_point(t, &keys[i], &id, &count);
+        assert_int_equal(ans[i], r < 0 ? PHASH_UNKNOWN : r ? PHASH_FOUND : PHASH_ABSENT);
+        if (r == 1) {
+            assert_int_equal(e[i].id, id);
+            assert_int_equal(e[i].count, count);
+        }
+    }
+    test_free(ans);
+    test_free(e);
+}
+
+/* Every key of the model, and a few others, looked up one by one and all
+   at once; the tree and its trie checked. */
 static void check_tree(const pbtree *t, const model *md, mem_ctx *m, uint64_t *rng, tally *ty)
 {
     assert_int_equal(pbtree_check(t), 0);
     assert_int_equal(t->count, md->n);
-    for (size_t i = 0; i < md->n; i++)
-        check_point(t, md, &md->e[i].key, ty);
-    for (int i = 0; i < 8; i++) {
-        value k = random_key(m, rng, 400);
-        check_point(t, md, &k, ty);
-        value_release(&k);
-    }
+    size_t n;
+    value *k = keys_to_ask(md, m, rng, &n);
+    for (size_t i = 0; i < n; i++)
+        check_point(t, md, &k[i], ty);
+    check_point_many(t, k, n);
+    drop_keys(md, k, n);
 }
 
 enum { HELD = 3 };
@@ -279,6 +321,9 @@ static void test_tree_summaries(void **state)
     assert_int_equal(pbtree_reserve(&pool, m, &plain, 1), 0);
     assert_int_equal(pbtree_insert(&plain, &pool, m, &one, 1), 1);
     assert_int_equal(pbtree_point(&plain, &one, &id, &n), -1);
+    phash_answer ans;
+    phash_entry e;
+    assert_int_equal(pbtree_point_many(&plain, &one, 1, &ans, &e), -1);
     assert_int_equal(pbtree_check(&plain), 0);
     pbtree_release(&t, m);
     pbtree_release(&plain, m);
@@ -303,17 +348,37 @@ static void check_first(const level_stack *s, const model *md, const value *key)
         assert_int_equal(id, least);
 }
 
+/* lstack_first_many on keys[0..n) answers as lstack_first on each: by
+   the interleaved hash walks on a stack without levels, by each key's own
+   path on one with levels. */
+static void check_first_many(const level_stack *s, const value *keys, size_t n)
+{
+    uint64_t *ids = test_malloc(n * sizeof *ids);
+    bool *hit = test_malloc(n * sizeof *hit);
+    size_t hits = 0, got = lstack_first_many(s, keys, n, ids, hit);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t id = UINT64_MAX;
+        bool there = lstack_first(s, &keys[i], &id);
+        assert_int_equal(hit[i], there);
+        if (there)
+            assert_int_equal(ids[i], id);
+        hits += there;
+    }
+    assert_int_equal(got, hits);
+    test_free(ids);
+    test_free(hit);
+}
+
 static void check_stack(const level_stack *s, const model *md, mem_ctx *m, uint64_t *rng)
 {
     assert_int_equal(lstack_check(s), 0);
     assert_int_equal(lstack_count(s), md->n);
-    for (size_t i = 0; i < md->n; i++)
-        check_first(s, md, &md->e[i].key);
-    for (int i = 0; i < 8; i++) {
-        value k = random_key(m, rng, 400);
-        check_first(s, md, &k);
-        value_release(&k);
-    }
+    size_t n;
+    value *k = keys_to_ask(md, m, rng, &n);
+    for (size_t i = 0; i < n; i++)
+        check_first(s, md, &k[i]);
+    check_first_many(s, k, n);
+    drop_keys(md, k, n);
 }
 
 /* A hashed level stack written under held copies (so levels are pushed,

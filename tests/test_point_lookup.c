@@ -295,6 +295,83 @@ static void batches_equal_single_calls(void **state)
     teardown(&f);
 }
 
+/* strata_index_get_ints on v answers each of many random keys (hits,
+   misses, deleted records' keys; batches longer than the walks' groups)
+   exactly as strata_index_get_int does. */
+static void assert_batch_is_singles(strata_view *v, const fixture *f, uint64_t *seed)
+{
+    enum { MAX = 300 };
+    int64_t keys[MAX];
+    strata_id ids[MAX];
+    for (int round = 0; round < 20; round++) {
+        size_t n = rnd(seed) % MAX, want = 0, found = 0;
+        for (size_t i = 0; i < n; i++)
+            keys[i] = (int64_t)(rnd(seed) % (2 * f->n + 40)) - 20;   /* negatives too */
+        OK(strata_index_get_ints(v, f->iidx, n ? keys : NULL, n, n ? ids : NULL, &found));
+        for (size_t i = 0; i < n; i++) {
+            strata_id one = STRATA_NO_ID;
+            if (strata_index_get_int(v, f->iidx, keys[i], &one) == STRATA_OK)
+                want++;
+            assert_int_equal(ids[i], one);
+        }
+        assert_int_equal(found, want);
+    }
+}
+
+/* The batched walks against single lookups on a graph big enough for a
+   deep trie, before and after writes made while a view is held (so the
+   newer versions' index has delta levels, which take the per-key path),
+   in the held view and in fresh ones. */
+static void batched_walks_across_writes(void **state)
+{
+    (void)state;
+    fixture f = build(3000, 0xba7c4);
+    uint64_t seed = 99;
+    strata_view *held;
+    OK(strata_snapshot(f.g, &held));
+    assert_batch_is_singles(held, &f, &seed);
+    for (int wave = 0; wave < 4; wave++) {
+        for (int w = 0; w < 200; w++) {
+            strata_id node = rnd(&seed) % f.n;
+            if (f.deleted[node])
+                continue;
+            if (w % 3 == 0) {
+                OK(strata_node_detach_delete(f.g, node));
+                f.deleted[node] = true;
+            } else {   /* a new key, odd, beyond the built ones */
+                strata_value *k = strata_value_int((int64_t)(2 * f.n + 1 + 2 * (wave * 200 + w)));
+                OK(strata_node_set(f.g, node, f.ikey, k));
+                strata_value_free(&k);
+            }
+        }
+        strata_view *fresh;
+        OK(strata_snapshot(f.g, &fresh));
+        assert_batch_is_singles(fresh, &f, &seed);
+        strata_view_release(&fresh);
+        assert_batch_is_singles(held, &f, &seed);
+    }
+    strata_view_release(&held);
+    /* nobody holds the old version now: the next write folds the levels
+       back and the batched walks answer again */
+    strata_value *k = strata_value_int(-7);
+    strata_id node = 0;
+    while (f.deleted[node])
+        node++;
+    OK(strata_node_set(f.g, node, f.ikey, k));
+    strata_value_free(&k);
+    strata_view *last;
+    OK(strata_snapshot(f.g, &last));
+    assert_batch_is_singles(last, &f, &seed);
+    strata_id id;
+    int64_t minus7 = -7;
+    size_t found;
+    OK(strata_index_get_ints(last, f.iidx, &minus7, 1, &id, &found));
+    assert_int_equal(found, 1);
+    assert_int_equal(id, node);
+    strata_view_release(&last);
+    teardown(&f);
+}
+
 /* 1 matches 1.0 as in strata_index_get; a key of another type than the
    stored ones misses; an index over strings never matches an integer. */
 static void key_types(void **state)
@@ -533,6 +610,7 @@ int main(void)
         cmocka_unit_test(string_lookups_equal_the_slow_path),
         cmocka_unit_test(peeks_equal_node_get),
         cmocka_unit_test(batches_equal_single_calls),
+        cmocka_unit_test(batched_walks_across_writes),
         cmocka_unit_test(key_types),
         cmocka_unit_test(bad_arguments),
         cmocka_unit_test(a_view_held_across_writes),
