@@ -137,7 +137,12 @@ void mem_ctx_unbind(mem_binding *b);
    reference to a chunk) never reach a cache.  A cache holds memory of its
    context until mem_cache_drain, which its owner calls before it drops
    its reference on the context. */
-#define MEM_CACHE_MAX 512
+/* 1280 is jemalloc's class of a B+tree node at the release order (1,032
+   bytes, storage/pbtree.c): a write under a held view frees the top
+   level's copied nodes on fold-back and reserves as many again, and with
+   512 both went through the arena (about 800 instructions of a 10,700-
+   instruction indexed SET: docs/BENCHMARKS.md, W1). */
+#define MEM_CACHE_MAX 1280
 #define MEM_CACHE_DEPTH 16
 #define MEM_CACHE_BYTES 16384
 #define MEM_CACHE_LISTS (MEM_CACHE_MAX / 8 + 1)

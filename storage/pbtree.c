@@ -58,6 +58,10 @@ struct pbtree_node {
     struct pbtree_node *kid[PBTREE_ORDER];        /* interior nodes only */
 };
 
+/* Fold-back frees a held view's copied nodes and the next reserve takes
+   as many: the writer's cache must keep blocks of a node's size. */
+_Static_assert(sizeof(struct pbtree_node) <= MEM_CACHE_MAX, "the writer's cache keeps nodes");
+
 int pbtree_entry_cmp(const value *akey, uint64_t aid, const value *bkey, uint64_t bid)
 {
     /* Integer keys are the common case (ids, counts): compare them inline

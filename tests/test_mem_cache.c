@@ -245,6 +245,32 @@ static void test_kept_blocks_poisoned_but_links(void **state)
 #endif
 }
 
+/* The largest blocks kept: a B+tree node at the release order (1,032
+   bytes) and MEM_CACHE_MAX itself come back from the cache. */
+static void test_largest_blocks_kept(void **state)
+{
+    mem_ctx *m = *state;
+    mem_cache c;
+    mem_cache_init(&c, m);
+    mem_cache_bind(&c);
+    const size_t sizes[] = { 1032, MEM_CACHE_MAX };
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        void *p = mem_alloc(m, sizes[i]);
+        assert_non_null(p);
+        size_t kept = mem_cache_blocks(&c);
+        mem_free_sized(m, p, sizes[i]);
+        assert_int_equal(mem_cache_blocks(&c), kept + 1);
+        uint64_t hits = mem_cache_hits();
+        void *q = mem_alloc(m, sizes[i]);
+        assert_ptr_equal(q, p);
+        assert_int_equal(mem_cache_hits(), hits + 1);
+        mem_free_sized(m, q, sizes[i]);
+    }
+    mem_cache_bind(NULL);
+    mem_cache_drain(&c);
+    assert_int_equal(mem_ctx_bytes(m), 0);
+}
+
 /* ---- through the graph ---------------------------------------------------- */
 
 #define NODES 3000
@@ -372,6 +398,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_reuse_and_injected_failure, mem_ctx_setup,
                                         mem_ctx_teardown),
         cmocka_unit_test_setup_teardown(test_kept_blocks_poisoned_but_links, mem_ctx_setup,
+                                        mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_largest_blocks_kept, mem_ctx_setup,
                                         mem_ctx_teardown),
         cmocka_unit_test(test_held_view_rounds_reuse_blocks),
         cmocka_unit_test(test_held_view_set_failure_sweep),
