@@ -467,6 +467,33 @@ void step_partial_collect(stage *st, partial_kind k)
         distinct_partial_collect(st);
 }
 
+void step_partial_unordered(stage *st, partial_kind k)
+{
+    if (k == PARTIAL_AGGREGATE)
+        aggregate_partial_unordered(st);
+    else if (k == PARTIAL_DISTINCT)
+        distinct_partial_unordered(st);
+}
+
+void step_partial_morsel(stage *st, partial_kind k, uint64_t morsel)
+{
+    if (k == PARTIAL_AGGREGATE)
+        aggregate_partial_morsel(st, morsel);
+    else if (k == PARTIAL_DISTINCT)
+        distinct_partial_morsel(st, morsel);
+}
+
+int step_partial_gather(exec *x, stage *st, partial_kind k, stage *const *parts, size_t nparts,
+                        bool *again)
+{
+    *again = false;
+    if (k == PARTIAL_DISTINCT)
+        return distinct_partial_gather(x, st, parts, nparts);
+    int rc = aggregate_partial_gather(x, st, parts, nparts);
+    *again = rc == 1;
+    return rc == 1 ? 0 : rc;
+}
+
 void *step_partial_take(exec *x, stage *st, partial_kind k)
 {
     switch (k) {

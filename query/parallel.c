@@ -236,10 +236,8 @@ static int worker_open(pworker *w, prun *r, const value *in, size_t in_width,
     if (!project_partial_step(pipeline_stage(w->pipe, pp->upto), &k, &w->step) || k != pp->kind)
         return exec_fail(x, NULL, "InternalError", NULL, "a worker planned differently");
     step_partial_collect(w->step, k);
-    if (r->unordered && k == PARTIAL_AGGREGATE)
-        aggregate_partial_unordered(w->step);
-    else if (r->unordered)
-        distinct_partial_unordered(w->step);
+    if (r->unordered)
+        step_partial_unordered(w->step, k);
     w->row = mem_calloc(x->m, (x->width ? x->width : 1) * sizeof *w->row);
     if (!w->row)
         return exec_oom(x);
@@ -324,10 +322,7 @@ static int run_morsel_unordered(pworker *w, size_t m, size_t n)
     prun *r = w->run;
     exec *x = &w->x;
     int rc = 0;
-    if (r->pp->kind == PARTIAL_AGGREGATE)
-        aggregate_partial_morsel(w->step, m);
-    else
-        distinct_partial_morsel(w->step, m);
+    step_partial_morsel(w->step, r->pp->kind, m);
     for (size_t i = 0; i < n && rc == 0; i++) {
         rc = exec_tick(x);
         if (rc == 0)
@@ -414,11 +409,7 @@ static int gather(exec *x, prun *r, pworker *ws, unsigned opened, bool *again)
     stage *parts[opened ? opened : 1];
     for (unsigned t = 0; t < opened; t++)
         parts[t] = ws[t].step;
-    if (r->pp->kind != PARTIAL_AGGREGATE)
-        return distinct_partial_gather(x, r->pp->step, parts, opened);
-    int rc = aggregate_partial_gather(x, r->pp->step, parts, opened);
-    *again = rc == 1;
-    return rc == 1 ? 0 : rc;
+    return step_partial_gather(x, r->pp->step, r->pp->kind, parts, opened, again);
 }
 
 /* One run of the pipeline's first scan over the threads; *again is set

@@ -90,6 +90,15 @@ void *step_partial_take(exec *x, stage *st, partial_kind k);
    partial's rows may be narrower); 0, EXEC_STOP or -1. */
 int step_partial_merge(exec *x, stage *st, partial_kind k, void *partial);
 void step_partial_free(exec *x, partial_kind k, void *partial);
+/* A worker's step kept across all its morsels instead of one partial per
+   morsel (an aggregation or a DISTINCT; parallel.h): switching to it, the
+   morsel the next rows come from, and gathering the workers' steps into
+   the statement's — 0, EXEC_STOP or -1, with *again set (and nothing
+   changed) when only the rows in order can give the answer. */
+void step_partial_unordered(stage *st, partial_kind k);
+void step_partial_morsel(stage *st, partial_kind k, uint64_t morsel);
+int step_partial_gather(exec *x, stage *st, partial_kind k, stage *const *parts, size_t nparts,
+                        bool *again);
 
 /* Per kind (op_aggregate.c, op_distinct.c, op_sort.c). */
 void *aggregate_partial_take(exec *x, stage *st);
