@@ -436,8 +436,9 @@ static int scan_in_place(csv_reader *r, size_t *after, uint64_t *lines, bool *es
                     ++*lines;
                     continue;
                 }
-                if (p < end && *p == q) {   /* "" */
+                if (p < end && *p == q) {   /* "": a quote byte stays in the field */
                     p++;
+                    acc |= q;
                     *escaped = true;
                     continue;
                 }

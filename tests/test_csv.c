@@ -83,6 +83,9 @@ static void put(text *t, const char *s, size_t n)
 
 static void puts_(text *t, const char *s) { put(t, s, strlen(s)); }
 
+/* The quote byte the readers below are set to. */
+static char quote_byte = '"';
+
 /* Reads input to the end; the rendering (see the top) in a new string,
    each record's csv_record_utf8 verdict added when `utf8`. */
 static char *render_as(const char *input, size_t len, char delimiter, bool utf8)
@@ -93,6 +96,7 @@ static char *render_as(const char *input, size_t len, char delimiter, bool utf8)
         fgetc(f);   /* fmemopen needs a size of at least 1: consume it */
     csv_reader *r = csv_new(f, "t.csv", delimiter);
     assert_non_null(r);
+    csv_set_quote(r, quote_byte);
     text t = {0};
     puts_(&t, "");
     csv_status s;
@@ -286,8 +290,27 @@ static void test_random_inputs(void **state)
             if (quotes % 2)
                 buf[len++] = '"';
         }
+        /* a quote byte that is not ASCII: a doubled one stays in the
+           field, whose UTF-8 must then be checked */
+        quote_byte = round % 4 == 3 ? '\xB4' : '"';
+        for (size_t i = 0; quote_byte != '"' && i < len; i++)
+            buf[i] = buf[i] == '"' ? '\xB4' : buf[i];
         free(render_all(buf, len, round % 3 ? ',' : ';', true));
     }
+    quote_byte = '"';
+}
+
+/* A doubled quote byte that is not ASCII leaves a byte of it in the
+   field: not UTF-8 on its own, whichever way the record is read. */
+static void test_quote_byte_not_ascii(void **state)
+{
+    (void)state;
+    quote_byte = '\xB4';
+    static const char input[] = "\xB4" "a\xB4\xB4" "b\xB4,x\n";
+    char *got = render_all(input, sizeof input - 1, ',', true);
+    quote_byte = '"';
+    assert_string_equal(got, "1:<a\xB4" "b>|x~0.1");
+    free(got);
 }
 
 int main(void)
@@ -295,6 +318,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table),
         cmocka_unit_test(test_random_inputs),
+        cmocka_unit_test(test_quote_byte_not_ascii),
         cmocka_unit_test(test_long_fields),
         cmocka_unit_test(test_allocation_failures),
     };
