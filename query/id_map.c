@@ -318,8 +318,8 @@ bool id_map_find(const id_map *m, uint32_t space, const char *key, size_t len, u
     return id_map_find_at(m, space, key, len, &hint, node);
 }
 
-/* What a hint holds: the key's number in a dense space, that the key
-   has none there, or its hash in the table. */
+/* What a hint holds: the key's number in a dense space, that the key is
+   not a number there, or its hash in the table. */
 enum { HINT_NUMBER, HINT_NOT_DENSE, HINT_HASH };
 
 static bool dense(const id_map *m, uint32_t space)
@@ -334,9 +334,11 @@ void id_map_prefetch(const id_map *m, uint32_t space, const char *key, size_t le
         const dense_space *d = &m->spaces[space];
         uint64_t v;
         *hint = (id_map_hint){0, HINT_NOT_DENSE};
-        if (decimal(key, len, &v) && v < d->cap) {
+        if (decimal(key, len, &v)) {
+            /* a number past the array now may be in it by the find */
             *hint = (id_map_hint){v, HINT_NUMBER};
-            __builtin_prefetch(&d->nodes[v]);
+            if (v < d->cap)
+                __builtin_prefetch(&d->nodes[v]);
         }
         return;
     }

@@ -141,6 +141,37 @@ static void test_hints_across_a_move(void **state)
     id_map_free(&m);
 }
 
+/* Hints taken before the dense array grows to hold their numbers. */
+static void test_hints_across_a_growth(void **state)
+{
+    (void)state;
+    id_map *m = id_map_new();
+    assert_non_null(m);
+    model md = {0};
+    char key[24];
+    for (uint64_t i = 0; i < 40; i++) {
+        snprintf(key, sizeof key, "%llu", (unsigned long long)i);
+        add(m, &md, 0, key, 1000 + i);
+    }
+    static const char *const keys[] = {"5", "150", "300", "99999"};
+    id_map_hint hints[4];
+    for (size_t i = 0; i < 4; i++)
+        id_map_prefetch(m, 0, keys[i], strlen(keys[i]), &hints[i]);
+    for (uint64_t i = 40; i <= 300; i++) {
+        snprintf(key, sizeof key, "%llu", (unsigned long long)i);
+        add(m, &md, 0, key, 1000 + i);
+    }
+    for (size_t i = 0; i < 4; i++) {
+        uint64_t want = 0, got = 0;
+        bool had = model_find(&md, 0, keys[i], &want);
+        assert_int_equal(id_map_find_at(m, 0, keys[i], strlen(keys[i]), &hints[i], &got), had);
+        if (had)
+            assert_int_equal(got, want);
+    }
+    check(m, &md);
+    id_map_free(&m);
+}
+
 static void test_dense_and_table_agree(void **state)
 {
     (void)state;
@@ -198,6 +229,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dense_and_table_agree),
         cmocka_unit_test(test_hints_across_a_move),
+        cmocka_unit_test(test_hints_across_a_growth),
         cmocka_unit_test(test_allocation_failures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
