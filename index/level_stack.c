@@ -547,8 +547,10 @@ size_t lstack_first_many(const level_stack *s, const value *keys, size_t n, uint
                        pbtree_point_many(&s->base, keys + at, k, ans, e) == 0;
         for (size_t i = 0; i < k; i++) {
             size_t j = at + i;
-            if (!batched || ans[i] == PHASH_UNKNOWN)
+            if (!batched)
                 hit[j] = lstack_first(s, &keys[j], &ids[j]);
+            else if (ans[i] == PHASH_UNKNOWN)   /* what lstack_first ends in, unprobed */
+                hit[j] = merged_first(s, &keys[j], &ids[j]);
             else if ((hit[j] = ans[i] == PHASH_FOUND))
                 ids[j] = e[i].id >> 1;
             hits += hit[j];

@@ -265,6 +265,20 @@ size_t phash_private_bytes(const phash *h) { return h->root ? node_private_bytes
 
 /* ---- lookup ---------------------------------------------------------------- */
 
+/* The answer for key (of hash) where its walk ended in node in: at cell
+   c, or at an empty slot (c NULL). */
+static phash_answer answer_at(const struct phash_node *in, const struct phash_cell *c,
+                              const value *key, uint64_t hash, phash_entry *e)
+{
+    if (c && c->hash == hash && same_key(&c->key, key)) {
+        e->key = c->key;
+        e->id = c->id;
+        e->count = c->count;
+        return PHASH_FOUND;
+    }
+    return in->incomplete ? PHASH_UNKNOWN : PHASH_ABSENT;
+}
+
 phash_answer phash_get(const phash *h, const value *key, uint64_t hash, phash_entry *e)
 {
     const struct phash_node *x = h->root;
@@ -274,16 +288,7 @@ phash_answer phash_get(const phash *h, const value *key, uint64_t hash, phash_en
             x = node_of(s);
             continue;
         }
-        if (s) {
-            const struct phash_cell *c = cell_of(s);
-            if (c->hash == hash && same_key(&c->key, key)) {
-                e->key = c->key;
-                e->id = c->id;
-                e->count = c->count;
-                return PHASH_FOUND;
-            }
-        }
-        return x->incomplete ? PHASH_UNKNOWN : PHASH_ABSENT;
+        return answer_at(x, s ? cell_of(s) : NULL, key, hash, e);
     }
     return PHASH_ABSENT;
 }
@@ -330,15 +335,7 @@ static void find_group(const phash *h, const value *keys, size_t n, phash_answer
             if (!s)
                 continue;
             if (is_cell(s)) {   /* found a pass ago, prefetched since */
-                const struct phash_cell *c = cell_of(s);
-                if (c->hash == hash[i] && same_key(&c->key, &keys[i])) {
-                    e[i].key = c->key;
-                    e[i].id = c->id;
-                    e[i].count = c->count;
-                    ans[i] = PHASH_FOUND;
-                } else {
-                    ans[i] = in[i]->incomplete ? PHASH_UNKNOWN : PHASH_ABSENT;
-                }
+                ans[i] = answer_at(in[i], cell_of(s), &keys[i], hash[i], &e[i]);
                 at[i] = 0;
                 walking--;
                 continue;
@@ -346,7 +343,7 @@ static void find_group(const phash *h, const value *keys, size_t n, phash_answer
             const struct phash_node *x = node_of(s);
             uintptr_t next = x->slot[slot_at(hash[i], d)];
             if (!next) {
-                ans[i] = x->incomplete ? PHASH_UNKNOWN : PHASH_ABSENT;
+                ans[i] = answer_at(x, NULL, &keys[i], hash[i], &e[i]);
                 walking--;
             } else if (is_cell(next)) {
                 __builtin_prefetch(cell_of(next));
