@@ -12,6 +12,15 @@
 #include <malloc.h>   /* malloc_usable_size */
 #endif
 
+/* AddressSanitizer, under gcc's name or clang's. */
+#if defined(__SANITIZE_ADDRESS__)
+#define MEM_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MEM_ASAN 1
+#endif
+#endif
+
 #ifdef STRATA_JEMALLOC
 #include <dlfcn.h>
 #include <jemalloc/jemalloc.h>
@@ -301,12 +310,8 @@ static size_t usable_sized(const mem_ctx *m, void *p, size_t size)
 }
 
 #ifdef STRATA_TESTING
-#if defined(__SANITIZE_ADDRESS__)
+#ifdef MEM_ASAN
 #define USABLE_IS_REQUESTED 1   /* ASan's malloc_usable_size is the size asked */
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define USABLE_IS_REQUESTED 1
-#endif
 #endif
 #ifndef USABLE_IS_REQUESTED
 #define USABLE_IS_REQUESTED 0
@@ -358,14 +363,7 @@ uint64_t mem_cache_misses(void) { return atomic_load(&cache_misses); }
    checker does not read poisoned memory, so a list linked through
    poisoned words would read as leaked blocks to a program that exits
    with its graph still open. */
-#if defined(__SANITIZE_ADDRESS__)
-#define CACHE_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define CACHE_ASAN 1
-#endif
-#endif
-#ifdef CACHE_ASAN
+#ifdef MEM_ASAN
 #include <sanitizer/asan_interface.h>
 #define KEPT(p, n) ASAN_POISON_MEMORY_REGION((char *)(p) + sizeof(void *), (n) - sizeof(void *))
 #define TAKEN(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))

@@ -194,15 +194,15 @@ size_t mem_live_bytes(void);
 size_t mem_ctx_peak(mem_ctx *m);
 void mem_ctx_peak_reset(mem_ctx *m);
 
-/* The copy counter: entries (slots, chunk pointers, properties, adjacency
-   entries, index entries) copied because a shared structure had to be
-   made private.  The oracle that tells a genuine copy from an O(1) share;
-   process-wide, monotonic. */
 /* Allocations a bound cache served, and allocations of a size a cache
    keeps that it could not serve (the allocator's): process-wide,
    monotonic. */
 uint64_t mem_cache_hits(void);
 uint64_t mem_cache_misses(void);
+/* The copy counter: entries (slots, chunk pointers, properties, adjacency
+   entries, index entries) copied because a shared structure had to be
+   made private.  The oracle that tells a genuine copy from an O(1) share;
+   process-wide, monotonic. */
 void mem_note_copied(uint64_t entries);
 uint64_t mem_copied_entries(void);
 #define MEM_NOTE_COPIED(n) mem_note_copied(n)
