@@ -73,7 +73,7 @@ struct bulk_writer {
     /* bulk_flush's scratch, kept from one flush to the next: fresh
        arrays of this size (32 bytes a pending relationship) cost more in
        the kernel's first touch of their pages than the sorts that fill
-       them (perf, 1M nodes / 5M relationships: five flushes) */
+       them (perf, 1M nodes / 5M relationships, five flushes of 2^20) */
     half_edge *halves, *sorted_halves;
     size_t halves_cap;
     size_t *count;
@@ -242,14 +242,16 @@ static int sort_labels(const strata_graph *g, const strata_token *labels, size_t
     }
     /* a node has a few labels mostly: an insertion sort then, not
        qsort's call per comparison */
-    if (n > 16)
+    if (n > 16) {
         qsort(sorted, n, sizeof *sorted, cmp_u32);
-    for (size_t i = 1; i < n && n <= 16; i++) {
-        uint32_t t = sorted[i];
-        size_t j = i;
-        for (; j > 0 && sorted[j - 1] > t; j--)
-            sorted[j] = sorted[j - 1];
-        sorted[j] = t;
+    } else {
+        for (size_t i = 1; i < n; i++) {
+            uint32_t t = sorted[i];
+            size_t j = i;
+            for (; j > 0 && sorted[j - 1] > t; j--)
+                sorted[j] = sorted[j - 1];
+            sorted[j] = t;
+        }
     }
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
@@ -551,15 +553,6 @@ static int stat_node(strata_graph *g, version *v, stat_slot *slots, uint32_t ls,
 #define PART_BITS 12
 #endif
 
-/* The pending relationships' half edges into *out in block order: by
-   node, then segment key, then creation order — stable counting sorts by
-   key (a small range: two per type), by partition of 1 << PART_BITS
-   nodes (a few hundred sequential streams where a sort by node would
-   write to a million places), then by node within each partition.  When
-   the relationships were created in id order (ids off the end, not off
-   the free list), creation order is id order and *sorted is set: every
-   node's half edges are then in block order already.  -1 when out of
-   memory. */
 /* Room in b's scratch for nh half edges twice over and `counts` counters;
    -1 when out of memory (what was there is kept). */
 static int reserve_scratch(bulk_writer *b, size_t nh, size_t counts)
@@ -592,6 +585,15 @@ static int reserve_scratch(bulk_writer *b, size_t nh, size_t counts)
     return 0;
 }
 
+/* The pending relationships' half edges into *out in block order: by
+   node, then segment key, then creation order — stable counting sorts by
+   key (a small range: two per type), by partition of 1 << PART_BITS
+   nodes (a few hundred sequential streams where a sort by node would
+   write to a million places), then by node within each partition.  When
+   the relationships were created in id order (ids off the end, not off
+   the free list), creation order is id order and *sorted is set: every
+   node's half edges are then in block order already.  -1 when out of
+   memory. */
 static int group_half_edges(bulk_writer *b, const version *v, half_edge **out, size_t *nout,
                             bool *sorted)
 {

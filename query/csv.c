@@ -506,15 +506,14 @@ static int read_in_place(csv_reader *r)
 #endif
     size_t after;
     uint64_t lines;
-    bool escaped, lf = r->skip_lf;
+    bool escaped;
     unsigned char high;
     int got;
     while ((got = scan_in_place(r, &after, &lines, &escaped, &high)) == SCAN_CUT)
         if (shift_and_read(r) != 0)
             break;
     if (got != SCAN_RECORD) {
-        r->nfields = 0;
-        r->skip_lf = lf;
+        r->nfields = 0;   /* skip_lf is set only with a record */
         return got == SCAN_NOMEM ? -1 : 0;
     }
     char *in = (char *)r->in;

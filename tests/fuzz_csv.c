@@ -98,7 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (int way = 0; way < 2; way++) {
         record_set c = {0};
         csv_buffer_for_tests = way == 0 ? 4096 : 7;
-        csv_in_place_for_tests = way == 1 ? false : true;
+        csv_in_place_for_tests = way != 1;
         csv_status sc = read_all(data + 1, size - 1, delim, &c);
         csv_buffer_for_tests = 7;
         csv_in_place_for_tests = true;
