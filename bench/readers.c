@@ -725,12 +725,13 @@ static rate tight_loop(loop_kind kind, long n)
 {
     uint64_t seed = 0x2545f4914f6cdd1dull;
     uint64_t sink = 0;
-    double t0, t1, c0 = cpu_ms(), c1;
+    double t0, t1, c0, c1;
     if (kind == LOOP_SQLITE) {
         sqlite3 *db = sql_open();
         sqlite3_stmt *sel = sql_prepare(db, select_sql);
         sql_exec(db, "BEGIN");
         sqlite_read(db, sel, 0);   /* starts the read transaction */
+        c0 = cpu_ms();
         t0 = now_ms();
         for (long i = 0; i < n; i++)
             sink += (uint64_t)sqlite_read(db, sel, xorshift(&seed) % RECORDS);

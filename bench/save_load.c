@@ -207,10 +207,11 @@ int main(int argc, char **argv)
 
     double save_t[100], save_cpu[100], load_t[100], load_cpu[100];
     double mb = 0;
+    for (int k = 0; saves_first && k < rounds; k++)
+        mb = timed_save(g, path, k, each, &save_t[k], &save_cpu[k]);
     for (int k = 0; k < rounds; k++) {
-        if (!saves_first || k == 0)
-            for (int j = k; j < (saves_first ? rounds : k + 1); j++)
-                mb = timed_save(g, path, j, each, &save_t[j], &save_cpu[j]);
+        if (!saves_first)
+            mb = timed_save(g, path, k, each, &save_t[k], &save_cpu[k]);
         timed_load(path, nodes, rels, k, each, &load_t[k], &load_cpu[k]);
     }
     double save_best = save_t[0], load_best = load_t[0];
