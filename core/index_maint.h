@@ -36,11 +36,19 @@ typedef struct idx_plan {
     idx_change local[IDXPLAN_LOCAL];
 } idx_plan;
 
+/* An empty plan, its local room left unwritten (every write starts one,
+   most never fill it). */
+static inline void idxplan_init(idx_plan *p)
+{
+    p->c = NULL;
+    p->n = p->cap = 0;
+}
+
 /* Adds to p the index changes for entity id going from before to after
    (either may be NULL: created or deleted).  changed_key is the one
    property the write changes (UINT32_MAX: none, only tokens or existence
-   change).  STRATA_ENOMEM (p freed) or OK.  Start from a zeroed plan,
-   which is not to be copied (c may point into it). */
+   change).  STRATA_ENOMEM (p freed) or OK.  Start from idxplan_init; a plan is
+   not to be copied (c may point into it). */
 strata_status idxplan_build(strata_graph *g, version *v, uint64_t id, const entity_state *before,
                             const entity_state *after, uint32_t changed_key, idx_plan *p);
 /* STRATA_ECONSTRAINT (with a message naming index and holder) when a

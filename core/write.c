@@ -262,7 +262,8 @@ static strata_status node_delete(strata_graph *g, strata_id node, bool detach)
         return STRATA_EINVAL;
     version *v = txn_write_begin(g);
     strata_status s = STRATA_OK;
-    idx_plan plan = { 0 };
+    idx_plan plan;
+    idxplan_init(&plan);
     const node_meta *nm = store_node(&v->st, node);
     if (!nm) {
         s = no_node(g, node);
@@ -335,7 +336,8 @@ static strata_status node_label(strata_graph *g, strata_id node, strata_token la
     if (s)
         return s;
     version *v = txn_write_begin(g);
-    idx_plan plan = { 0 };
+    idx_plan plan;
+    idxplan_init(&plan);
     const node_meta *nm = store_node(&v->st, node);
     uint32_t ls, old_ls;
     if (!nm) {
@@ -491,7 +493,8 @@ strata_status strata_rel_delete(strata_graph *g, strata_id rel)
         return STRATA_EINVAL;
     version *v = txn_write_begin(g);
     strata_status s = STRATA_OK;
-    idx_plan plan = { 0 };
+    idx_plan plan;
+    idxplan_init(&plan);
     if (!store_rel(&v->st, rel))
         s = no_rel(g, rel);
     else if (!(v = txn_writable(g)))
@@ -555,7 +558,8 @@ static strata_status set_prop(strata_graph *g, bool is_rel, strata_id id, strata
                           value_type_name(&val->v));
     version *v = txn_write_begin(g);
     value copy = value_null();
-    idx_plan plan = { 0 };
+    idx_plan plan;
+    idxplan_init(&plan);
     const node_meta *nm = is_rel ? NULL : store_node(&v->st, id);
     const rel_meta *rm = is_rel ? store_rel(&v->st, id) : NULL;
     if (!nm && !rm) {
