@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,9 +14,11 @@
 
 /* ---- CRC32C ----------------------------------------------------------------- */
 
-/* Slicing by eight: eight bytes per step through eight tables.  Measured
-   on the benchmark machine at about 2 GB/s, well above what serialising
-   the graph costs, so no hardware instruction is needed. */
+/* Slicing by eight: eight bytes per step through eight tables, about
+   three instructions a byte (2 GB/s).  Where the processor has SSE 4.2,
+   its CRC32 instruction takes eight bytes an instruction: a save spent 7%
+   of its instructions and a load 3% in the tables (callgrind, 200k nodes
+   / 1M relationships), and every logged commit checksums its record. */
 static uint32_t crc_table[8][256];
 static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
 
@@ -32,7 +35,7 @@ static void crc_init(void)
             crc_table[t][i] = (crc_table[t - 1][i] >> 8) ^ crc_table[0][crc_table[t - 1][i] & 0xFF];
 }
 
-uint32_t crc32c(uint32_t crc, const void *bytes, size_t n)
+uint32_t crc32c_portable(uint32_t crc, const void *bytes, size_t n)
 {
     pthread_once(&crc_once, crc_init);
     const unsigned char *p = bytes;
@@ -50,6 +53,38 @@ uint32_t crc32c(uint32_t crc, const void *bytes, size_t n)
         c = (c >> 8) ^ crc_table[0][(c ^ *p++) & 0xFF];
     return ~c;
 }
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("sse4.2"))) static uint32_t crc32c_sse42(uint32_t crc, const void *bytes,
+                                                               size_t n)
+{
+    const unsigned char *p = bytes;
+    uint64_t c = ~crc;
+    for (; n >= 8; p += 8, n -= 8) {
+        uint64_t word;
+        memcpy(&word, p, 8);   /* any alignment; the instruction reads little-endian */
+        c = __builtin_ia32_crc32di(c, word);
+    }
+    uint32_t c32 = (uint32_t)c;
+    while (n--)
+        c32 = __builtin_ia32_crc32qi(c32, *p++);
+    return ~c32;
+}
+
+uint32_t crc32c(uint32_t crc, const void *bytes, size_t n)
+{
+    /* Every thread finds the same answer, so whichever stores it first does. */
+    static atomic_int has_sse42 = -1;
+    int has = atomic_load_explicit(&has_sse42, memory_order_relaxed);
+    if (has < 0) {
+        has = __builtin_cpu_supports("sse4.2") ? 1 : 0;
+        atomic_store_explicit(&has_sse42, has, memory_order_relaxed);
+    }
+    return has ? crc32c_sse42(crc, bytes, n) : crc32c_portable(crc, bytes, n);
+}
+#else
+uint32_t crc32c(uint32_t crc, const void *bytes, size_t n) { return crc32c_portable(crc, bytes, n); }
+#endif
 
 /* ---- writer ----------------------------------------------------------------- */
 
