@@ -61,6 +61,9 @@ typedef struct half_edge {
 
 struct bulk_writer {
     strata_graph *g;
+    /* This thread bound to the graph's context while the import runs:
+       malloc's fast path, and huge pages for what it maps (storage/mem.h). */
+    mem_binding bound;
     /* the label set interned last, and its sorted labels */
     uint32_t last_labels[MAX_LABELS_PER_NODE];
     size_t nlast;
@@ -107,6 +110,7 @@ strata_status bulk_open(strata_graph *g, bulk_writer **out)
     if (!b)
         return nomem(g, "starting a bulk import");
     b->g = g;
+    b->bound = mem_ctx_bind(g->m);
     *out = b;
     return STRATA_OK;
 }
@@ -131,6 +135,7 @@ void bulk_close(bulk_writer **bp)
     *bp = NULL;
     if (!b)
         return;
+    mem_ctx_unbind(&b->bound);
     if (b->props)
         mem_free(mem_scratch(), b->props);
     if (b->pending)

@@ -26,20 +26,34 @@
 #include <jemalloc/jemalloc.h>
 #include <pthread.h>
 
-/* Huge pages, when the environment has STRATA_HUGE_PAGES=1 at the first
-   context's creation: every context's arena then advises the kernel to back
-   its memory with transparent huge pages (MADV_HUGEPAGE on each extent the
-   arena maps; nothing else of jemalloc's changes).  A graph's adjacency
-   blocks and slots are spread over hundreds of megabytes, so a pass over
-   every node (an algorithm's adjacency build, degree) walks the page
-   tables once per node with 4 KiB pages: with 2 MiB pages degree over 1M
-   nodes took half the time (docs/BENCHMARKS.md, "Algorithms").  Off by
-   default: a page fault then clears 2 MiB, and resident memory grows by
-   huge pages, which a write under a held view would pay (W1). */
+/* Huge pages: a context's arena may advise the kernel to back what it maps
+   with transparent huge pages (MADV_HUGEPAGE on each extent, from an
+   extent hook every arena is created with; nothing else of jemalloc's
+   changes).  A graph's adjacency blocks and slots are spread over hundreds
+   of megabytes, so a pass over every node (a load's linking, an
+   algorithm's adjacency build, degree) walks the page tables once per node
+   with 4 KiB pages, and a bulk build faults in every page it writes one at
+   a time.  By default only what an arena maps while a bulk build has bound
+   its thread to the arena's context (mem_ctx_bind: a load, an import) is
+   advised: a 1M-node / 5M-relationship load took 1.7-2.9 s of CPU against
+   3.6-5.1, an import 2.2-2.3 M rows per CPU second against 1.7-1.8, with
+   the same peak resident size (docs/BENCHMARKS.md, "Huge pages for bulk
+   builds").  STRATA_HUGE_PAGES=1 in the environment at the first context's
+   creation advises every extent of every arena; STRATA_HUGE_PAGES=0 none.
+   Not every write by default: a fault then clears 2 MiB, and resident
+   memory grows by huge pages, which a write under a held view would pay
+   (W1).  An arena recycled from a freed context reuses what it mapped
+   before, advised or not. */
 static pthread_once_t huge_once = PTHREAD_ONCE_INIT;
 static extent_hooks_t *default_hooks;   /* jemalloc's own, read once */
-static extent_hooks_t huge_hooks;       /* the same, but alloc advises */
-static int huge_pages;
+static extent_hooks_t huge_hooks;       /* the same, but alloc may advise */
+static int hooks_ready;                 /* every arena is created with huge_hooks */
+static int huge_pages;                  /* STRATA_HUGE_PAGES=1: every extent advised */
+static int bulk_huge_pages;             /* unless STRATA_HUGE_PAGES=0: a bulk build's */
+
+/* The arena of the context this thread is bound to (mem_ctx_bind), plus
+   one; 0: none. */
+static _Thread_local unsigned bound_arena_1;
 
 static void *huge_alloc(extent_hooks_t *hooks, void *new_addr, size_t size, size_t alignment,
                         bool *zero, bool *commit, unsigned arena_ind)
@@ -47,7 +61,8 @@ static void *huge_alloc(extent_hooks_t *hooks, void *new_addr, size_t size, size
     (void)hooks;
     void *p = default_hooks->alloc(default_hooks, new_addr, size, alignment, zero, commit,
                                    arena_ind);
-    if (p)
+    bool bulk = bulk_huge_pages && bound_arena_1 == arena_ind + 1;
+    if (p && (huge_pages || bulk))
         (void)madvise(p, size, MADV_HUGEPAGE);   /* advice: refused, nothing changes */
     return p;
 }
@@ -56,12 +71,13 @@ static void huge_init(void)
 {
     const char *on = getenv("STRATA_HUGE_PAGES");
     size_t sz = sizeof default_hooks;
-    if (!on || strcmp(on, "1") != 0 ||
-        mallctl("arena.0.extent_hooks", &default_hooks, &sz, NULL, 0) != 0)
+    if (mallctl("arena.0.extent_hooks", &default_hooks, &sz, NULL, 0) != 0)
         return;
     huge_hooks = *default_hooks;
     huge_hooks.alloc = huge_alloc;
-    huge_pages = 1;
+    hooks_ready = 1;
+    huge_pages = on && strcmp(on, "1") == 0;
+    bulk_huge_pages = !(on && strcmp(on, "0") == 0);
 }
 
 /* Arenas are recycled, not destroyed: a thread cache may still hold blocks
@@ -84,8 +100,8 @@ static int arena_get(unsigned *arena)
         size_t sz = sizeof *arena;
         extent_hooks_t *hooks = &huge_hooks;
         pthread_once(&huge_once, huge_init);
-        rc = huge_pages ? mallctl("arenas.create", arena, &sz, &hooks, sizeof hooks)
-                        : mallctl("arenas.create", arena, &sz, NULL, 0);
+        rc = hooks_ready ? mallctl("arenas.create", arena, &sz, &hooks, sizeof hooks)
+                         : mallctl("arenas.create", arena, &sz, NULL, 0);
     }
     pthread_mutex_unlock(&arena_lock);
     return rc;
@@ -646,6 +662,7 @@ mem_binding mem_ctx_bind(mem_ctx *m)
         mallctl("thread.arena", &b.arena, &sz, &arena, sizeof arena) != 0)
         return b;
     bound_ctx = m;
+    bound_arena_1 = m->arena + 1;
     b.ctx = m;
 #else
     (void)m;
@@ -660,6 +677,7 @@ void mem_ctx_unbind(mem_binding *b)
         assert(bound_ctx == b->ctx);
         (void)mallctl("thread.arena", NULL, NULL, &b->arena, sizeof b->arena);
         bound_ctx = NULL;
+        bound_arena_1 = 0;
     }
 #endif
     b->ctx = NULL;

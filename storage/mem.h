@@ -65,10 +65,12 @@ mem_ctx *mem_scratch(void);
 /* Bytes currently allocated from m. */
 size_t mem_ctx_bytes(const mem_ctx *m);
 
-/* Whether contexts' arenas advise the kernel to use transparent huge pages:
-   set by STRATA_HUGE_PAGES=1 in the environment, read once at the first
-   context (or this call); jemalloc builds only, off by default
-   (storage/mem.c says why). */
+/* Whether contexts' arenas advise the kernel to use transparent huge pages
+   for everything they map: set by STRATA_HUGE_PAGES=1 in the environment,
+   read once at the first context (or this call); jemalloc builds only, off
+   by default.  Without it they advise them only for what they map while a
+   bulk build has bound its thread to their context (mem_ctx_bind), unless
+   STRATA_HUGE_PAGES=0 (storage/mem.c says why). */
 int mem_huge_pages(void);
 
 /* NULL on failure (or injected failure).  size 0 is treated as 1. */
@@ -94,14 +96,15 @@ size_t mem_usable_size(const mem_ctx *m, void *p);
    it.  size itself without jemalloc. */
 size_t mem_good_size(const mem_ctx *m, size_t size);
 
-/* A bulk build (a load) binds its thread to the graph's context: until
-   the unbind, the thread's allocations from m take the allocator's fast
-   path (in jemalloc builds the thread's arena becomes m's, so plain
-   malloc allocates from it: callgrind on a load, about 180 instructions
-   an allocation through mallocx with an explicit arena against 80 through
-   malloc, refills from the arena included), and
-   so do other contexts' plain allocations on this thread, into m's arena
-   (each still counted in its own context).  Nothing else changes: m keeps
+/* A bulk build (a load, an import) binds its thread to the graph's
+   context: until the unbind, the thread's allocations from m take the
+   allocator's fast path (in jemalloc builds the thread's arena becomes
+   m's, so plain malloc allocates from it: callgrind on a load, about 180
+   instructions an allocation through mallocx with an explicit arena
+   against 80 through malloc, refills from the arena included), and so do
+   other contexts' plain allocations on this thread, into m's arena (each
+   still counted in its own context); and what m's arena maps meanwhile is
+   advised for huge pages (mem_huge_pages).  Nothing else changes: m keeps
    its counts, frees go where they always go.  A thread binds to one
    context at a time; a second bind, or one the allocator refuses, binds
    nothing and its unbind does nothing.  m must outlive the binding. */
