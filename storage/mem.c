@@ -36,9 +36,8 @@
    a time.  By default only what an arena maps while a bulk build has bound
    its thread to the arena's context (mem_ctx_bind: a load, an import) is
    advised: a 1M-node / 5M-relationship load took 1.7-2.9 s of CPU against
-   3.6-5.1, an import 2.2-2.3 M rows per CPU second against 1.7-1.8, with
-   the same peak resident size (docs/BENCHMARKS.md, "Huge pages for bulk
-   builds").  STRATA_HUGE_PAGES=1 in the environment at the first context's
+   3.6-5.0, an import 2.2-2.3 M rows per CPU second against 1.7-1.8, with
+   the same peak resident size (docs/BENCHMARKS.md, "Third round").  STRATA_HUGE_PAGES=1 in the environment at the first context's
    creation advises every extent of every arena; STRATA_HUGE_PAGES=0 none.
    Not every write by default: a fault then clears 2 MiB, and resident
    memory grows by huge pages, which a write under a held view would pay
