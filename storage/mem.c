@@ -37,12 +37,13 @@
    its thread to the arena's context (mem_ctx_bind: a load, an import) is
    advised: a 1M-node / 5M-relationship load took 1.7-2.9 s of CPU against
    3.6-5.0, an import 2.2-2.3 M rows per CPU second against 1.7-1.8, with
-   the same peak resident size (docs/BENCHMARKS.md, "Third round").  STRATA_HUGE_PAGES=1 in the environment at the first context's
-   creation advises every extent of every arena; STRATA_HUGE_PAGES=0 none.
-   Not every write by default: a fault then clears 2 MiB, and resident
-   memory grows by huge pages, which a write under a held view would pay
-   (W1).  An arena recycled from a freed context reuses what it mapped
-   before, advised or not. */
+   the same peak resident size (docs/BENCHMARKS.md, "Third round").
+   STRATA_HUGE_PAGES=1 in the environment at the first context's creation
+   advises every extent of every arena; STRATA_HUGE_PAGES=0 none.  Not
+   every write by default: a fault then clears 2 MiB, and resident memory
+   grows by huge pages, which a write under a held view would pay (W1).  An
+   arena recycled from a freed context reuses what it mapped before,
+   advised or not. */
 static pthread_once_t huge_once = PTHREAD_ONCE_INIT;
 static extent_hooks_t *default_hooks;   /* jemalloc's own, read once */
 static extent_hooks_t huge_hooks;       /* the same, but alloc may advise */
@@ -50,9 +51,10 @@ static int hooks_ready;                 /* every arena is created with huge_hook
 static int huge_pages;                  /* STRATA_HUGE_PAGES=1: every extent advised */
 static int bulk_huge_pages;             /* unless STRATA_HUGE_PAGES=0: a bulk build's */
 
-/* The arena of the context this thread is bound to (mem_ctx_bind), plus
-   one; 0: none. */
-static _Thread_local unsigned bound_arena_1;
+/* The arena of the context this thread is bound to (mem_ctx_bind) plus
+   one, 0 for none: what the extent hook asks (bound_ctx, below, is the
+   context itself). */
+static _Thread_local unsigned bound_arena_plus1;
 
 static void *huge_alloc(extent_hooks_t *hooks, void *new_addr, size_t size, size_t alignment,
                         bool *zero, bool *commit, unsigned arena_ind)
@@ -60,7 +62,7 @@ static void *huge_alloc(extent_hooks_t *hooks, void *new_addr, size_t size, size
     (void)hooks;
     void *p = default_hooks->alloc(default_hooks, new_addr, size, alignment, zero, commit,
                                    arena_ind);
-    bool bulk = bulk_huge_pages && bound_arena_1 == arena_ind + 1;
+    bool bulk = bulk_huge_pages && bound_arena_plus1 == arena_ind + 1;
     if (p && (huge_pages || bulk))
         (void)madvise(p, size, MADV_HUGEPAGE);   /* advice: refused, nothing changes */
     return p;
@@ -661,7 +663,7 @@ mem_binding mem_ctx_bind(mem_ctx *m)
         mallctl("thread.arena", &b.arena, &sz, &arena, sizeof arena) != 0)
         return b;
     bound_ctx = m;
-    bound_arena_1 = m->arena + 1;
+    bound_arena_plus1 = m->arena + 1;
     b.ctx = m;
 #else
     (void)m;
@@ -676,7 +678,7 @@ void mem_ctx_unbind(mem_binding *b)
         assert(bound_ctx == b->ctx);
         (void)mallctl("thread.arena", NULL, NULL, &b->arena, sizeof b->arena);
         bound_ctx = NULL;
-        bound_arena_1 = 0;
+        bound_arena_plus1 = 0;
     }
 #endif
     b->ctx = NULL;
