@@ -154,9 +154,12 @@ strata_status idxplan_prepare(strata_graph *g, version *v, const idx_plan *p)
     if (idxset_own(g->m, &v->indexes) != 0)
         return graph_fail(g, STRATA_ENOMEM, "out of memory updating an index");
     /* In a statement, the first write to each index saves its stack, in
-       the room the write reserved (an UNDO_INDEX_STACK per change). */
-    for (uint32_t i = 0; i < p->n; i++)
+       the room the write reserved (an UNDO_INDEX_STACK per change), folded
+       back first (level_stack.h, lstack_fold_back). */
+    for (uint32_t i = 0; i < p->n; i++) {
+        lstack_fold_back(*idxset_stack_mut(v->indexes, p->c[i].pos), &g->pool, g->m);
         txn_save_index_stack(g, v, p->c[i].pos);
+    }
     /* Every change draws on one pool: the stacks add up what their ops
        could take (a delete and an insert at most), reserved at once. */
     pbtree_need need = { 0, 0 };

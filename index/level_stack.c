@@ -205,6 +205,16 @@ int lstack_build(level_stack **out, mem_ctx *m, pbtree_entry *e, uint64_t n, boo
     return 0;
 }
 
+void lstack_fold_back(level_stack *s, pbtree_pool *pool, mem_ctx *m)
+{
+    /* Nobody else reads the header or the base, so the levels go into the
+       base in place.  Out of memory it stops part way, which is harmless:
+       the writes then go to the top level (lstack_open). */
+    if (s && s->depth && atomic_load_explicit(&s->refs, memory_order_acquire) == 1 &&
+        !pbtree_is_shared(&s->base))
+        (void)fold_levels(s, pool, m);
+}
+
 int lstack_open(level_stack **sp, pbtree_pool *pool, mem_ctx *m, uint32_t ops,
                 pbtree_need *need)
 {
@@ -216,12 +226,7 @@ int lstack_open(level_stack **sp, pbtree_pool *pool, mem_ctx *m, uint32_t ops,
         lstack_release(m, sp);
         *sp = s = n;
     }
-    if (s->depth && !pbtree_is_shared(&s->base)) {
-        /* Fold-back: nobody else reads the base, so the levels go into it
-           in place.  Out of memory it stops part way, which is harmless:
-           the writes then go to the top level as below. */
-        (void)fold_levels(s, pool, m);
-    }
+    lstack_fold_back(s, pool, m);
     pbtree *target = s->depth ? &s->levels[s->depth - 1] : &s->base;
     /* A shared top level that is still small takes the writes itself, by
        path copying (a few small nodes): pushing a level per fork would

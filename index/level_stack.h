@@ -90,6 +90,15 @@ void lstack_release(mem_ctx *m, level_stack **sp);
    unshared nodes); 0 when shared. */
 size_t lstack_private_bytes(const level_stack *s);
 
+/* Fold-back alone: when no one else holds s or its base, its levels are
+   folded into the base in place (lstack_open does it first too).  What the
+   stack shows is unchanged; out of memory the fold stops part way and the
+   stack is loose.  A statement's first write to an index calls it before
+   the journal saves the stack: the saved copy then shares the base, and a
+   level a committed statement leaves would otherwise wait for a flatten's
+   path copies, with a run of statements deepening the stack to
+   LSTACK_CAP. */
+void lstack_fold_back(level_stack *s, pbtree_pool *pool, mem_ctx *m);
 /* Makes *sp writable for ops inserts/deletes (see the header comment).
    -1 when out of memory; what the stack shows is unchanged either way. */
 int lstack_prepare(level_stack **sp, pbtree_pool *pool, mem_ctx *m, uint32_t ops);

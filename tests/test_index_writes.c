@@ -14,7 +14,10 @@
  * Through the API: a write touching more indices than an index plan holds
  * without allocating, under a held view, with its allocations failed one
  * at a time: an error and the graph unchanged, then the write and every
- * index equal to a scan.
+ * index equal to a scan.  And a run of one-write statements with nothing
+ * held: each folds the level the last one left (lstack_fold_back), so the
+ * stacks stay one level deep instead of growing to LSTACK_CAP, committed
+ * and rolled back alike.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,6 +28,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/graph_impl.h"
+#include "index/index_set.h"
 #include "index/level_stack.h"
 #include "storage/pbtree.h"
 #include <strata.h>
@@ -464,6 +469,68 @@ static void test_many_indices_delete_under_view(void **state)
     strata_graph_free(&g);
 }
 
+/* The deepest level stack among g's indices now. */
+static uint32_t deepest_stack(strata_graph *g)
+{
+    const index_set *s = graph_writer_version(g)->indexes;
+    uint32_t deepest = 0;
+    for (uint32_t i = 0; i < idxset_len(s); i++)
+        if (lstack_depth(idxset_stack(s, i)) > deepest)
+            deepest = lstack_depth(idxset_stack(s, i));
+    return deepest;
+}
+
+static void test_statements_fold_back(void **state)
+{
+    (void)state;
+    strata_graph *g;
+    assert_int_equal(strata_graph_new(&g), STRATA_OK);
+    strata_token label, keys[NIDX];
+    assert_int_equal(strata_token_intern(g, STRATA_LABEL, "L", &label), STRATA_OK);
+    for (int k = 0; k < NIDX; k++) {
+        char name[8];
+        snprintf(name, sizeof name, "p%d", k);
+        assert_int_equal(strata_token_intern(g, STRATA_KEY, name, &keys[k]), STRATA_OK);
+    }
+    for (int i = 0; i < NODES; i++) {
+        strata_id id;
+        assert_int_equal(strata_node_create(g, &label, 1, &id), STRATA_OK);
+        for (int k = 0; k < NIDX; k++) {
+            strata_value *v = strata_value_int(i * (k + 1));
+            assert_int_equal(strata_node_set(g, id, keys[k], v), STRATA_OK);
+            strata_value_free(&v);
+        }
+    }
+    for (int k = 0; k < NIDX; k++) {
+        strata_index idx;
+        char name[16];
+        snprintf(name, sizeof name, "i%d", k);
+        assert_int_equal(strata_index_create_named(g, k == 0 ? STRATA_INDEX_UNIQUE
+                                                          : k % 2 ? STRATA_INDEX_RANGE
+                                                                  : STRATA_INDEX_HASH,
+                                                   false, label, &keys[k], 1, name, &idx),
+                         STRATA_OK);
+    }
+    uint64_t rng = 99;
+    uint32_t deepest = 0;
+    for (int round = 0; round < 200; round++) {
+        strata_id id = (strata_id)(next_rand(&rng) % NODES);
+        int k = (int)(next_rand(&rng) % NIDX);
+        /* k 0 is unique: a value no other node holds. */
+        strata_value *v = strata_value_int(NODES * NIDX + round);
+        assert_int_equal(strata_statement_begin(g), STRATA_OK);
+        assert_int_equal(strata_node_set(g, id, keys[k], v), STRATA_OK);
+        assert_int_equal(strata_statement_end(g, round % 5 != 0), STRATA_OK);
+        strata_value_free(&v);
+        if (deepest_stack(g) > deepest)
+            deepest = deepest_stack(g);
+    }
+    /* The level a statement pushed is folded by the next one's first write. */
+    assert_true(deepest <= 1);
+    check_graph(g, keys);
+    strata_graph_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -473,6 +540,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_partial_fold_sweep, mem_ctx_setup, mem_ctx_teardown),
         cmocka_unit_test_setup_teardown(test_write_into_loose_level, mem_ctx_setup, mem_ctx_teardown),
         cmocka_unit_test(test_many_indices_delete_under_view),
+        cmocka_unit_test(test_statements_fold_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
