@@ -226,12 +226,6 @@ static int build_record(bulk_writer *b, size_t n, prop_rec **out)
 
 /* ---- nodes ------------------------------------------------------------ */
 
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* labels sorted and without repeats into sorted; their number, or
    BULK_DECLINED. */
 static int sort_labels(const strata_graph *g, const strata_token *labels, size_t n,
@@ -245,24 +239,7 @@ static int sort_labels(const strata_graph *g, const strata_token *labels, size_t
             return BULK_DECLINED;
         sorted[i] = labels[i];
     }
-    /* a node has a few labels mostly: an insertion sort then, not
-       qsort's call per comparison */
-    if (n > 16) {
-        qsort(sorted, n, sizeof *sorted, cmp_u32);
-    } else {
-        for (size_t i = 1; i < n; i++) {
-            uint32_t t = sorted[i];
-            size_t j = i;
-            for (; j > 0 && sorted[j - 1] > t; j--)
-                sorted[j] = sorted[j - 1];
-            sorted[j] = t;
-        }
-    }
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (k == 0 || sorted[k - 1] != sorted[i])
-            sorted[k++] = sorted[i];
-    *out = k;
+    *out = normalise_labels(sorted, n);
     return 0;
 }
 

@@ -186,5 +186,8 @@ void txn_test_fail_next_rollback(void);
 /* Whether v may be a property value: booleans, integers, floats, strings,
    temporals and flat lists of those without nulls (core/write.c). */
 bool prop_storable(const value *v);
+/* Sorts label tokens and drops repeats in place, the form a label set is
+   interned in; returns how many are left (core/write.c). */
+size_t normalise_labels(uint32_t *l, size_t n);
 
 #endif

@@ -61,10 +61,21 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Sorts and dedups labels in place; returns the new count. */
-static size_t normalise_labels(uint32_t *l, size_t n)
+size_t normalise_labels(uint32_t *l, size_t n)
 {
-    qsort(l, n, sizeof *l, cmp_u32);
+    /* a node has a few labels mostly: an insertion sort then, not
+       qsort's call per comparison */
+    if (n > 16) {
+        qsort(l, n, sizeof *l, cmp_u32);
+    } else {
+        for (size_t i = 1; i < n; i++) {
+            uint32_t t = l[i];
+            size_t j = i;
+            for (; j > 0 && l[j - 1] > t; j--)
+                l[j] = l[j - 1];
+            l[j] = t;
+        }
+    }
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         if (k == 0 || l[k - 1] != l[i])

@@ -21,6 +21,15 @@
 #endif
 #endif
 
+struct mem_ctx {
+    atomic_size_t bytes;
+    atomic_size_t peak;     /* test builds: the most bytes held at once */
+    atomic_int refs;
+    unsigned arena;     /* jemalloc arena index; unused without jemalloc */
+    int flags;          /* mallocx flags selecting the arena */
+    int is_static;      /* the scratch context is never freed */
+};
+
 #ifdef STRATA_JEMALLOC
 #include <dlfcn.h>
 #include <jemalloc/jemalloc.h>
@@ -51,10 +60,10 @@ static int hooks_ready;                 /* every arena is created with huge_hook
 static int huge_pages;                  /* STRATA_HUGE_PAGES=1: every extent advised */
 static int bulk_huge_pages;             /* unless STRATA_HUGE_PAGES=0: a bulk build's */
 
-/* The arena of the context this thread is bound to (mem_ctx_bind) plus
-   one, 0 for none: what the extent hook asks (bound_ctx, below, is the
-   context itself). */
-static _Thread_local unsigned bound_arena_plus1;
+/* The context this thread is bound to (mem_ctx_bind), whose arena is then
+   the thread's own: its allocations take malloc's fast path too, and
+   what its arena maps is a bulk build's (huge_alloc). */
+static _Thread_local const mem_ctx *bound_ctx;
 
 static void *huge_alloc(extent_hooks_t *hooks, void *new_addr, size_t size, size_t alignment,
                         bool *zero, bool *commit, unsigned arena_ind)
@@ -62,7 +71,7 @@ static void *huge_alloc(extent_hooks_t *hooks, void *new_addr, size_t size, size
     (void)hooks;
     void *p = default_hooks->alloc(default_hooks, new_addr, size, alignment, zero, commit,
                                    arena_ind);
-    bool bulk = bulk_huge_pages && bound_arena_plus1 == arena_ind + 1;
+    bool bulk = bulk_huge_pages && bound_ctx && bound_ctx->arena == arena_ind;
     if (p && (huge_pages || bulk))
         (void)madvise(p, size, MADV_HUGEPAGE);   /* advice: refused, nothing changes */
     return p;
@@ -116,15 +125,6 @@ static void arena_put(unsigned arena)
     pthread_mutex_unlock(&arena_lock);
 }
 #endif
-
-struct mem_ctx {
-    atomic_size_t bytes;
-    atomic_size_t peak;     /* test builds: the most bytes held at once */
-    atomic_int refs;
-    unsigned arena;     /* jemalloc arena index; unused without jemalloc */
-    int flags;          /* mallocx flags selecting the arena */
-    int is_static;      /* the scratch context is never freed */
-};
 
 static mem_ctx scratch_ctx = { .refs = 1, .is_static = 1 };
 
@@ -234,10 +234,6 @@ static bool plain_is_jemalloc(void)
     }
     return state == 1;
 }
-
-/* The context this thread is bound to (mem_ctx_bind), whose arena is then
-   the thread's own: its allocations take malloc's fast path too. */
-static _Thread_local const mem_ctx *bound_ctx;
 
 #define PLAIN(m) (((m)->flags == 0 || (m) == bound_ctx) && plain_is_jemalloc())
 
@@ -663,7 +659,6 @@ mem_binding mem_ctx_bind(mem_ctx *m)
         mallctl("thread.arena", &b.arena, &sz, &arena, sizeof arena) != 0)
         return b;
     bound_ctx = m;
-    bound_arena_plus1 = m->arena + 1;
     b.ctx = m;
 #else
     (void)m;
@@ -678,7 +673,6 @@ void mem_ctx_unbind(mem_binding *b)
         assert(bound_ctx == b->ctx);
         (void)mallctl("thread.arena", NULL, NULL, &b->arena, sizeof b->arena);
         bound_ctx = NULL;
-        bound_arena_plus1 = 0;
     }
 #endif
     b->ctx = NULL;

@@ -112,6 +112,19 @@ static void fill(id_map *m, model *md)
     add(m, md, 3, "3", (uint64_t)1 << 40);
 }
 
+/* Each key found at the hint taken for it, as the model says, in space 0. */
+static void finds_at_hints(const id_map *m, const model *md, const char *const *keys,
+                           const id_map_hint *hints, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t want = 0, got = 0;
+        bool had = model_find(md, 0, keys[i], &want);
+        assert_int_equal(id_map_find_at(m, 0, keys[i], strlen(keys[i]), &hints[i], &got), had);
+        if (had)
+            assert_int_equal(got, want);
+    }
+}
+
 /* Hints taken while a space is dense still find (or miss) the same ids
    once it has moved to the table. */
 static void test_hints_across_a_move(void **state)
@@ -130,13 +143,7 @@ static void test_hints_across_a_move(void **state)
     for (size_t i = 0; i < 6; i++)
         id_map_prefetch(m, 0, keys[i], strlen(keys[i]), &hints[i]);
     add(m, &md, 0, "x", 7);   /* moves space 0 to the table */
-    for (size_t i = 0; i < 6; i++) {
-        uint64_t want = 0, got = 0;
-        bool had = model_find(&md, 0, keys[i], &want);
-        assert_int_equal(id_map_find_at(m, 0, keys[i], strlen(keys[i]), &hints[i], &got), had);
-        if (had)
-            assert_int_equal(got, want);
-    }
+    finds_at_hints(m, &md, keys, hints, 6);
     check(m, &md);
     id_map_free(&m);
 }
@@ -161,13 +168,7 @@ static void test_hints_across_a_growth(void **state)
         snprintf(key, sizeof key, "%llu", (unsigned long long)i);
         add(m, &md, 0, key, 1000 + i);
     }
-    for (size_t i = 0; i < 4; i++) {
-        uint64_t want = 0, got = 0;
-        bool had = model_find(&md, 0, keys[i], &want);
-        assert_int_equal(id_map_find_at(m, 0, keys[i], strlen(keys[i]), &hints[i], &got), had);
-        if (had)
-            assert_int_equal(got, want);
-    }
+    finds_at_hints(m, &md, keys, hints, 4);
     check(m, &md);
     id_map_free(&m);
 }

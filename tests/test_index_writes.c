@@ -410,12 +410,14 @@ static void check_graph(strata_graph *g, const strata_token *keys)
     strata_view_release(&v);
 }
 
-static void test_many_indices_delete_under_view(void **state)
+/* NODES nodes labelled L with properties p0..p(NIDX-1) and an index on
+   each (p0 unique, holding the node's number; the rest range and hash
+   indices over repeating values). */
+static strata_graph *indexed_graph(strata_token keys[NIDX])
 {
-    (void)state;
     strata_graph *g;
     assert_int_equal(strata_graph_new(&g), STRATA_OK);
-    strata_token label, keys[NIDX];
+    strata_token label;
     assert_int_equal(strata_token_intern(g, STRATA_LABEL, "L", &label), STRATA_OK);
     for (int k = 0; k < NIDX; k++) {
         char name[8];
@@ -441,6 +443,14 @@ static void test_many_indices_delete_under_view(void **state)
                                                    false, label, &keys[k], 1, name, &idx),
                          STRATA_OK);
     }
+    return g;
+}
+
+static void test_many_indices_delete_under_view(void **state)
+{
+    (void)state;
+    strata_token keys[NIDX];
+    strata_graph *g = indexed_graph(keys);
     check_graph(g, keys);
     int failed = 0;
     for (strata_id victim = 0; victim < 12; victim++) {
@@ -483,40 +493,14 @@ static uint32_t deepest_stack(strata_graph *g)
 static void test_statements_fold_back(void **state)
 {
     (void)state;
-    strata_graph *g;
-    assert_int_equal(strata_graph_new(&g), STRATA_OK);
-    strata_token label, keys[NIDX];
-    assert_int_equal(strata_token_intern(g, STRATA_LABEL, "L", &label), STRATA_OK);
-    for (int k = 0; k < NIDX; k++) {
-        char name[8];
-        snprintf(name, sizeof name, "p%d", k);
-        assert_int_equal(strata_token_intern(g, STRATA_KEY, name, &keys[k]), STRATA_OK);
-    }
-    for (int i = 0; i < NODES; i++) {
-        strata_id id;
-        assert_int_equal(strata_node_create(g, &label, 1, &id), STRATA_OK);
-        for (int k = 0; k < NIDX; k++) {
-            strata_value *v = strata_value_int(i * (k + 1));
-            assert_int_equal(strata_node_set(g, id, keys[k], v), STRATA_OK);
-            strata_value_free(&v);
-        }
-    }
-    for (int k = 0; k < NIDX; k++) {
-        strata_index idx;
-        char name[16];
-        snprintf(name, sizeof name, "i%d", k);
-        assert_int_equal(strata_index_create_named(g, k == 0 ? STRATA_INDEX_UNIQUE
-                                                          : k % 2 ? STRATA_INDEX_RANGE
-                                                                  : STRATA_INDEX_HASH,
-                                                   false, label, &keys[k], 1, name, &idx),
-                         STRATA_OK);
-    }
+    strata_token keys[NIDX];
+    strata_graph *g = indexed_graph(keys);
     uint64_t rng = 99;
     uint32_t deepest = 0;
     for (int round = 0; round < 200; round++) {
         strata_id id = (strata_id)(next_rand(&rng) % NODES);
         int k = (int)(next_rand(&rng) % NIDX);
-        /* k 0 is unique: a value no other node holds. */
+        /* p0 is unique: a value no node holds (they hold 0..NODES-1). */
         strata_value *v = strata_value_int(NODES * NIDX + round);
         assert_int_equal(strata_statement_begin(g), STRATA_OK);
         assert_int_equal(strata_node_set(g, id, keys[k], v), STRATA_OK);
