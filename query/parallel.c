@@ -168,11 +168,6 @@ void parallel_plan_free(exec *x, parallel_plan **pp)
 
 /* ---- running ---- */
 
-/* Morsels done but not yet merged, at most, per thread: a worker that
-   runs ahead of the merge waits, so the partials held stay bounded
-   whatever the input (the head morsel's worker never waits). */
-#define PARALLEL_AHEAD 4
-
 /* A morsel's outcome, in the ring of slots. */
 typedef struct morsel_slot {
     void *partial;              /* the holding step's state, or NULL */

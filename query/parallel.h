@@ -69,6 +69,13 @@
 /* Start candidates in a morsel: small enough to share out the work
    evenly, large enough that a morsel's partial is worth its merge. */
 #define PARALLEL_MORSEL 256
+/* Morsels taken but not yet merged, at most, per thread: a worker that
+   runs ahead of the merge waits, so the partials held stay bounded
+   whatever the input (the head morsel's worker never waits).  It also
+   bounds what a LIMIT that ends the run early lets the scan read: up to
+   threads * PARALLEL_AHEAD morsels, when the head morsel's worker is the
+   slow one. */
+#define PARALLEL_AHEAD 4
 
 /* The threads a read may use: the graph's setting (0: one per
    processor), at most 64, 1 inside a worker. */
