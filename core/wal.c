@@ -120,6 +120,7 @@ void wal_fault_clear(void) { memset(fault_left, 0, sizeof fault_left); }
 
 static atomic_long sync_count;
 long wal_sync_count(void) { return atomic_load(&sync_count); }
+uint64_t wal_synced_seq(const strata_graph *g) { return atomic_load(&g->wal->synced_seq); }
 
 void wal_checkpoint_stop_after(int k) { stop_after_step = k; }
 

@@ -178,6 +178,8 @@ void wal_fault_at(wal_fault_point p, long k, int err);
 void wal_fault_clear(void);
 /* Log fsyncs done since the process started (every mode, every path). */
 long wal_sync_count(void);
+/* The sequence number every record up to which is on the disk. */
+uint64_t wal_synced_seq(const strata_graph *g);
 /* Checkpoint steps: stop (as a crash would) after step k (1: new segment,
    2: snapshot written, 3: old files removed); 0 runs to the end. */
 void wal_checkpoint_stop_after(int k);

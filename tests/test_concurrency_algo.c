@@ -34,7 +34,7 @@ static strata_graph *ring_graph(size_t n)
 typedef struct writer_arg {
     strata_graph *g;
     atomic_bool stop;
-    size_t writes;
+    atomic_size_t writes;
 } writer_arg;
 
 /* Creates nodes and relationships, deletes some, until told to stop. */
@@ -48,13 +48,21 @@ static void *writer(void *p)
         if (strata_node_create(w->g, NULL, 0, &a) != STRATA_OK ||
             strata_node_create(w->g, NULL, 0, &b) != STRATA_OK ||
             strata_rel_create(w->g, a, b, type, &rel) != STRATA_OK ||
-            strata_rel_create(w->g, a, w->writes % 1000, type, &rel) != STRATA_OK)
+            strata_rel_create(w->g, a, atomic_load(&w->writes) % 1000, type, &rel) != STRATA_OK) {
+            atomic_store(&w->stop, true);   /* the count tells the test */
             break;
-        if (w->writes % 2 == 0)
+        }
+        if (atomic_load(&w->writes) % 2 == 0)
             strata_rel_delete(w->g, rel);
-        w->writes++;
+        atomic_fetch_add(&w->writes, 1);
     }
     return NULL;
+}
+
+static void pause_ms(long ms)
+{
+    struct timespec pause = {0, ms * 1000 * 1000};
+    nanosleep(&pause, NULL);
 }
 
 static strata_value *threads_config(int threads)
@@ -82,6 +90,9 @@ static void test_concurrency_algo_under_writes(void **state)
     writer_arg w = {.g = g};
     pthread_t t;
     assert_int_equal(pthread_create(&t, NULL, writer, &w), 0);
+    /* the reads below overlap writes, however late the writer starts */
+    while (atomic_load(&w.writes) == 0 && !atomic_load(&w.stop))
+        pause_ms(1);
     for (int round = 0; round < 3; round++)
         for (size_t i = 0; i < 5; i++) {
             strata_algo_result *r;
@@ -117,7 +128,7 @@ static void test_concurrency_algo_under_writes(void **state)
 typedef struct run_arg {
     strata_view *v;
     strata_value *cfg;
-    atomic_bool started;
+    atomic_bool done;
     strata_status status;
 } run_arg;
 
@@ -125,13 +136,14 @@ static void *long_run(void *p)
 {
     run_arg *a = p;
     strata_algo_result *r = NULL;
-    atomic_store(&a->started, true);
     a->status = strata_algo_run(a->v, "pagerank", a->cfg, &r);
     strata_algo_result_free(&r);
+    atomic_store(&a->done, true);
     return NULL;
 }
 
-/* PageRank told to run a million iterations stops on strata_interrupt. */
+/* PageRank told to run a million iterations stops on strata_interrupt
+   (it could not end by itself within the test's time). */
 static void test_concurrency_algo_interrupt(void **state)
 {
     (void)state;
@@ -147,11 +159,12 @@ static void test_concurrency_algo_interrupt(void **state)
     run_arg a = {.v = v, .cfg = cfg};
     pthread_t t;
     assert_int_equal(pthread_create(&t, NULL, long_run, &a), 0);
-    while (!atomic_load(&a.started))
-        ;
-    struct timespec pause = {0, 50 * 1000 * 1000};
-    nanosleep(&pause, NULL);
-    strata_interrupt(g);
+    /* a run clears the flag as it starts, so an interrupt sent before that
+       is lost: send it until the run has ended */
+    while (!atomic_load(&a.done)) {
+        strata_interrupt(g);
+        pause_ms(5);
+    }
     pthread_join(t, NULL);
     assert_int_equal(a.status, STRATA_EINTERRUPTED);
     assert_non_null(strstr(strata_view_errmsg(v), "interrupted"));

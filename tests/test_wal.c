@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -688,6 +689,13 @@ static void test_bad_calls_logged_graph(void **state)
     wal_rmtree(dir);
 }
 
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
 /* sync normal: commits return without an fsync; the background thread
    syncs what they wrote within about 100 ms, once for many commits.
    sync full: one fsync per commit; off: none. */
@@ -704,21 +712,31 @@ static void test_sync_counts(void **state)
         strata_graph *g = NULL;
         wal_open_ok(db, &o, &g);
         long before = wal_sync_count();
+        double t0 = now_ms();
         for (int i = 0; i < 50; i++) {
             strata_id n;
             assert_int_equal(strata_node_create(g, NULL, 0, &n), STRATA_OK);
         }
         long during = wal_sync_count() - before;
-        usleep(350 * 1000);
-        long after = wal_sync_count() - before;
+        /* sync normal: the first sync within 100 ms of the commits, give
+           or take the scheduler (10 s on a loaded machine) */
+        long after;
+        do {
+            usleep(50 * 1000);
+            after = wal_sync_count() - before;
+        } while (modes[m] == STRATA_SYNC_NORMAL && after == 0 && now_ms() - t0 < 10000);
+        usleep(300 * 1000);
+        long settled = wal_sync_count() - before;
+        /* one sync per 100 ms at most, however many commits */
+        long most = (long)((now_ms() - t0) / 100) + 1;
         if (modes[m] == STRATA_SYNC_FULL) {
             assert_int_equal(during, 50);
-            assert_int_equal(after, 50);
+            assert_int_equal(settled, 50);
         } else if (modes[m] == STRATA_SYNC_NORMAL) {
-            assert_true(during <= 10);   /* one per 100 ms at most */
-            assert_true(after >= 1 && after <= 10);
+            assert_true(during <= most);
+            assert_true(after >= 1 && settled <= most);
         } else {
-            assert_int_equal(after, 0);
+            assert_int_equal(settled, 0);
         }
         assert_int_equal(strata_close(&g), STRATA_OK);
     }
