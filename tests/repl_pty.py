@@ -18,11 +18,19 @@ import re
 import select
 import sys
 import tempfile
+import termios
 import time
 
 PROMPT = 'strata> '
 CONTINUATION = '   ...> '
 TIMEOUT = 20.0
+# Ctrl-C is typed again every AGAIN seconds until the REPL answers, for at
+# most INTERRUPT_TIMEOUT.
+AGAIN = 0.5
+INTERRUPT_TIMEOUT = 30.0
+# CPU seconds only a running statement uses: reading a typed line, or a
+# stopped statement's rollback and error, take far less.
+BUSY = 0.1
 
 failures = []
 
@@ -39,11 +47,12 @@ class Repl:
         if self.pid == 0:
             os.execve(argv[0], argv, env)
         self.buf = ''
+        self.closed = False   # the end of output was read
 
-    def read_until(self, pattern):
+    def read_until(self, pattern, timeout=TIMEOUT):
         """Output up to and including the first match of pattern (a regex);
         None on timeout or end of output."""
-        deadline = time.time() + TIMEOUT
+        deadline = time.time() + timeout
         while True:
             m = re.search(pattern, self.buf)
             if m:
@@ -58,14 +67,16 @@ class Repl:
             try:
                 data = os.read(self.fd, 65536)
             except OSError:
-                return None
+                data = b''
             if not data:
+                self.closed = True
                 return None
             self.buf += data.decode('utf-8', 'replace').replace('\r\n', '\n')
 
-    def wait(self):
-        """The exit status, or None (and the process killed) on timeout."""
-        deadline = time.time() + TIMEOUT
+    def wait(self, timeout=TIMEOUT):
+        """The exit status, or None if the process still runs after timeout
+        seconds."""
+        deadline = time.time() + timeout
         while time.time() < deadline:
             pid, status = os.waitpid(self.pid, os.WNOHANG)
             if pid:
@@ -76,12 +87,78 @@ class Repl:
                     os.read(self.fd, 65536)   # drain, so the child never blocks writing
                 except OSError:
                     pass
-        os.kill(self.pid, 9)
-        os.waitpid(self.pid, 0)
         return None
 
+    def kill(self):
+        os.kill(self.pid, 9)
+        os.waitpid(self.pid, 0)
+
     def type(self, text):
-        os.write(self.fd, text.encode())
+        try:
+            os.write(self.fd, text.encode())
+        except OSError:
+            pass   # the REPL has gone; what it printed says why
+
+    def cpu_seconds(self):
+        """The CPU time the REPL has used, all its threads together."""
+        with open(f'/proc/{self.pid}/stat') as f:
+            fields = f.read().rsplit(')', 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
+
+    def busy(self, since):
+        """Whether the REPL has used BUSY CPU seconds more than since,
+        waiting at most TIMEOUT."""
+        deadline = time.time() + TIMEOUT
+        while self.cpu_seconds() - since < BUSY:
+            if time.time() > deadline:
+                return False
+            time.sleep(0.02)
+        return True
+
+    def editing(self):
+        """Waits (at most TIMEOUT) until the line editor has the terminal.
+        libedit prints its prompt before it turns the terminal's echo and
+        line mode off: a key typed in between is the terminal's, so a Ctrl-D
+        there is lost and a Ctrl-C comes before the read it should end."""
+        deadline = time.time() + TIMEOUT
+        while termios.tcgetattr(self.fd)[3] & termios.ECHO and time.time() < deadline:
+            time.sleep(0.01)
+
+    def interrupt(self, answer, running=False):
+        """Types Ctrl-C, again every AGAIN seconds until answer (a regex)
+        appears: the output up to it, None if it never came.  A SIGINT can
+        come too soon to count: after the REPL clears its flag but before its
+        read blocks (which then waits on), or before a statement starts
+        (which clears the request).  With running, Ctrl-C is typed again only
+        while the statement still uses CPU, so none follows the one that
+        stopped it; a late one is made harmless (settle)."""
+        deadline = time.time() + INTERRUPT_TIMEOUT
+        sent, cpu = 0, 0.0
+        while time.time() < deadline:
+            if not sent or not running or self.cpu_seconds() - cpu >= BUSY:
+                cpu = self.cpu_seconds()
+                self.type('\x03')
+                sent += 1
+            out = self.read_until(answer, AGAIN)
+            if out is not None and sent > 1:
+                self.settle(sent - 1)
+            if out is not None or self.closed:
+                return out
+        return None
+
+    def settle(self, extra):
+        """After extra Ctrl-C more than the one that counted: one typed while
+        the REPL was already answering reaches it late, as another "^C" and
+        prompt or by dropping the next line it reads.  Runs statements that
+        change nothing until one runs, and reads past its output."""
+        for n in range(1, extra + 2):
+            self.type(f'RETURN {n} AS settled;\r')
+            out = self.read_until(rf'\|\s+{n} \|\n|\^C\n' + re.escape(PROMPT))
+            if out is None:
+                return
+            if not out.endswith(PROMPT):
+                self.read_until('\n' + re.escape(PROMPT))
+                return
 
     def line(self, text):
         """Types a line and returns everything up to the next prompt (either
@@ -131,12 +208,15 @@ def main():
               'the caret under RETURN', out)
 
     # Ctrl-C mid-statement drops it; the REPL survives and runs the next.
+    # Typed once libedit has the terminal, the echo is libedit's: the line
+    # was read, and Ctrl-C ends the read that waits for more.
     out = repl.line('MATCH (n)')
     check(out is not None and out.endswith(CONTINUATION), 'continuation before Ctrl-C', out)
+    repl.editing()
     repl.type('RETURN count(n) AS never')
-    time.sleep(0.2)
-    repl.type('\x03')
-    out = repl.read_until(re.escape(PROMPT))
+    out = repl.read_until('AS never')
+    check(out is not None, 'the line echoed before Ctrl-C', out)
+    out = repl.interrupt(r'\^C\n' + re.escape(PROMPT))
     check(out is not None and '^C' in out, 'Ctrl-C gives a fresh prompt', out)
     out = repl.statement('RETURN 40 + 2 AS answer;') or ''
     check(re.search(r'\|\s+42 \|', out) is not None and 'never' not in out,
@@ -148,11 +228,13 @@ def main():
     repl.statement('CREATE (:Tmp {i: 0});')
     repl.statement('UNWIND range(1, 12) AS i CREATE (:K {i: i});')
     repl.statement('MATCH (a:K), (b:K) WHERE a <> b CREATE (a)-[:E]->(b);')
+    # Ctrl-C once the statement has used CPU: it has started, so its start
+    # no longer clears the request.
+    cpu = repl.cpu_seconds()
     repl.type('MATCH (t:Tmp) SET t.i = 1 WITH t MATCH p = (a:K)-[*]->(b) '
               'WHERE length(p) > 100 RETURN count(*);\r')
-    time.sleep(0.5)
-    repl.type('\x03')
-    out = repl.read_until('\n' + re.escape(PROMPT))
+    check(repl.busy(cpu), 'the long statement runs', repl.buf)
+    out = repl.interrupt('Interrupted[^\n]*\n' + re.escape(PROMPT), running=True)
     check(out is not None and 'Interrupted' in out, 'Ctrl-C stops a running statement', out)
     out = repl.statement('MATCH (t:Tmp) RETURN t.i AS i;') or ''
     check(re.search(r'\|\s+0 \|', out) is not None, 'the interrupted statement was undone', out)
@@ -197,10 +279,16 @@ def main():
     # Ctrl-D on an empty line leaves, with status 0.  Typed the instant the
     # prompt appeared, on a loaded machine, a Ctrl-D was once lost (the
     # terminal not yet in raw mode takes it as its own end-of-file), so the
-    # test pauses as a person would, and never waits forever.
-    time.sleep(0.3)
-    repl.type('\x04')
-    status = repl.wait()
+    # test waits for libedit to take the terminal, types Ctrl-D again when
+    # the REPL is still there 2 s later, and never waits forever.
+    repl.editing()
+    status = None
+    deadline = time.time() + TIMEOUT
+    while status is None and time.time() < deadline:
+        repl.type('\x04')
+        status = repl.wait(2.0)
+    if status is None:
+        repl.kill()
     check(status is not None and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0,
           'Ctrl-D exits with status 0', str(status))
 
