@@ -34,6 +34,7 @@
 
 #include "algo/algo.h"
 #include "core/view_bulk.h"   /* adjacency blocks and property records, read in bulk */
+#include "storage/sort_u32.h"
 
 static int cmp_id(const void *a, const void *b)
 {
@@ -361,13 +362,7 @@ static void sift_down(uint32_t *adj, uint32_t *rel, size_t root, size_t n)
 static void sort_entries(uint32_t *adj, uint32_t *rel, size_t n)
 {
     if (!rel && n <= 64) {   /* neighbours alone: shift, not swap */
-        for (size_t k = 1; k < n; k++) {
-            uint32_t x = adj[k];
-            size_t at = k;
-            for (; at > 0 && adj[at - 1] > x; at--)
-                adj[at] = adj[at - 1];
-            adj[at] = x;
-        }
+        sort_u32_short(adj, n);
         return;
     }
     if (n <= 32) {

@@ -16,6 +16,7 @@
 #include "core/stats_maint.h"
 #include "core/txn.h"
 #include "core/wal.h"
+#include "storage/sort_u32.h"
 
 /* Validation has passed: from here the write may fork (txn_writable). */
 #define MAKE_WRITABLE()                                                                  \
@@ -63,19 +64,10 @@ static int cmp_u32(const void *a, const void *b)
 
 size_t normalise_labels(uint32_t *l, size_t n)
 {
-    /* a node has a few labels mostly: an insertion sort then, not
-       qsort's call per comparison */
-    if (n > 16) {
+    if (n > 16)
         qsort(l, n, sizeof *l, cmp_u32);
-    } else {
-        for (size_t i = 1; i < n; i++) {
-            uint32_t t = l[i];
-            size_t j = i;
-            for (; j > 0 && l[j - 1] > t; j--)
-                l[j] = l[j - 1];
-            l[j] = t;
-        }
-    }
+    else
+        sort_u32_short(l, n);   /* a node has a few labels mostly */
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         if (k == 0 || l[k - 1] != l[i])
