@@ -52,6 +52,7 @@ struct pbtree_node {
             atomic_uint refs;
             uint16_t n;                  /* entries, or kids; never 0 in a tree */
             uint8_t leaf;
+            uint8_t heap;                /* a key may own a heap body (note_key) */
         };
     };
     _Alignas(8) pbtree_entry ent[PBTREE_ORDER];   /* entries, or separators */
@@ -89,6 +90,15 @@ static inline void key_release(value *k)
 {
     if (!key_scalar(k))
         value_release(k);
+}
+
+/* Marks x as holding a key that may own a heap body, when k does: a node
+   whose keys are all scalars (heap clear) is copied and freed without a
+   walk over its keys.  The mark is never cleared while the node lives, so
+   it may over-report, never under-report. */
+static inline void note_key(struct pbtree_node *x, const value *k)
+{
+    x->heap |= !key_scalar(k);
 }
 
 /* The first index in a[0..n) whose entry is >= (key, id), or > it when
@@ -134,6 +144,7 @@ static struct pbtree_node *pool_take(pbtree_pool *pool, bool leaf)
     atomic_init(&x->refs, 1);
     x->n = 0;
     x->leaf = leaf;
+    x->heap = 0;
     return x;
 }
 
@@ -151,8 +162,9 @@ static void node_unref(struct pbtree_node *x, mem_ctx *m)
 {
     if (atomic_fetch_sub_explicit(&x->refs, 1, memory_order_acq_rel) != 1)
         return;
-    for (unsigned i = 0; i < x->n; i++)
-        key_release(&x->ent[i].key);
+    if (x->heap)
+        for (unsigned i = 0; i < x->n; i++)
+            key_release(&x->ent[i].key);
     if (!x->leaf)
         for (unsigned i = 0; i < x->n; i++)
             node_unref(x->kid[i], m);
@@ -168,9 +180,11 @@ static struct pbtree_node *own(struct pbtree_node **slot, pbtree_pool *pool, mem
         return x;
     struct pbtree_node *c = pool_take(pool, x->leaf);
     c->n = x->n;
+    c->heap = x->heap;
     memcpy(c->ent, x->ent, x->n * sizeof *c->ent);
-    for (unsigned i = 0; i < x->n; i++)
-        c->ent[i].key = key_retain(c->ent[i].key);
+    if (x->heap)
+        for (unsigned i = 0; i < x->n; i++)
+            c->ent[i].key = key_retain(c->ent[i].key);
     if (!x->leaf) {
         memcpy(c->kid, x->kid, x->n * sizeof *c->kid);
         for (unsigned i = 0; i < x->n; i++)
@@ -186,6 +200,7 @@ static struct pbtree_node *own(struct pbtree_node **slot, pbtree_pool *pool, mem
 static struct pbtree_node *split(struct pbtree_node *x, pbtree_pool *pool)
 {
     struct pbtree_node *r = pool_take(pool, x->leaf);
+    r->heap = x->heap;
     unsigned keep = PBTREE_ORDER / 2, moved = x->n - keep;
     memcpy(r->ent, x->ent + keep, moved * sizeof *r->ent);
     if (!x->leaf)
@@ -211,6 +226,7 @@ static struct pbtree_node *insert_at(struct pbtree_node *x, unsigned i, pbtree_e
     }
     memmove(x->ent + i + 1, x->ent + i, (x->n - i) * sizeof *x->ent);
     x->ent[i] = e;
+    note_key(x, &e.key);
     if (!x->leaf) {
         memmove(x->kid + i + 1, x->kid + i, (x->n - i) * sizeof *x->kid);
         x->kid[i] = kid;
@@ -250,6 +266,7 @@ static void descend_mut(pbtree *t, pbtree_pool *pool, mem_ctx *m, const value *k
             key_release(&x->ent[0].key);
             x->ent[0].key = key_retain(*key);
             x->ent[0].id = id;
+            note_key(x, key);
         }
         pos[d] = i;
         slot = &x->kid[i];
@@ -331,6 +348,7 @@ static struct pbtree_node *node_alloc(mem_ctx *m, bool leaf)
         atomic_init(&x->refs, 1);
         x->n = 0;
         x->leaf = leaf;
+        x->heap = 0;
     }
     return x;
 }
@@ -382,6 +400,7 @@ int pbtree_build(pbtree *t, mem_ctx *m, const pbtree_entry *e, uint64_t n, bool 
         for (uint64_t i = lo; i < hi; i++) {
             x->ent[i - lo].key = key_retain(e[i].key);
             x->ent[i - lo].id = e[i].id;
+            note_key(x, &e[i].key);
         }
         x->n = (uint16_t)(hi - lo);
         level[done] = x;
@@ -409,6 +428,7 @@ int pbtree_build(pbtree *t, mem_ctx *m, const pbtree_entry *e, uint64_t n, bool 
                 x->kid[i - lo] = level[i];
                 x->ent[i - lo].key = key_retain(level[i]->ent[0].key);
                 x->ent[i - lo].id = level[i]->ent[0].id;
+                note_key(x, &level[i]->ent[0].key);
             }
             x->n = (uint16_t)(hi - lo);
             level[p] = x;
@@ -582,26 +602,15 @@ int pbtree_delete(pbtree *t, pbtree_pool *pool, mem_ctx *m, const value *key, ui
     return 1;
 }
 
-void pbtree_insert_absent(pbtree *t, pbtree_pool *pool, mem_ctx *m, const value *key,
-                          uint64_t id)
+/* Puts entry e at index i of the private leaf at the end of path (from
+   descend_mut) and splits upwards as needed. */
+static void insert_in_leaf(pbtree *t, pbtree_pool *pool, struct pbtree_node **path,
+                           const unsigned *pos, unsigned i, pbtree_entry e)
 {
-    assert(!pbtree_contains(t, key, id));
-    note_hash(t, pool, m, key, id, true);
-    pbtree_entry e = { key_retain(*key), id };
-    t->count++;
-    if (!t->root) {
-        t->root = pool_take(pool, true);
-        insert_at(t->root, 0, e, NULL, pool);
-        return;
-    }
-    assert(t->height + 1 < MAX_DEPTH);   /* room for a new root */
-    struct pbtree_node *path[MAX_DEPTH];
-    unsigned pos[MAX_DEPTH];
-    descend_mut(t, pool, m, key, id, true, path, pos);
-
     uint32_t d = t->height;
     struct pbtree_node *x = path[d];
-    struct pbtree_node *right = insert_at(x, bound(x->ent, x->n, key, id, false), e, NULL, pool);
+    struct pbtree_node *right = insert_at(x, i, e, NULL, pool);
+    t->count++;
     while (right) {
         pbtree_entry sep = { key_retain(right->ent[0].key), right->ent[0].id };
         if (d == 0) {
@@ -618,24 +627,20 @@ void pbtree_insert_absent(pbtree *t, pbtree_pool *pool, mem_ctx *m, const value 
     }
 }
 
-void pbtree_delete_present(pbtree *t, pbtree_pool *pool, mem_ctx *m, const value *key,
-                           uint64_t id)
+/* Removes entry i of the private leaf at the end of path (from
+   descend_mut), unlinking the nodes it leaves empty. */
+static void delete_in_leaf(pbtree *t, pbtree_pool *pool, mem_ctx *m, struct pbtree_node **path,
+                           const unsigned *pos, unsigned i)
 {
-    assert(pbtree_contains(t, key, id));
-    struct pbtree_node *path[MAX_DEPTH];
-    unsigned pos[MAX_DEPTH];
-    descend_mut(t, pool, m, key, id, false, path, pos);
-
     uint32_t d = t->height;
     struct pbtree_node *x = path[d];
-    remove_at(x, bound(x->ent, x->n, key, id, false));
+    remove_at(x, i);
     t->count--;
     while (x->n == 0) {
         pool_put(pool, m, x);
         if (d == 0) {
             t->root = NULL;
             t->height = 0;
-            note_hash(t, pool, m, key, id, false);
             return;
         }
         x = path[--d];
@@ -653,7 +658,77 @@ void pbtree_delete_present(pbtree *t, pbtree_pool *pool, mem_ctx *m, const value
         pool_put(pool, m, old);
         t->height--;
     }
+}
+
+void pbtree_insert_absent(pbtree *t, pbtree_pool *pool, mem_ctx *m, const value *key,
+                          uint64_t id)
+{
+    assert(!pbtree_contains(t, key, id));
+    note_hash(t, pool, m, key, id, true);
+    pbtree_entry e = { key_retain(*key), id };
+    if (!t->root) {
+        t->root = pool_take(pool, true);
+        insert_at(t->root, 0, e, NULL, pool);
+        t->count++;
+        return;
+    }
+    assert(t->height + 1 < MAX_DEPTH);   /* room for a new root */
+    struct pbtree_node *path[MAX_DEPTH];
+    unsigned pos[MAX_DEPTH];
+    descend_mut(t, pool, m, key, id, true, path, pos);
+    struct pbtree_node *x = path[t->height];
+    insert_in_leaf(t, pool, path, pos, bound(x->ent, x->n, key, id, false), e);
+}
+
+void pbtree_delete_present(pbtree *t, pbtree_pool *pool, mem_ctx *m, const value *key,
+                           uint64_t id)
+{
+    assert(pbtree_contains(t, key, id));
+    struct pbtree_node *path[MAX_DEPTH];
+    unsigned pos[MAX_DEPTH];
+    descend_mut(t, pool, m, key, id, false, path, pos);
+    struct pbtree_node *x = path[t->height];
+    delete_in_leaf(t, pool, m, path, pos, bound(x->ent, x->n, key, id, false));
     note_hash(t, pool, m, key, id, false);
+}
+
+int pbtree_cancel_or_insert(pbtree *t, pbtree_pool *pool, mem_ctx *m, const value *key,
+                            uint64_t cancel, uint64_t add)
+{
+    assert(!t->hashed && (cancel == add + 1 || add == cancel + 1));
+    assert(!pbtree_contains(t, key, add));
+    if (!t->root) {
+        pbtree_insert_absent(t, pool, m, key, add);
+        return 1;
+    }
+    assert(t->height + 1 < MAX_DEPTH);
+    struct pbtree_node *path[MAX_DEPTH];
+    unsigned pos[MAX_DEPTH];
+    /* Towards (key, add), lowering separators 0 as an insert does (a lower
+       bound stays one if the cancel wins instead). */
+    descend_mut(t, pool, m, key, add, true, path, pos);
+    struct pbtree_node *x = path[t->height];
+    unsigned i = bound(x->ent, x->n, key, add, false);
+    /* Nothing lies between the two in the order, so a present (key,
+       cancel) is the leaf's neighbour of where (key, add) goes: ent[i - 1]
+       or ent[i].  At the leaf's edge it may be in the next leaf over (a
+       separator can equal an entry since deleted); then look it up. */
+    bool below = cancel < add;
+    if (below ? i == 0 : i == x->n) {
+        if (pbtree_contains(t, key, cancel)) {
+            pbtree_delete_present(t, pool, m, key, cancel);
+            return 0;
+        }
+        pbtree_insert_absent(t, pool, m, key, add);
+        return 1;
+    }
+    unsigned c = below ? i - 1 : i;
+    if (pbtree_entry_cmp(&x->ent[c].key, x->ent[c].id, key, cancel) == 0) {
+        delete_in_leaf(t, pool, m, path, pos, c);
+        return 0;
+    }
+    insert_in_leaf(t, pool, path, pos, i, (pbtree_entry){ key_retain(*key), add });
+    return 1;
 }
 
 bool pbtree_contains(const pbtree *t, const value *key, uint64_t id)
@@ -766,6 +841,8 @@ static int check_node(const struct pbtree_node *x, uint32_t depth, uint32_t heig
     for (unsigned i = 0; i < x->n; i++) {
         const pbtree_entry *e = &x->ent[i];
         if ((lo && entry_lt(e, lo)) || (hi && !entry_lt(e, hi)))
+            return -1;
+        if (!x->heap && !key_scalar(&e->key))   /* the mark may over-report only */
             return -1;
         if (x->leaf) {
             if (s->prev && !entry_lt(s->prev, e))

@@ -131,6 +131,13 @@ void pbtree_insert_absent(pbtree *t, pbtree_pool *pool, mem_ctx *m, const value 
                           uint64_t id);
 void pbtree_delete_present(pbtree *t, pbtree_pool *pool, mem_ctx *m, const value *key,
                            uint64_t id);
+/* One descent for a pair of adjacent entries, (key, cancel) and (key,
+   add) with ids one apart (a level stack's entry and its tombstone):
+   deletes (key, cancel) when present and returns 0, else inserts (key,
+   add), which must be absent, and returns 1.  Not for hashed trees.  Same
+   pool contract (one op). */
+int pbtree_cancel_or_insert(pbtree *t, pbtree_pool *pool, mem_ctx *m, const value *key,
+                            uint64_t cancel, uint64_t add);
 
 /* Bulk build (a load): *t, empty, becomes the tree of e[0..n), which must
    be strictly increasing (pbtree_entry_cmp).  Each key is retained (e

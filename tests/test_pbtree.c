@@ -509,6 +509,76 @@ static void share_then_write(mem_ctx *m, bool release_copy_first)
 static void test_share_release_copy_first(void **state) { share_then_write(*state, true); }
 static void test_share_release_original_first(void **state) { share_then_write(*state, false); }
 
+/* pbtree_cancel_or_insert against the model, on pairs (key, 2b) and (key,
+   2b + 1) of which the tree holds at most one: it cancels the one held, or
+   adds the one asked for, with no allocation and at most one path copied.
+   Plain deletes between leave separators equal to entries no longer there
+   (the cases where the pair straddles two leaves), and a snapshot taken
+   now and then must not see any of it. */
+static void test_cancel_or_insert(void **state)
+{
+    mem_ctx *m = *state;
+    pbtree t, snap;
+    pbtree_pool pool = { 0 };
+    model md = { 0 }, snapmd = { 0 };
+    uint64_t rng = 0x853c49e6748fea9bu;
+    bool held = false;
+    int cancelled = 0, added = 0;
+    pbtree_init(&t);
+
+    enum { OPS = 12000 };
+    for (int op = 0; op < OPS; op++) {
+        value key = random_key(m, &rng);
+        uint64_t even = (next_rand(&rng) % 6) * 2;
+        bool has_even = model_has(&md, &key, even), has_odd = model_has(&md, &key, even + 1);
+        assert_false(has_even && has_odd);
+        unsigned pick = (unsigned)(next_rand(&rng) % 10);
+        if (pick < 3 && (has_even || has_odd)) {
+            /* a plain delete: stale separators */
+            write_op(&t, &pool, m, &md, false, &key, has_even ? even : even + 1);
+        } else if (pick < 3 + (op < OPS / 2 ? 3 : 0) || has_even || has_odd) {
+            uint64_t add = has_even ? even + 1 : has_odd ? even : even + next_rand(&rng) % 2;
+            uint64_t cancel = add ^ 1;
+            bool had = has_even || has_odd;
+            assert_int_equal(pbtree_reserve(&pool, m, &t, 1), 0);
+            uint64_t copied = mem_copied_entries(), bound = copy_bound(&t);
+            mem_fail_at(1);
+            int rc = pbtree_cancel_or_insert(&t, &pool, m, &key, cancel, add);
+            long allocs = mem_fail_count();
+            mem_fail_clear();
+            assert_int_equal(allocs, 0);
+            assert_true(mem_copied_entries() - copied <= bound);
+            assert_int_equal(rc, !had);
+            if (had) {
+                model_delete(&md, &key, cancel);
+                cancelled++;
+            } else {
+                model_insert(&md, &key, add);
+                added++;
+            }
+        }
+        value_release(&key);
+        assert_same(&t, &md);
+        if (op % 500 == 250) {
+            if (held) {
+                assert_same(&snap, &snapmd);
+                pbtree_release(&snap, m);
+                model_free(&snapmd);
+            }
+            pbtree_share(&t, &snap);
+            model_copy(&md, &snapmd);
+            held = true;
+        }
+    }
+    assert_true(cancelled > 1000 && added > 1000);
+    assert_same(&snap, &snapmd);
+    pbtree_release(&snap, m);
+    model_free(&snapmd);
+    pbtree_release(&t, m);
+    pbtree_pool_free(&pool, m);
+    model_free(&md);
+}
+
 /* Up to five snapshots, taken and dropped at random while writing; each
    stays equal to the model of the moment it was taken.  Half the writes
    run on a pool holding exactly one write's reserve, which tests the
@@ -636,6 +706,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_share_release_copy_first, mem_ctx_setup, mem_ctx_teardown),
         cmocka_unit_test_setup_teardown(test_share_release_original_first, mem_ctx_setup, mem_ctx_teardown),
         cmocka_unit_test_setup_teardown(test_snapshots_while_writing, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_cancel_or_insert, mem_ctx_setup, mem_ctx_teardown),
         cmocka_unit_test_setup_teardown(test_reserve_failure, mem_ctx_setup, mem_ctx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
