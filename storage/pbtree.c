@@ -692,15 +692,27 @@ void pbtree_delete_present(pbtree *t, pbtree_pool *pool, mem_ctx *m, const value
     note_hash(t, pool, m, key, id, false);
 }
 
+/* pbtree_cancel_or_insert by a look-up and a plain write. */
+static int cancel_or_insert_looked_up(pbtree *t, pbtree_pool *pool, mem_ctx *m,
+                                      const value *key, uint64_t cancel, uint64_t add)
+{
+    if (pbtree_contains(t, key, cancel)) {
+        pbtree_delete_present(t, pool, m, key, cancel);
+        return 0;
+    }
+    pbtree_insert_absent(t, pool, m, key, add);
+    return 1;
+}
+
 int pbtree_cancel_or_insert(pbtree *t, pbtree_pool *pool, mem_ctx *m, const value *key,
                             uint64_t cancel, uint64_t add)
 {
-    assert(!t->hashed && (cancel == add + 1 || add == cancel + 1));
+    assert(cancel == add + 1 || add == cancel + 1);
     assert(!pbtree_contains(t, key, add));
-    if (!t->root) {
-        pbtree_insert_absent(t, pool, m, key, add);
-        return 1;
-    }
+    /* A hashed tree keeps its trie through the plain writes (the level
+       stacks' levels, this op's callers, keep no hash). */
+    if (t->hashed || !t->root)
+        return cancel_or_insert_looked_up(t, pool, m, key, cancel, add);
     assert(t->height + 1 < MAX_DEPTH);
     struct pbtree_node *path[MAX_DEPTH];
     unsigned pos[MAX_DEPTH];
@@ -711,17 +723,11 @@ int pbtree_cancel_or_insert(pbtree *t, pbtree_pool *pool, mem_ctx *m, const valu
     unsigned i = bound(x->ent, x->n, key, add, false);
     /* Nothing lies between the two in the order, so a present (key,
        cancel) is the leaf's neighbour of where (key, add) goes: ent[i - 1]
-       or ent[i].  At the leaf's edge it may be in the next leaf over (a
-       separator can equal an entry since deleted); then look it up. */
+       or ent[i].  At the leaf's edge it may be in the leaf beside this one
+       (a separator can equal an entry since deleted); then look it up. */
     bool below = cancel < add;
-    if (below ? i == 0 : i == x->n) {
-        if (pbtree_contains(t, key, cancel)) {
-            pbtree_delete_present(t, pool, m, key, cancel);
-            return 0;
-        }
-        pbtree_insert_absent(t, pool, m, key, add);
-        return 1;
-    }
+    if (below ? i == 0 : i == x->n)
+        return cancel_or_insert_looked_up(t, pool, m, key, cancel, add);
     unsigned c = below ? i - 1 : i;
     if (pbtree_entry_cmp(&x->ent[c].key, x->ent[c].id, key, cancel) == 0) {
         delete_in_leaf(t, pool, m, path, pos, c);

@@ -134,8 +134,8 @@ void pbtree_delete_present(pbtree *t, pbtree_pool *pool, mem_ctx *m, const value
 /* One descent for a pair of adjacent entries, (key, cancel) and (key,
    add) with ids one apart (a level stack's entry and its tombstone):
    deletes (key, cancel) when present and returns 0, else inserts (key,
-   add), which must be absent, and returns 1.  Not for hashed trees.  Same
-   pool contract (one op). */
+   add), which must be absent, and returns 1.  Same pool contract (one
+   op); on a hashed tree it is the look-up and the plain write. */
 int pbtree_cancel_or_insert(pbtree *t, pbtree_pool *pool, mem_ctx *m, const value *key,
                             uint64_t cancel, uint64_t add);
 
