@@ -179,17 +179,19 @@ void version_retain(version *v)
     atomic_fetch_add_explicit(&v->refs, 1, memory_order_relaxed);
 }
 
-void version_release(version **vp)
+void version_release(version **vp) { version_release_into(vp, NULL); }
+
+void version_release_into(version **vp, const version *succ)
 {
     version *v = *vp;
     *vp = NULL;
     if (!v || atomic_fetch_sub_explicit(&v->refs, 1, memory_order_acq_rel) != 1)
         return;
     catalog *c = v->cat;
-    store_release(&v->st, c->m);
-    labelidx_release(c->m, &v->labels);
-    labelidx_release(c->m, &v->rel_types);
-    relstats_release(&v->stats, c->m);
+    store_release_into(&v->st, succ ? &succ->st : NULL, c->m);
+    labelidx_release_into(c->m, &v->labels, succ ? succ->labels : NULL);
+    labelidx_release_into(c->m, &v->rel_types, succ ? succ->rel_types : NULL);
+    relstats_release_into(&v->stats, succ ? &succ->stats : NULL, c->m);
     idxset_release(c->m, &v->indexes);
     mem_free_sized(c->m, v, sizeof *v);
     catalog_release(&c);
@@ -323,10 +325,14 @@ static void fold_back(strata_graph *g)
     for (size_t i = 0; i < g->nbases; i++) {
         version *b = g->bases[i];
         /* A base that is current again (a rolled-back statement swapped
-           back to it) shares nothing with a view through us either. */
+           back to it) shares nothing with a view through us either.  The
+           version written from a base is the next one in bases (itself
+           released into its own successor, if going too), else the
+           writer's: its copies take the base's chunks over. */
         if (atomic_load_explicit(&b->refs, memory_order_acquire) == 1 || b == g->current ||
             b == g->tx)
-            version_release(&b);
+            version_release_into(&b, i + 1 < g->nbases ? g->bases[i + 1]
+                                                       : graph_writer_version(g));
         else
             g->bases[keep++] = b;
     }

@@ -111,6 +111,9 @@ typedef struct version {
 
 void version_retain(version *v);
 void version_release(version **vp);
+/* version_release for a version that succ was written from (a base at
+   fold-back): succ's copies take over what only they still hold. */
+void version_release_into(version **vp, const version *succ);
 
 struct strata_view {
     version *ver;

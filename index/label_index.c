@@ -29,14 +29,17 @@ void labelidx_retain(label_index *l)
         atomic_fetch_add_explicit(&l->refs, 1, memory_order_relaxed);
 }
 
-void labelidx_release(mem_ctx *m, label_index **lp)
+void labelidx_release(mem_ctx *m, label_index **lp) { labelidx_release_into(m, lp, NULL); }
+
+void labelidx_release_into(mem_ctx *m, label_index **lp, const label_index *succ)
 {
     label_index *l = *lp;
     *lp = NULL;
     if (!l || atomic_fetch_sub_explicit(&l->refs, 1, memory_order_acq_rel) != 1)
         return;
     for (uint32_t i = 0; i < l->n; i++)
-        pvec_release(&l->e[i].words, &word_ops, m);
+        pvec_release_into(&l->e[i].words, succ && i < succ->n ? &succ->e[i].words : NULL,
+                          &word_ops, m);
     mem_free_sized(m, l, table_size(l->n));
 }
 

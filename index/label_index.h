@@ -30,6 +30,9 @@ typedef struct label_index label_index;
 /* NULL is the empty index. */
 void labelidx_retain(label_index *l);
 void labelidx_release(mem_ctx *m, label_index **lp);
+/* labelidx_release for a table that succ was written from: each bitmap is
+   released into succ's bitmap of the same token (pvec_release_into). */
+void labelidx_release_into(mem_ctx *m, label_index **lp, const label_index *succ);
 /* Bytes only this table holds (itself and its bitmaps' unshared chunks,
    when unshared); 0 when shared or NULL. */
 size_t labelidx_private_bytes(const label_index *l);

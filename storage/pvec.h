@@ -20,16 +20,29 @@
  *      is a hole: it reads as zero elements and is created on first write,
  *      so a vector that is mostly zero (properties of a graph that has
  *      none) costs no leaves.
- *   3. Copying a leaf calls ops->retain on each copied element (so elements
- *      may own refcounted objects); freeing a leaf calls ops->release on each
- *      element below len.
+ *   3. Owning an element calls ops->retain on it (so elements may own
+ *      refcounted objects; see 5); freeing a leaf calls ops->release on
+ *      each element it owns.
  *   4. Refcounts are atomic: a reader on another thread may drop the last
  *      reference to a chunk the writer no longer uses.  A writer that sees a
  *      refcount of one (acquire) owns the chunk.
+ *   5. A copy borrows: copying a shared chunk takes one reference, on the
+ *      original (its lender), and none on the original's kids or
+ *      elements.  A chunk holds references only for the slots it owns (a
+ *      bit each); a write owns a slot before changing it (a borrowed
+ *      kid is copied, a borrowed element retained), and a chunk without a
+ *      lender owns them all.  Readers see the same pointers either way.
+ *   6. A borrowed slot holds what the lender's does, which the lender owns
+ *      or borrows in turn.  When a copy is its lender's only holder it
+ *      takes the lender over: the slots it borrowed become its own, the
+ *      lender's references on the slots the copy replaced are dropped,
+ *      and the lender is freed.  The fold-back does that as it releases a
+ *      base (pvec_release_into); a lender freed up by a reader or another
+ *      graph is taken over by the next write through its copy.
  *
- * Fold-back is free for this structure: once every view that shared a
- * chunk is released, the writer's chunks are unshared again and writes go
- * back to being in place, with nothing to merge.
+ * Fold-back costs what was copied: once every view that shared a chunk is
+ * released, the copies take their originals over (invariant 6) and
+ * writes go back to being in place.
  */
 #ifndef STRATA_STORAGE_PVEC_H
 #define STRATA_STORAGE_PVEC_H
@@ -43,12 +56,11 @@
    and copy path runs on small graphs. */
 #define PVEC_BITS 2
 #else
-/* 16 entries: a write under a held view copies one path, and each copied
-   chunk costs one refcount increment per entry (children or, in leaves,
-   the records the elements own) — then as many decrements when the old
-   path is freed at fold-back.  Measured on 1M nodes (bench/fork_cost, held
-   view + SET): fanout 64 spent ~75% of the write in those refcount
-   operations; 16 cuts them ~3x for one more level of depth. */
+/* 16 entries.  Chosen when each copied chunk took a count per entry
+   (before copies borrowed, invariant 5): on 1M nodes (bench/fork_cost,
+   held view + SET) fanout 64 spent ~75% of the write in those counts and
+   16 cut them ~3x for one more level; a copy's cost is now its memcpy,
+   and 16 keeps reads at five levels for 1M elements. */
 #define PVEC_BITS 4
 #endif
 #define PVEC_FANOUT (1u << PVEC_BITS)
@@ -84,6 +96,13 @@ static inline void pvec_init(pvec *v)
 void pvec_share(const pvec *src, pvec *dst);
 /* Drops this owner's reference; frees chunks that no one else holds. */
 void pvec_release(pvec *v, const pvec_ops *ops, mem_ctx *m);
+/* pvec_release for a vector that succ was written from (a fork's base at
+   fold-back): each chunk of v's that only succ's copy still holds is
+   taken over by that copy (invariant 6) rather than freed, so neither
+   side counts the kids the two shared.  succ may be NULL, or any vector:
+   where its chunk does not borrow from v's, the release is the plain
+   one. */
+void pvec_release_into(pvec *v, const pvec *succ, const pvec_ops *ops, mem_ctx *m);
 
 /* Borrowed pointer to element i < len. */
 const void *pvec_get(const pvec *v, const pvec_ops *ops, uint64_t i);
@@ -175,8 +194,11 @@ static inline int pvec_seq_grow(pvec_seq *s)
     return pvec_grow(s->v, s->ops, s->m);
 }
 
-/* Whether any chunk on the path to element i is shared: the write would
-   copy.  For diagnostics and tests. */
+/* Whether a write to element i would copy a chunk: one on the path is
+   shared, or borrowed from a lender someone else still holds.  It does
+   not follow the take-overs a write's first step may set off further
+   down, so just after a share is dropped it may say yes for a write that
+   copies nothing.  For diagnostics and tests. */
 int pvec_is_shared(const pvec *v, uint64_t i);
 
 /* Bytes of the chunks only this owner holds (refcount one all the way
@@ -194,8 +216,13 @@ typedef int (*pvec_diff_fn)(uint64_t i, const void *a, const void *b, void *arg)
 int pvec_diff(const pvec *a, const pvec *b, const pvec_ops *ops, pvec_diff_fn fn, void *arg);
 
 #ifdef STRATA_TESTING
-/* Structural check: heights, refcounts > 0, zeroed tail.  0 when sound. */
+/* Structural check: heights, refcounts > 0, zeroed tail.  0 when sound.
+   Safe on a view while its writer writes. */
 int pvec_check(const pvec *v, const pvec_ops *ops);
+/* pvec_check and invariants 5 and 6 (owned slots, lenders): only where
+   no writer runs, since a writer may take lenders over in chunks a view
+   shares. */
+int pvec_check_lenders(const pvec *v, const pvec_ops *ops);
 #endif
 
 #endif

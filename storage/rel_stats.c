@@ -48,6 +48,11 @@ void relstats_share(const rel_stats *src, rel_stats *dst) { pvec_share(&src->cou
 
 void relstats_release(rel_stats *s, mem_ctx *m) { pvec_release(&s->counts, &count_ops, m); }
 
+void relstats_release_into(rel_stats *s, const rel_stats *succ, mem_ctx *m)
+{
+    pvec_release_into(&s->counts, succ ? &succ->counts : NULL, &count_ops, m);
+}
+
 size_t relstats_private_bytes(const rel_stats *s)
 {
     return pvec_private_bytes(&s->counts, &count_ops);

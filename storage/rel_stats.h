@@ -47,6 +47,8 @@ static inline void relstats_init(rel_stats *s) { pvec_init(&s->counts); }
 /* dst becomes a second owner of src's counts: O(1). */
 void relstats_share(const rel_stats *src, rel_stats *dst);
 void relstats_release(rel_stats *s, mem_ctx *m);
+/* relstats_release for counts that succ was written from. */
+void relstats_release_into(rel_stats *s, const rel_stats *succ, mem_ctx *m);
 /* Bytes of the chunks only this owner holds. */
 size_t relstats_private_bytes(const rel_stats *s);
 

@@ -109,11 +109,13 @@ void store_share(const store *src, store *dst)
     pvec_share(&src->rel_meta, &dst->rel_meta);
 }
 
-void store_release(store *s, mem_ctx *m)
+void store_release(store *s, mem_ctx *m) { store_release_into(s, NULL, m); }
+
+void store_release_into(store *s, const store *succ, mem_ctx *m)
 {
-    pvec_release(&s->node_meta, &node_meta_ops, m);
-    pvec_release(&s->node_adj, &adj_ops, m);
-    pvec_release(&s->rel_meta, &rel_meta_ops, m);
+    pvec_release_into(&s->node_meta, succ ? &succ->node_meta : NULL, &node_meta_ops, m);
+    pvec_release_into(&s->node_adj, succ ? &succ->node_adj : NULL, &adj_ops, m);
+    pvec_release_into(&s->rel_meta, succ ? &succ->rel_meta : NULL, &rel_meta_ops, m);
 }
 
 const node_meta *store_node(const store *s, uint64_t id)

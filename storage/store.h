@@ -88,6 +88,9 @@ void store_init(store *s);
 /* dst becomes a second owner of everything src holds: O(1). */
 void store_share(const store *src, store *dst);
 void store_release(store *s, mem_ctx *m);
+/* store_release for a store that succ was written from: its copies take
+   over what only they still hold (pvec_release_into). */
+void store_release_into(store *s, const store *succ, mem_ctx *m);
 /* Bytes only this store holds: unshared chunks and the unshared records
    and blocks they point to.  O(those bytes). */
 size_t store_private_bytes(const store *s);

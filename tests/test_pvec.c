@@ -52,7 +52,7 @@ static void set_u64(pvec *v, mem_ctx *m, uint64_t i, uint64_t x)
 /* v holds exactly model[0..n) and is structurally sound. */
 static void assert_content(const pvec *v, const uint64_t *model, uint64_t n)
 {
-    assert_int_equal(pvec_check(v, &u64_ops), 0);
+    assert_int_equal(pvec_check_lenders(v, &u64_ops), 0);
     assert_int_equal(v->len, n);
     for (uint64_t i = 0; i < n; i++)
         assert_int_equal(get_u64(v, i), model[i]);
@@ -98,7 +98,7 @@ static void test_push_get_sizes(void **state)
         assert_non_null(model);
         pvec v;
         pvec_init(&v);
-        assert_int_equal(pvec_check(&v, &u64_ops), 0);
+        assert_int_equal(pvec_check_lenders(&v, &u64_ops), 0);
         for (uint64_t i = 0; i < n; i++) {
             model[i] = pattern(i);
             push_u64(&v, m, model[i]);
@@ -155,8 +155,9 @@ static void test_share_then_write(void **state)
     assert_true(first > 0);
     assert_true(first <= path);
     assert_false(pvec_is_shared(&v, 5));
-    /* w dropped nothing: its old path is now its own alone. */
-    assert_false(pvec_is_shared(&w, 5));
+    /* w dropped nothing, and its old path stays immutable while v's copy
+       borrows from it. */
+    assert_true(pvec_is_shared(&w, 5));
     /* Other leaves stay shared by both. */
     assert_true(pvec_is_shared(&v, 500));
     assert_true(pvec_is_shared(&w, 500));
@@ -209,7 +210,7 @@ static void test_share_grows_height(void **state)
     assert_int_equal(v.height, 2);
     assert_int_equal(w.height, 1);
     assert_content(&w, model, n);
-    assert_int_equal(pvec_check(&v, &u64_ops), 0);
+    assert_int_equal(pvec_check_lenders(&v, &u64_ops), 0);
     for (uint64_t i = 0; i < n; i++)
         assert_int_equal(get_u64(&v, i), model[i]);
     assert_int_equal(get_u64(&v, n), 1234);
@@ -225,8 +226,12 @@ static void test_release_share_restores_in_place(void **state)
     pvec v, w;
     uint64_t *model = build(&v, m, n);
 
-    /* Share, write one leaf (a path copy), drop the share: every chunk is
-       v's alone again, so writes anywhere are in place. */
+    /* Share, write one leaf (a path copy), drop the share as a reader
+       would: v's copies are their originals' only holders, so the next
+       write takes the originals over (invariant 6) and every chunk is v's
+       alone again; writes anywhere are in place, and the memory is what
+       it was before the share. */
+    size_t bytes = mem_ctx_bytes(m);
     pvec_share(&v, &w);
     model[10] = 1;
     set_u64(&v, m, 10, model[10]);
@@ -235,10 +240,12 @@ static void test_release_share_restores_in_place(void **state)
 
     uint64_t before = mem_copied_entries();
     for (uint64_t i = 0; i < n; i++) {
-        assert_false(pvec_is_shared(&v, i));
         model[i] += 3;
         set_u64(&v, m, i, model[i]);
+        assert_false(pvec_is_shared(&v, i));
+        assert_int_equal(pvec_check_lenders(&v, &u64_ops), 0);
     }
+    assert_int_equal(mem_ctx_bytes(m), bytes);
     push_u64(&v, m, 9);
     assert_int_equal(mem_copied_entries(), before);
     assert_int_equal(get_u64(&v, n), 9);
@@ -330,48 +337,49 @@ static void test_element_callbacks(void **state)
     pvec_init(&v);
     for (int i = 0; i < N; i++) {
         push_obj(&v, m, &objs[i]);
-        assert_int_equal(pvec_check(&v, &obj_ops), 0);
+        assert_int_equal(pvec_check_lenders(&v, &obj_ops), 0);
     }
     assert_int_equal(retain_calls, 0);   /* unshared: nothing copied */
 
     pvec_share(&v, &w);
     assert_int_equal(retain_calls, 0);   /* sharing copies nothing */
 
-    /* Replacing element 9 copies its leaf (8..11): one retain per element
-       of the leaf, then the old object loses v's reference only. */
+    /* Replacing element 9 copies its leaf (8..11), which borrows the rest
+       from the original: the element written is retained alone, then
+       loses that reference. */
     put_obj(&v, m, 9, &objs[N]);
-    assert_int_equal(retain_calls, PVEC_FANOUT);
-    assert_int_equal(objs[9].refs, 1);       /* still held by w */
-    assert_int_equal(objs[8].refs, 2);       /* by both leaves */
+    assert_int_equal(retain_calls, 1);
+    assert_int_equal(objs[9].refs, 1);       /* still held by w's leaf */
+    assert_int_equal(objs[8].refs, 1);       /* w's leaf's, which v's copy borrows */
     assert_int_equal(objs[20].refs, 1);      /* leaf still shared, one ref */
     assert_ptr_equal(get_obj(&w, 9), &objs[9]);
     assert_ptr_equal(get_obj(&v, 9), &objs[N]);
 
-    /* The last leaf (48, 49) is partly empty: the copy retains only the
-       live elements. */
+    /* The last leaf (48, 49): the copy retains the element written only. */
     long r = retain_calls;
     put_obj(&v, m, 48, &objs[N + 1]);
-    assert_int_equal(retain_calls - r, 2);
+    assert_int_equal(retain_calls - r, 1);
 
     /* Writes through w copy w's own paths. */
     put_obj(&w, m, 30, &objs[N + 2]);
     assert_ptr_equal(get_obj(&v, 30), &objs[30]);
     assert_ptr_equal(get_obj(&w, 30), &objs[N + 2]);
 
-    /* Pop on both owners: each releases its own reference. */
+    /* Pop on both owners: each takes its own reference and drops it; the
+       original leaf, which both copies borrow from, keeps its one. */
     pvec_pop(&v, &obj_ops, m);   /* 49 */
     assert_int_equal(objs[49].refs, 1);
     pvec_pop(&w, &obj_ops, m);   /* 49 */
-    assert_int_equal(objs[49].refs, 0);
-    assert_int_equal(objs[49].frees, 1);
+    assert_int_equal(objs[49].refs, 1);
+    assert_int_equal(objs[49].frees, 0);
     assert_int_equal(v.len, N - 1);
     assert_int_equal(w.len, N - 1);
-    assert_int_equal(pvec_check(&v, &obj_ops), 0);
-    assert_int_equal(pvec_check(&w, &obj_ops), 0);
+    assert_int_equal(pvec_check_lenders(&v, &obj_ops), 0);
+    assert_int_equal(pvec_check_lenders(&w, &obj_ops), 0);
 
     for (int i = 0; i < EXTRA - 3; i++)
         push_obj(&v, m, &objs[N + 3 + i]);
-    assert_int_equal(pvec_check(&v, &obj_ops), 0);
+    assert_int_equal(pvec_check_lenders(&v, &obj_ops), 0);
 
     pvec_release(&v, &obj_ops, m);
     assert_int_equal(objs[N].refs, 0);       /* only v held it */
@@ -379,6 +387,145 @@ static void test_element_callbacks(void **state)
     pvec_release(&w, &obj_ops, m);
     assert_all_freed_once(objs, N + EXTRA);
     assert_int_equal(release_calls, retain_calls + N + EXTRA);
+}
+
+/* A base released into the vector written from it (the fold-back): the
+   copies take the originals over at once, so nothing is shared, nothing
+   more is copied, and the memory is what one unshared vector needs —
+   also after writes on many paths and a taller successor. */
+static void test_release_into(void **state)
+{
+    mem_ctx *m = *state;
+    const uint64_t n = 700;
+    pvec v, w;
+    uint64_t *model = build(&v, m, n);
+    size_t bytes = mem_ctx_bytes(m);
+
+    for (int round = 0; round < 3; round++) {
+        pvec_share(&v, &w);   /* w: the base a view held */
+        for (uint64_t i = (uint64_t)round; i < n; i += 37) {
+            model[i] ^= 0x5a5a;
+            set_u64(&v, m, i, model[i]);
+        }
+        assert_true(mem_ctx_bytes(m) > bytes);
+        pvec_release_into(&w, &v, &u64_ops, m);
+        assert_int_equal(mem_ctx_bytes(m), bytes);
+        assert_int_equal(pvec_check_lenders(&v, &u64_ops), 0);
+        assert_content(&v, model, n);
+        for (uint64_t i = 0; i < n; i++)
+            assert_false(pvec_is_shared(&v, i));
+    }
+
+    /* The successor grew a level: the base is its leftmost subtree. */
+    pvec_share(&v, &w);
+    set_u64(&v, m, 3, model[3] = 77);
+    uint64_t total = n;
+    while (v.height == w.height) {
+        model = realloc(model, (total + 1) * sizeof *model);
+        assert_non_null(model);
+        model[total] = pattern(total);
+        push_u64(&v, m, model[total++]);
+    }
+    pvec_release_into(&w, &v, &u64_ops, m);
+    assert_int_equal(pvec_check_lenders(&v, &u64_ops), 0);
+    assert_content(&v, model, total);
+    for (uint64_t i = 0; i < total; i++)
+        assert_false(pvec_is_shared(&v, i));
+    pvec_release(&v, &u64_ops, m);
+    free(model);
+}
+
+/* Model-based: a writer's vector and up to four snapshots of it, under
+   random writes, pushes, pops, snapshots and releases — a release either
+   plain (as a reader's) or into the writer's vector (as the fold-back's).
+   Elements own counted objects, so the references borrowing moves around
+   are checked too: every object some snapshot or the writer still shows
+   is alive, none is released twice, and all are freed once at the end.
+   Lenders and owned slots are checked after every step. */
+static void test_borrowing_model(void **state)
+{
+    mem_ctx *m = *state;
+    enum { OBJS = 6000, SNAPS = 4, STEPS = 5000 };
+    counted *objs = calloc(OBJS, sizeof *objs);
+    counted **model = calloc(OBJS, sizeof *model);
+    counted **snap_model[SNAPS] = { 0 };
+    uint64_t snap_len[SNAPS] = { 0 };
+    pvec snap[SNAPS];
+    assert_non_null(objs);
+    assert_non_null(model);
+    size_t used = 0;
+    int steps = 0, shares = 0, into = 0, plain = 0;
+    uint64_t rng = 0x9e3779b97f4a7c15u;
+    retain_calls = release_calls = 0;
+
+    pvec w;
+    pvec_init(&w);
+    uint64_t len = 0;
+    for (; len < 90; len++) {
+        push_obj(&w, m, &objs[used]);
+        model[len] = &objs[used++];
+    }
+    for (; steps < STEPS && used < OBJS; steps++) {
+        rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+        unsigned what = (unsigned)(rng % 100);
+        int slot = (int)((rng >> 8) % SNAPS);
+        if (what < 55 && len) {
+            uint64_t i = (rng >> 16) % len;
+            put_obj(&w, m, i, &objs[used]);
+            model[i] = &objs[used++];
+        } else if (what < 65 && len < OBJS / 2) {
+            push_obj(&w, m, &objs[used]);
+            model[len++] = &objs[used++];
+        } else if (what < 72 && len) {
+            assert_int_equal(pvec_pop(&w, &obj_ops, m), 0);
+            len--;
+        } else if (what < 86 && !snap_model[slot]) {
+            pvec_share(&w, &snap[slot]);
+            snap_model[slot] = malloc((len ? len : 1) * sizeof *model);
+            memcpy(snap_model[slot], model, len * sizeof *model);
+            snap_len[slot] = len;
+            shares++;
+        } else if (snap_model[slot]) {
+            if (rng >> 40 & 1) {
+                pvec_release_into(&snap[slot], &w, &obj_ops, m);
+                into++;
+            } else {
+                pvec_release(&snap[slot], &obj_ops, m);
+                plain++;
+            }
+            free(snap_model[slot]);
+            snap_model[slot] = NULL;
+        }
+        assert_int_equal(pvec_check_lenders(&w, &obj_ops), 0);
+        assert_int_equal(w.len, len);
+        for (uint64_t i = 0; i < len; i++) {
+            assert_ptr_equal(get_obj(&w, i), model[i]);
+            assert_true(model[i]->refs > 0);
+        }
+        for (int k = 0; k < SNAPS; k++) {
+            if (!snap_model[k])
+                continue;
+            assert_int_equal(pvec_check_lenders(&snap[k], &obj_ops), 0);
+            for (uint64_t i = 0; i < snap_len[k]; i++) {
+                assert_ptr_equal(get_obj(&snap[k], i), snap_model[k][i]);
+                assert_true(snap_model[k][i]->refs > 0);
+            }
+        }
+    }
+    for (int k = 0; k < SNAPS; k++) {
+        if (snap_model[k]) {
+            pvec_release(&snap[k], &obj_ops, m);
+            free(snap_model[k]);
+        }
+    }
+    assert_int_equal(steps, STEPS);
+    assert_true(shares > 300 && into > 100 && plain > 100);
+    pvec_release(&w, &obj_ops, m);
+    assert_all_freed_once(objs, used);
+    assert_int_equal(release_calls, retain_calls + (long)used);
+    assert_int_equal(mem_ctx_bytes(m), 0);
+    free(model);
+    free(objs);
 }
 
 static void test_pop(void **state)
@@ -450,7 +597,7 @@ static void test_pop_shared_failure(void **state)
     assert_content(&w, model, n);
     /* Release first so that a failure below reports only itself. */
     uint64_t len = v.len;
-    int check = pvec_check(&v, &u64_ops);
+    int check = pvec_check_lenders(&v, &u64_ops);
     pvec_release(&v, &u64_ops, m);
     pvec_release(&w, &u64_ops, m);
     free(model);
@@ -579,7 +726,7 @@ static void test_get_mut_failure_callbacks(void **state)
             mem_fail_clear();
             if (e)
                 break;
-            assert_int_equal(pvec_check(&v, &obj_ops), 0);
+            assert_int_equal(pvec_check_lenders(&v, &obj_ops), 0);
             for (int j = 0; j < N; j++)
                 assert_ptr_equal(get_obj(&w, (uint64_t)j), &objs[j]);
             for (int j = 0; j < t; j++)
@@ -593,7 +740,7 @@ static void test_get_mut_failure_callbacks(void **state)
         put_obj(&v, m, i, &objs[N + t]);
         for (int j = 0; j < N; j++)
             assert_ptr_equal(get_obj(&w, (uint64_t)j), &objs[j]);
-        assert_int_equal(pvec_check(&v, &obj_ops), 0);
+        assert_int_equal(pvec_check_lenders(&v, &obj_ops), 0);
     }
     for (int t = 0; t < T; t++)
         assert_ptr_equal(get_obj(&v, targets[t]), &objs[N + t]);
@@ -638,6 +785,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_share_grows_height, mem_ctx_setup, mem_ctx_teardown),
         cmocka_unit_test_setup_teardown(test_release_share_restores_in_place, mem_ctx_setup, mem_ctx_teardown),
         cmocka_unit_test_setup_teardown(test_element_callbacks, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_borrowing_model, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_release_into, mem_ctx_setup, mem_ctx_teardown),
         cmocka_unit_test_setup_teardown(test_pop, mem_ctx_setup, mem_ctx_teardown),
         cmocka_unit_test_setup_teardown(test_pop_shared, mem_ctx_setup, mem_ctx_teardown),
         cmocka_unit_test_setup_teardown(test_pop_shared_failure, mem_ctx_setup, mem_ctx_teardown),
