@@ -149,11 +149,10 @@ static void take_over(struct pvec_chunk *c, struct pvec_chunk *l, uint32_t heigh
             ops->release(elem_at(l, ops, k), m);
     }
     c->owned |= l->owned;
-    c->lender = l->lender;   /* l's reference on it passes to c */
-    if (c->owned == ALL_OWNED && c->lender) {
-        chunk_unref(c->lender, height, ops, m);
-        c->lender = NULL;
-    }
+    /* l's reference on its own lender passes to c, kept even when c now
+       owns every slot: the version that lender lies in is released into
+       c's later, and takes c's copies below over only through it. */
+    c->lender = l->lender;
     mem_free_sized(m, l, chunk_size(ops, height));
 }
 
@@ -203,11 +202,7 @@ void pvec_share(const pvec *src, pvec *dst)
         atomic_fetch_add_explicit(&src->root->refs, 1, memory_order_relaxed);
 }
 
-void pvec_release(pvec *v, const pvec_ops *ops, mem_ctx *m)
-{
-    chunk_unref(v->root, v->height, ops, m);
-    pvec_init(v);
-}
+void pvec_release(pvec *v, const pvec_ops *ops, mem_ctx *m) { pvec_release_into(v, NULL, ops, m); }
 
 static const unsigned char zero_elem[PVEC_MAX_ELEM];
 

@@ -46,7 +46,7 @@ bool relstats_indexable(uint32_t label, uint32_t type)
 
 void relstats_share(const rel_stats *src, rel_stats *dst) { pvec_share(&src->counts, &dst->counts); }
 
-void relstats_release(rel_stats *s, mem_ctx *m) { pvec_release(&s->counts, &count_ops, m); }
+void relstats_release(rel_stats *s, mem_ctx *m) { relstats_release_into(s, NULL, m); }
 
 void relstats_release_into(rel_stats *s, const rel_stats *succ, mem_ctx *m)
 {

@@ -33,6 +33,7 @@
 #include "storage/mem.h"
 #include "storage/pvec.h"
 #include "support/api_dump.h"
+#include "support/model_value.h"
 
 #define ERRBUF 512
 
@@ -3574,8 +3575,7 @@ static void test_fold_back_gives_memory_back(void **state)
     for (int r = 0; r < ROUNDS; r++) {
         strata_view *v = snap(g);
         for (int w = 0; w < WRITES; w++) {
-            rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
-            strata_id n = rng % N;
+            strata_id n = xorshift(&rng) % N;
             set_int(g, n, k, r + 1);
             set_int(ref, n, kr, r + 1);
         }
