@@ -273,7 +273,8 @@ int bulk_node_create(bulk_writer *b, const strata_token *labels, size_t nlabels,
     version *v = txn_write_begin(g);
     strata_status s = STRATA_OK;
     prop_rec *rec = NULL;
-    uint64_t id = store_next_node_id(&v->st);
+    bool reuse = txn_reuse_node_ids(g);
+    uint64_t id = store_next_node_id(&v->st, reuse);
     if (id >= SLOT_MAX_ID) {
         graph_write_end(g);
         return BULK_DECLINED;
@@ -285,7 +286,7 @@ int bulk_node_create(bulk_writer *b, const strata_token *labels, size_t nlabels,
     for (size_t i = 0; i < n; i++)
         if (labelidx_prepare(g->m, &v->labels, sorted[i], id) != 0)
             goto oom;
-    if (store_node_alloc(&v->st, g->m, ls, &id) != 0)
+    if (store_node_alloc(&v->st, g->m, ls, reuse, &id) != 0)
         goto oom;
     /* From here a failure leaves a node without its properties: the
        transaction is rolled back (bulk.h, "When"). */
@@ -339,7 +340,8 @@ int bulk_rel_create(bulk_writer *b, strata_id start, strata_id end, strata_token
     version *v = txn_write_begin(g);
     strata_status s = STRATA_OK;
     prop_rec *rec = NULL;
-    uint64_t id = store_next_rel_id(&v->st);
+    bool reuse = txn_reuse_rel_ids(g);
+    uint64_t id = store_next_rel_id(&v->st, reuse);
     if (id >= SLOT_MAX_ID) {
         graph_write_end(g);
         return BULK_DECLINED;
@@ -350,7 +352,7 @@ int bulk_rel_create(bulk_writer *b, strata_id start, strata_id end, strata_token
     if (!(v = txn_writable(g)) || build_record(b, np, &rec) != 0 ||
         labelidx_prepare(g->m, &v->rel_types, type, id) != 0 ||
         reserve_pending(b) != 0 ||
-        store_rel_alloc(&v->st, g->m, (uint32_t)start, (uint32_t)end, type, &id) != 0)
+        store_rel_alloc(&v->st, g->m, (uint32_t)start, (uint32_t)end, type, reuse, &id) != 0)
         goto oom;
     if (rec) {
         prop_rec **rp = store_rel_props_mut(&v->st, g->m, id);

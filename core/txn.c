@@ -369,6 +369,8 @@ strata_status strata_statement_begin(strata_graph *g)
     if (stmt_open(g))
         return misuse(g, "a statement is already open");
     g->in_stmt = true;
+    g->stmt_freed[0] = g->freed_node;
+    g->stmt_freed[1] = g->freed_rel;
     g->stmt_mark = g->j.n;
     g->stmt_serial = atomic_fetch_add(&g->cat->lin->stmt_serial, 1) + 1;
     const store *st = &graph_writer_version(g)->st;
@@ -432,6 +434,12 @@ strata_status strata_statement_end(strata_graph *g, bool commit)
     }
     journal_done(g);
     g->in_stmt = false;
+    if (!txn_open(g)) {
+        txn_unit_ended(g);
+    } else if (!commit) {
+        g->freed_node = g->stmt_freed[0];
+        g->freed_rel = g->stmt_freed[1];
+    }
     graph_write_end(g);
     return s;
 }
@@ -469,6 +477,7 @@ strata_status strata_commit(strata_graph *g)
     if (s != STRATA_OK) {
         /* Not in the log: the transaction is rolled back. */
         txn_drop(g);
+        txn_unit_ended(g);
         journal_done(g);
         wal_discard(g, false);
         graph_write_end(g);
@@ -479,6 +488,7 @@ strata_status strata_commit(strata_graph *g)
     g->current = g->tx;
     g->tx = NULL;
     g->in_txn = false;
+    txn_unit_ended(g);
     graph_keep_base(g, &old);
     graph_write_end(g);
     return STRATA_OK;
@@ -495,6 +505,7 @@ strata_status strata_rollback(strata_graph *g)
         return misuse(g, "no transaction is open");
     txn_drop(g);
     g->in_stmt = false;
+    txn_unit_ended(g);
     journal_done(g);
     if (g->wal)
         wal_discard(g, false);

@@ -25,6 +25,35 @@ static inline bool txn_open(const strata_graph *g) { return g->in_txn; }
    journal: rolling the transaction back drops its version.) */
 static inline bool stmt_open(const strata_graph *g) { return g->in_stmt; }
 
+/* Whether a create may take a freed id.  Not once the open unit — the
+   transaction, else the statement — has deleted one of its kind: a
+   query's variable still names the entity it deleted (its labels empty,
+   its properties null), and a create that took the freed id would make
+   that variable show the new entity instead.  The unit's creates take new
+   ids at the end then; the ids it freed are reused once it has ended.  A
+   write outside both is a unit of its own, and deletes or creates, never
+   both.  The rule depends on nothing but the unit's own writes, so a log
+   replaying a committed unit's writes, from its first delete on, as one
+   statement hands out the same ids (core/wal.c); a statement rolled back
+   inside a transaction puts the flags back as they were (its writes are
+   not in the log). */
+static inline bool txn_reuse_node_ids(const strata_graph *g) { return !g->freed_node; }
+static inline bool txn_reuse_rel_ids(const strata_graph *g) { return !g->freed_rel; }
+
+static inline void txn_note_node_freed(strata_graph *g)
+{
+    if (stmt_open(g) || txn_open(g))
+        g->freed_node = true;
+}
+static inline void txn_note_rel_freed(strata_graph *g)
+{
+    if (stmt_open(g) || txn_open(g))
+        g->freed_rel = true;
+}
+
+/* The unit ended: freed ids may be reused again. */
+static inline void txn_unit_ended(strata_graph *g) { g->freed_node = g->freed_rel = false; }
+
 /* The open statement has changed something: its entries are in the
    journal. */
 static inline bool stmt_wrote(const strata_graph *g)

@@ -23,8 +23,8 @@
  * States and the function that moves between them:
  *   closed -> open          strata_open: lock, load the newest snapshot,
  *                           replay every later record, cut a torn tail,
- *                           open the last segment for appending (a
- *                           version-1 one: start a new segment instead).
+ *                           open the last segment for appending (one
+ *                           of an older version: start a new segment).
  *   open -> open            wal_commit: one record appended (and fsynced
  *                           under sync full).
  *   open -> checkpointing   strata_checkpoint: (1) under the log's mutex,
@@ -56,7 +56,11 @@
 #include "core/txn.h"
 
 #define SEG_MAGIC "STRATAWL"
-#define SEG_VERSION 2u     /* written: preallocated; version 1 is still read */
+/* Written: 3, preallocated, each record replayed as one statement.  Still
+   read: 2 (preallocated) and 1, whose records replay call by call — their
+   writers let a statement reuse the ids it freed (core/txn.h). */
+#define SEG_VERSION 3u
+#define SEG_VERSION_UNITS 3u   /* the first whose records replay as units */
 #define SEG_HEADER WAL_SEG_HEADER
 #define REC_HEADER WAL_REC_HEADER
 #define REC_MAX_BODY WAL_REC_MAX_BODY
@@ -761,28 +765,51 @@ static bool all_zero(const unsigned char *p, size_t n)
     return true;
 }
 
-/* Replays one record's calls onto g. */
+/* Replays one record's calls onto g.  A record is one committed unit (a
+   statement or a transaction); as_unit, its writes from its first delete
+   on replay as one statement: which ids creates take depends on the
+   unit's deletes before them (core/txn.h), so the replay hands out the ids
+   the unit did.  (Before a delete a create takes a freed id in a unit as
+   outside one, and a statement per record would cost a fifth of the
+   replay of one-SET records.)  A schema change is a record of its own. */
 static strata_status replay_body(strata_graph *g, const unsigned char *p, const unsigned char *end,
-                                 const char **why)
+                                 bool as_unit, const char **why)
 {
     static _Thread_local uint32_t scratch[1024];
-    while (p < end) {
+    bool in_stmt = false;
+    strata_status s = STRATA_OK;
+    while (p < end && s == STRATA_OK) {
         wal_op op;
         value val;
-        if (walrec_decode(&p, end, &op, scratch, &val, why) != 0)
-            return STRATA_ECORRUPT;
+        if (walrec_decode(&p, end, &op, scratch, &val, why) != 0) {
+            s = STRATA_ECORRUPT;
+            break;
+        }
+        bool frees = op.code == WOP_NODE_DELETE || op.code == WOP_NODE_DETACH ||
+                     op.code == WOP_REL_DELETE;
+        if (as_unit && frees && !in_stmt) {
+            s = strata_statement_begin(g);
+            in_stmt = s == STRATA_OK;
+        }
         strata_id id;
         strata_index idx;
         op.out = &id;
         op.idx_out = &idx;
-        strata_status s = walrec_apply(g, &op);
+        if (s == STRATA_OK)
+            s = walrec_apply(g, &op);
         value_release(&val);
-        if (s) {
+        if (s)
             *why = strata_errmsg(g);
-            return s == STRATA_ENOMEM ? s : STRATA_ECORRUPT;
-        }
     }
-    return STRATA_OK;
+    if (in_stmt) {
+        strata_status e = strata_statement_end(g, s == STRATA_OK);
+        if (s == STRATA_OK && e != STRATA_OK)
+            *why = strata_errmsg(g);
+        s = s ? s : e;
+    }
+    if (s == STRATA_OK || s == STRATA_ENOMEM)
+        return s;
+    return STRATA_ECORRUPT;
 }
 
 /* The outcome of reading one segment. */
@@ -870,7 +897,7 @@ static strata_status scan_segment(opener *o, strata_graph *g, uint64_t first, ui
     }
     sc->version = (uint32_t)get_le(buf + 16, 4);
     if (memcmp(buf, SEG_MAGIC, 8) != 0 || get_le(buf + 8, 8) != first ||
-        (sc->version != 1 && sc->version != SEG_VERSION) ||
+        sc->version < 1 || sc->version > SEG_VERSION ||
         get_le(buf + 20, 4) != crc32c(0, buf, 20)) {
         sc->corrupt = true;
         sc->bad_off = 0;
@@ -907,7 +934,8 @@ static strata_status scan_segment(opener *o, strata_graph *g, uint64_t first, ui
         const unsigned char *b = h + hsize;
         if (seq > o->snap_seq) {
             const char *why = NULL;
-            strata_status r = replay_body(g, b, b + body, &why);
+            strata_status r =
+                replay_body(g, b, b + body, sc->version >= SEG_VERSION_UNITS, &why);
             if (r) {
                 s = open_fail(o, r, "%s at byte %zu: record %llu does not replay: %s", path, off,
                               (unsigned long long)seq, why ? why : "");
@@ -951,10 +979,10 @@ static strata_status cut_segment(opener *o, uint64_t first, uint64_t at)
     return s;
 }
 
-/* Opens the last segment (version 2, whole records through end) for
-   appending: preallocated again if a cut or a crash left it shorter, and
-   synced, so that every record recovered is on the disk (a record's
-   synced field counts on it). */
+/* Opens the last segment (of the version written, whole records through
+   end) for appending: preallocated again if a cut or a crash left it
+   shorter, and synced, so that every record recovered is on the disk (a
+   record's synced field counts on it). */
 static strata_status open_for_append(opener *o, uint64_t first, int *seg_fd)
 {
     char *p = seg_path(o->dir, first);
@@ -1110,8 +1138,8 @@ static strata_status recover(opener *o, strata_graph **gp, uint64_t *next_seq, i
         *seg_first = o->segs[o->nsegs - 1];
         *seg_size = kept_end;
     } else {
-        /* No segment, or a version-1 one: new commits go to a new,
-           preallocated segment (which replaces a version-1 segment left
+        /* No segment, or one of an older version: new commits go to a new,
+           preallocated segment (which replaces an older segment left
            without records, since it takes the same name).  The old one is
            synced first: the records recovered from it must be on the disk
            before new records say they are. */

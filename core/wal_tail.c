@@ -1,6 +1,6 @@
 /*
- * Where a version-2 log segment ends (docs/FORMAT.md, "Where the log
- * ends").  A version-2 segment is preallocated: its file is longer than
+ * Where a preallocated log segment (version 2 or 3) ends (docs/FORMAT.md,
+ * "Where the log ends").  Such a segment's file is longer than
  * its records and reads as zeros past them, so the end of the file says
  * nothing about the end of the log.  Recovery reads whole records while
  * they check; at the first offset X where none does (expected sequence

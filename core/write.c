@@ -122,7 +122,8 @@ strata_status strata_node_create(strata_graph *g, const strata_token *labels, si
     version *v = txn_write_begin(g);
     strata_status s = STRATA_OK;
     uint32_t ls;
-    uint64_t id = store_next_node_id(&v->st);
+    bool reuse = txn_reuse_node_ids(g);
+    uint64_t id = store_next_node_id(&v->st, reuse);
     if (id >= SLOT_MAX_ID) {
         s = graph_fail(g, STRATA_EFULL, "no node ids left (%llu in use)",
                        (unsigned long long)id);
@@ -138,9 +139,9 @@ strata_status strata_node_create(strata_graph *g, const strata_token *labels, si
             s = nomem(g, "growing the label index");
             goto cleanup;
         }
-    bool pushed = v->st.node_free == SLOT_END;
+    bool pushed = !reuse || v->st.node_free == SLOT_END;
     if (txn_journal_reserve(g, &(journal_need){ .of[UNDO_NODE_CREATED] = 1 }) != 0 ||
-        store_node_alloc(&v->st, g->m, ls, &id) != 0) {
+        store_node_alloc(&v->st, g->m, ls, reuse, &id) != 0) {
         s = nomem(g, "allocating a node slot");
         goto cleanup;
     }
@@ -224,6 +225,7 @@ static void commit_rel_delete(strata_graph *g, version *v, uint64_t rel, uint64_
                     store_node(&v->st, r.end)->labelset, r.type, -1);
     undo_entry *e = txn_journal_add(g, UNDO_REL_DELETED, rel);
     store_rel_free(&v->st, g->m, rel, e ? &e->u.rel.props : NULL);
+    txn_note_rel_freed(g);
     if (e) {
         e->u.rel.start = r.start;
         e->u.rel.end = r.end;
@@ -311,6 +313,7 @@ static strata_status node_delete(strata_graph *g, strata_id node, bool detach)
     if (e)
         e->key = ls;
     store_node_free(&v->st, g->m, node, e ? &e->u.node.props : NULL, e ? &e->u.node.adj : NULL);
+    txn_note_node_freed(g);
 cleanup:
     idxplan_free(&plan);
     txn_write_finish(g, s);
@@ -426,7 +429,8 @@ strata_status strata_rel_create(strata_graph *g, strata_id start, strata_id end,
     if (s)
         return s;
     version *v = txn_write_begin(g);
-    uint64_t id = store_next_rel_id(&v->st);
+    bool reuse = txn_reuse_rel_ids(g);
+    uint64_t id = store_next_rel_id(&v->st, reuse);
     node_adj *sb, *eb;
     if (!store_node(&v->st, start) || !store_node(&v->st, end)) {
         s = graph_fail(g, STRATA_ENOTFOUND, "cannot create a relationship: %s node %llu "
@@ -467,8 +471,8 @@ strata_status strata_rel_create(strata_graph *g, strata_id start, strata_id end,
         stats_rel_prepare(g->cat, &v->stats, start_ls, end_ls, type) != 0 ||
         txn_journal_reserve(g, &(journal_need){ .of[UNDO_REL_CREATED] = 1 }) != 0)
         goto oom;
-    bool pushed = v->st.rel_free == SLOT_END;
-    if (store_rel_alloc(&v->st, g->m, (uint32_t)start, (uint32_t)end, type, &id) != 0)
+    bool pushed = !reuse || v->st.rel_free == SLOT_END;
+    if (store_rel_alloc(&v->st, g->m, (uint32_t)start, (uint32_t)end, type, reuse, &id) != 0)
         goto oom;
     /* sb stays valid across the second adj_mut: its chunks are already
        private, so nothing on its path is copied again. */

@@ -52,7 +52,8 @@ typedef struct strata_cancel strata_cancel;   /* a request to stop queries */
 typedef struct strata_stmt strata_stmt;       /* a prepared Cypher statement */
 
 /* A node or relationship id: its slot index.  Slots are reused after a
-   delete, most recently freed first. */
+   delete, most recently freed first — but not by the transaction or
+   statement that deleted them: until it ends, its creates take new ids. */
 typedef uint64_t strata_id;
 /* An interned label, relationship type or property key. */
 typedef uint32_t strata_token;

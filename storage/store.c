@@ -261,20 +261,20 @@ uint32_t store_rel_link(const store *s, uint64_t id)
     return ((const rel_meta *)pvec_get(&s->rel_meta, &rel_meta_ops, id))->link;
 }
 
-uint64_t store_next_node_id(const store *s)
+uint64_t store_next_node_id(const store *s, bool reuse)
 {
-    return s->node_free != SLOT_END ? s->node_free : s->node_meta.len;
+    return reuse && s->node_free != SLOT_END ? s->node_free : s->node_meta.len;
 }
 
-uint64_t store_next_rel_id(const store *s)
+uint64_t store_next_rel_id(const store *s, bool reuse)
 {
-    return s->rel_free != SLOT_END ? s->rel_free : s->rel_meta.len;
+    return reuse && s->rel_free != SLOT_END ? s->rel_free : s->rel_meta.len;
 }
 
-int store_node_alloc(store *s, mem_ctx *m, uint32_t labelset, uint64_t *id)
+int store_node_alloc(store *s, mem_ctx *m, uint32_t labelset, bool reuse, uint64_t *id)
 {
     node_meta *n;
-    if (s->node_free != SLOT_END) {
+    if (reuse && s->node_free != SLOT_END) {
         n = store_node_meta_mut(s, m, s->node_free);
         if (!n)
             return -1;
@@ -300,10 +300,10 @@ int store_node_alloc(store *s, mem_ctx *m, uint32_t labelset, uint64_t *id)
 }
 
 int store_rel_alloc(store *s, mem_ctx *m, uint32_t start, uint32_t end, uint32_t type,
-                    uint64_t *id)
+                    bool reuse, uint64_t *id)
 {
     rel_meta *r;
-    if (s->rel_free != SLOT_END) {
+    if (reuse && s->rel_free != SLOT_END) {
         r = store_rel_meta_mut(s, m, s->rel_free);
         if (!r)
             return -1;

@@ -21,7 +21,9 @@
  *
  * Slot ids are indices.  Deleted slots form a LIFO free list threaded
  * through the meta link field, so the most recently freed id is reused
- * first.
+ * first — when the caller allows reuse at all: a statement that has
+ * deleted takes new ids at the end instead (core/write.c says why), which
+ * leaves the free list as it was for its undo.
  *
  * Invariants:
  *   1. A slot is live iff its link is SLOT_LIVE; live counts match.
@@ -160,16 +162,17 @@ prop_rec **store_rel_props_mut(store *s, mem_ctx *m, uint64_t id);
 uint32_t store_node_link(const store *s, uint64_t id);
 uint32_t store_rel_link(const store *s, uint64_t id);
 
-/* The id the next create will return. */
-uint64_t store_next_node_id(const store *s);
-uint64_t store_next_rel_id(const store *s);
+/* The id the next create will return: the free list's head when reuse is
+   allowed and the list is not empty, else the next id at the end. */
+uint64_t store_next_node_id(const store *s, bool reuse);
+uint64_t store_next_rel_id(const store *s, bool reuse);
 
-/* Takes the slot store_next_*_id() named, marks it live and returns its id;
-   -1 when out of memory or out of ids, with nothing changed.  Callers make
-   this their last fallible step. */
-int store_node_alloc(store *s, mem_ctx *m, uint32_t labelset, uint64_t *id);
+/* Takes the slot store_next_*_id() named (with the same reuse), marks it
+   live and returns its id; -1 when out of memory or out of ids, with
+   nothing changed.  Callers make this their last fallible step. */
+int store_node_alloc(store *s, mem_ctx *m, uint32_t labelset, bool reuse, uint64_t *id);
 int store_rel_alloc(store *s, mem_ctx *m, uint32_t start, uint32_t end, uint32_t type,
-                    uint64_t *id);
+                    bool reuse, uint64_t *id);
 
 /* Own a live slot's meta and properties (and for nodes adjacency) so that
    a later free cannot fail. */

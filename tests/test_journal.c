@@ -610,12 +610,17 @@ static strata_status mix_all(strata_graph *g, const fixture *f, mix_ids *m)
     return mix_second(g, f, m);
 }
 
-/* The state a committed mix must leave: the mix run as direct writes. */
+/* The state a committed mix must leave: the mix as one statement,
+   committed, on a graph no view or failure has touched.  (Not the mix as
+   direct writes: a statement's creates after its deletes take new ids,
+   where direct writes reuse the freed ones; core/txn.h.) */
 static strata_graph *build_after(fixture *f)
 {
     strata_graph *g = build_fixture(f);
     mix_ids m;
+    OK(g, strata_statement_begin(g));
     OK(g, mix_all(g, f, &m));
+    OK(g, strata_statement_end(g, true));
     return g;
 }
 
@@ -697,19 +702,35 @@ static void test_empty_and_refused_statements(void **state)
 
 /* ---- 2. commit, and what views see --------------------------------------------------- */
 
-/* A committed statement leaves what the same writes leave outside one. */
+/* A committed statement leaves what the same writes leave outside one —
+   exactly, ids and future ids included, for the first half of the mix
+   (its creates come before its deletes) — and the whole mix leaves the
+   reference state. */
 static void test_commit_keeps_writes(void **state)
 {
     (void)state;
     fixture f;
     fixture_values(&f);
-    strata_graph *g = build_fixture(&f), *after = build_after(&f);
-    char *want = dump_graph(after);
-    OK(g, strata_statement_begin(g));
+    strata_graph *g = build_fixture(&f), *direct = build_fixture(&f);
     mix_ids m;
+    OK(direct, mix_first(direct, &f, &m));
+    char *want = dump_graph(direct);
+    OK(g, strata_statement_begin(g));
+    OK(g, mix_first(g, &f, &m));
+    OK(g, strata_statement_end(g, true));
+    assert_graph_is(g, want, "a committed first half against the same writes made directly");
+    assert_same_future(g, direct, "after the commit");
+    free(want);
+    strata_graph_free(&g);
+    strata_graph_free(&direct);
+
+    g = build_fixture(&f);
+    strata_graph *after = build_after(&f);
+    want = dump_graph(after);
+    OK(g, strata_statement_begin(g));
     OK(g, mix_all(g, &f, &m));
     OK(g, strata_statement_end(g, true));
-    assert_graph_is(g, want, "a committed mix against the same writes made directly");
+    assert_graph_is(g, want, "a committed mix against the reference");
     assert_same_future(g, after, "after the commit");
     free(want);
     strata_graph_free(&g);
@@ -872,9 +893,11 @@ static strata_graph *fault_graph(fixture *f, bool in_txn, bool mix)
     strata_graph *g = build_fixture(f);
     if (in_txn)
         txn_prelude(g, f);
-    if (mix) {
+    if (mix) {   /* as one statement, as build_after runs it */
         mix_ids m;
+        OK(g, strata_statement_begin(g));
         OK(g, mix_all(g, f, &m));
+        OK(g, strata_statement_end(g, true));
     }
     return g;
 }
@@ -1220,9 +1243,10 @@ static void expect_rel_ids(strata_graph *g, strata_id a, strata_id b, strata_tok
 
 /*
  * Nodes A..D = 0..3; delete B, then D: free list D(3), B(1).  Statement:
- * create -> 3; delete A (pushes 0); create -> 0; create -> 1; create -> 4
- * (a new slot); delete C (pushes 2); create -> 2; rollback.  The free list
- * is D, B again and the slots end at 4: next creates give 3, 1, 4, 5.
+ * create -> 3; delete A (pushes 0); from then on creates take new slots
+ * (core/txn.h): 4, 5, 6; delete C (pushes 2); create -> 7; rollback.  The
+ * free list is D, B again and the slots end at 4: next creates give 3, 1,
+ * 4, 5.
  */
 static void test_slot_identity_nodes(void **state)
 {
@@ -1243,11 +1267,11 @@ static void test_slot_identity_nodes(void **state)
         OK(g, strata_statement_begin(g));
         assert_int_equal(node_new(g, 0, NULL), 3);
         OK(g, strata_node_delete(g, 0));
-        assert_int_equal(node_new(g, 0, NULL), 0);
-        assert_int_equal(node_new(g, 0, NULL), 1);
         assert_int_equal(node_new(g, 0, NULL), 4);
+        assert_int_equal(node_new(g, 0, NULL), 5);
+        assert_int_equal(node_new(g, 0, NULL), 6);
         OK(g, strata_node_delete(g, 2));
-        assert_int_equal(node_new(g, 0, NULL), 2);
+        assert_int_equal(node_new(g, 0, NULL), 7);
         OK(g, strata_statement_end(g, false));
         assert_graph_is(g, before, "slot identity: nodes");
         strata_view_release(&held);
@@ -1264,7 +1288,9 @@ static void test_slot_identity_nodes(void **state)
 
 /* The same for relationships (nodes 0 and 1; relationships 0..3; delete 1,
    then 3), plus a detach-delete inside the statement, whose frees must all
-   come back to the same ids and adjacency positions. */
+   come back to the same ids and adjacency positions; then the same
+   detach-delete as a write of its own, whose frees the next creates reuse
+   in adjacency order. */
 static void test_slot_identity_rels(void **state)
 {
     (void)state;
@@ -1286,17 +1312,14 @@ static void test_slot_identity_rels(void **state)
         OK(g, strata_statement_begin(g));
         assert_int_equal(rel_new(g, 0, 1, t), 3);
         OK(g, strata_rel_delete(g, 0));
-        assert_int_equal(rel_new(g, 1, 0, t), 0);
-        assert_int_equal(rel_new(g, 0, 0, u), 1);
-        assert_int_equal(rel_new(g, 0, 1, t), 6);
+        assert_int_equal(rel_new(g, 1, 0, t), 6);
+        assert_int_equal(rel_new(g, 0, 0, u), 7);
+        assert_int_equal(rel_new(g, 0, 1, t), 8);
         OK(g, strata_rel_delete(g, 2));
-        /* Node 2: T in (5 is out: 2 -> 1), U in (4).  Adjacency order:
-           (T, out) 5, then (U, in) 4; then the node. */
         OK(g, strata_node_detach_delete(g, 2));
-        assert_int_equal(rel_new(g, 0, 1, t), 4);
-        assert_int_equal(rel_new(g, 0, 1, t), 5);
-        assert_int_equal(rel_new(g, 0, 1, t), 2);
-        assert_int_equal(node_new(g, 0, NULL), 2);
+        assert_int_equal(rel_new(g, 0, 1, t), 9);
+        assert_int_equal(rel_new(g, 0, 1, t), 10);
+        assert_int_equal(node_new(g, 0, NULL), 3);
         OK(g, strata_statement_end(g, false));
         assert_graph_is(g, before, "slot identity: relationships");
         strata_view_release(&held);
@@ -1306,6 +1329,12 @@ static void test_slot_identity_rels(void **state)
     assert_int_equal(ms.rel_slots, 6);
     static const strata_id want[] = { 3, 1, 6, 7 };
     expect_rel_ids(g, 1, 0, t, want, 4);
+    /* Node 2: T in (5 is out: 2 -> 1), U in (4).  Adjacency order: (T,
+       out) 5, then (U, in) 4; then the node. */
+    OK(g, strata_node_detach_delete(g, 2));
+    static const strata_id freed[] = { 4, 5 };
+    expect_rel_ids(g, 0, 1, t, freed, 2);
+    assert_int_equal(node_new(g, 0, NULL), 2);
     free(before);
     strata_graph_free(&g);
 }
@@ -1736,10 +1765,70 @@ static void test_memory_stats_count_committed_state(void **state)
     fixture_free(&f);
 }
 
+/* A statement never hands out an id it freed itself: after its first
+   delete of a kind, its creates of that kind take new ids at the end
+   (core/txn.h says why), whether it commits or rolls back; the next
+   statement reuses the freed ids, most recent first, as ever.  Through
+   Cypher, a deleted node's variable keeps showing a deleted node after a
+   CREATE in the same statement, not the node the CREATE made. */
+static void test_statement_takes_no_id_it_freed(void **state)
+{
+    (void)state;
+    strata_graph *g;
+    OK(g, strata_graph_new(&g));
+    strata_token t = tok(g, STRATA_RELTYPE, "T");
+    strata_id a = node_new(g, 0, NULL), b = node_new(g, 0, NULL), c = node_new(g, 0, NULL);
+    strata_id r1 = rel_new(g, a, b, t), r2 = rel_new(g, b, c, t);
+    assert_int_equal(b, 1);
+    assert_int_equal(r2, 1);
+
+    for (int commit = 0; commit <= 1; commit++) {
+        OK(g, strata_statement_begin(g));
+        OK(g, strata_node_detach_delete(g, b));   /* frees r1, r2 and b */
+        strata_id x = node_new(g, 0, NULL), r = rel_new(g, a, c, t);
+        assert_int_equal(x, 3);   /* not b */
+        assert_int_equal(r, 2);   /* neither r1 nor r2 */
+        OK(g, strata_statement_end(g, commit));
+        check_graph(g);
+    }
+    /* Committed: b, r1 and r2 are free, and the next statement reuses them. */
+    assert_int_equal(node_new(g, 0, NULL), b);
+    strata_id again = rel_new(g, a, c, t);
+    assert_true(again == r1 || again == r2);
+
+    /* A statement that has deleted nothing still reuses freed ids. */
+    strata_id d = node_new(g, 0, NULL);
+    OK(g, strata_node_delete(g, d));
+    OK(g, strata_statement_begin(g));
+    assert_int_equal(node_new(g, 0, NULL), d);
+    OK(g, strata_statement_end(g, true));
+    strata_graph_free(&g);
+
+    OK(g, strata_graph_new(&g));
+    strata_result *res = NULL;
+    OK(g, strata_query(g, "CREATE (:A {num: 1})", NULL, &res));
+    strata_result_free(&res);
+    OK(g, strata_query(g, "MATCH (a:A) DELETE a CREATE (b:B {x: 5}) "
+                          "RETURN labels(a) AS l, a.x AS x, id(a) = id(b) AS same",
+                       NULL, &res));
+    const strata_value *const *row;
+    assert_true(strata_result_next(res, &row));
+    assert_int_equal(strata_value_type(row[0]), STRATA_LIST);
+    assert_int_equal(strata_value_list_len(row[0]), 0);
+    assert_int_equal(strata_value_type(row[1]), STRATA_NULL);
+    bool same = true;
+    OK(g, strata_value_get_bool(row[2], &same));
+    assert_false(same);
+    assert_false(strata_result_next(res, &row));
+    strata_result_free(&res);
+    strata_graph_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rollback_restores_everything),
+        cmocka_unit_test(test_statement_takes_no_id_it_freed),
         cmocka_unit_test(test_empty_and_refused_statements),
         cmocka_unit_test(test_commit_keeps_writes),
         cmocka_unit_test(test_views_held_across_statement),

@@ -37,7 +37,7 @@ static void build(store *s, mem_ctx *m, uint64_t n)
     store_init(s);
     for (uint64_t i = 0; i < n; i++) {
         uint64_t id;
-        assert_int_equal(store_node_alloc(s, m, (uint32_t)(i % 7), &id), 0);
+        assert_int_equal(store_node_alloc(s, m, (uint32_t)(i % 7), true, &id), 0);
         assert_int_equal(id, i);
         prop_rec **rp = store_node_props_mut(s, m, id);
         assert_non_null(rp);
@@ -106,7 +106,7 @@ static void test_own_copies_slot_and_adjacency_paths(void **state)
        is as deep as the slots and the relationships have a deep vector. */
     for (uint64_t i = 0; i + 1 < NODES; i++) {
         uint64_t rel;
-        assert_int_equal(store_rel_alloc(&s, m, (uint32_t)i, (uint32_t)i + 1, 0, &rel), 0);
+        assert_int_equal(store_rel_alloc(&s, m, (uint32_t)i, (uint32_t)i + 1, 0, true, &rel), 0);
         assert_int_equal(store_rel_props_mut(&s, m, rel) != NULL, 1);
         assert_int_equal(props_set(m, store_rel_props_mut(&s, m, rel), 2, value_int(7), NULL),
                          0);

@@ -47,8 +47,8 @@ static void take_snap(const store *s, snap *sn)
     assert_true(sn->node_slots <= MAXSLOTS && sn->rel_slots <= MAXSLOTS);
     sn->node_live = s->node_live;
     sn->rel_live = s->rel_live;
-    sn->next_node = store_next_node_id(s);
-    sn->next_rel = store_next_rel_id(s);
+    sn->next_node = store_next_node_id(s, true);
+    sn->next_rel = store_next_rel_id(s, true);
     for (uint64_t i = 0; i < sn->node_slots; i++) {
         sn->nodes[i] = *(const node_meta *)pvec_get(&s->node_meta, &node_meta_read, i);
         sn->node_props[i] = store_node_props(s, i);
@@ -68,8 +68,8 @@ static void assert_snap(const store *s, const snap *sn)
     assert_int_equal(store_rel_slots(s), sn->rel_slots);
     assert_int_equal(s->node_live, sn->node_live);
     assert_int_equal(s->rel_live, sn->rel_live);
-    assert_int_equal(store_next_node_id(s), sn->next_node);
-    assert_int_equal(store_next_rel_id(s), sn->next_rel);
+    assert_int_equal(store_next_node_id(s, true), sn->next_node);
+    assert_int_equal(store_next_rel_id(s, true), sn->next_rel);
     for (uint64_t i = 0; i < sn->node_slots; i++) {
         const node_meta *n = pvec_get(&s->node_meta, &node_meta_read, i);
         assert_int_equal(n->labelset, sn->nodes[i].labelset);
@@ -88,8 +88,8 @@ static void assert_snap(const store *s, const snap *sn)
 
 static uint64_t node_alloc_ok(store *s, mem_ctx *m, uint32_t labelset)
 {
-    uint64_t predicted = store_next_node_id(s), live = s->node_live, id = UINT64_MAX;
-    assert_int_equal(store_node_alloc(s, m, labelset, &id), 0);
+    uint64_t predicted = store_next_node_id(s, true), live = s->node_live, id = UINT64_MAX;
+    assert_int_equal(store_node_alloc(s, m, labelset, true, &id), 0);
     assert_int_equal(id, predicted);
     assert_int_equal(s->node_live, live + 1);
     const node_meta *n = store_node(s, id);
@@ -103,8 +103,8 @@ static uint64_t node_alloc_ok(store *s, mem_ctx *m, uint32_t labelset)
 
 static uint64_t rel_alloc_ok(store *s, mem_ctx *m, uint32_t start, uint32_t end, uint32_t type)
 {
-    uint64_t predicted = store_next_rel_id(s), live = s->rel_live, id = UINT64_MAX;
-    assert_int_equal(store_rel_alloc(s, m, start, end, type, &id), 0);
+    uint64_t predicted = store_next_rel_id(s, true), live = s->rel_live, id = UINT64_MAX;
+    assert_int_equal(store_rel_alloc(s, m, start, end, type, true, &id), 0);
     assert_int_equal(id, predicted);
     assert_int_equal(s->rel_live, live + 1);
     const rel_meta *r = store_rel(s, id);
@@ -126,7 +126,7 @@ static void node_free_ok(store *s, mem_ctx *m, uint64_t id)
     assert_null(store_node(s, id));
     assert_null(store_node_props(s, id));
     assert_null(store_node_adj(s, id));
-    assert_int_equal(store_next_node_id(s), id);   /* LIFO */
+    assert_int_equal(store_next_node_id(s, true), id);   /* LIFO */
     assert_int_equal(s->node_live, live - 1);
     assert_int_equal(store_check(s), 0);
 }
@@ -139,7 +139,7 @@ static void rel_free_ok(store *s, mem_ctx *m, uint64_t id)
     store_rel_free(s, m, id, NULL);
     assert_null(store_rel(s, id));
     assert_null(store_rel_props(s, id));
-    assert_int_equal(store_next_rel_id(s), id);
+    assert_int_equal(store_next_rel_id(s, true), id);
     assert_int_equal(s->rel_live, live - 1);
     assert_int_equal(store_check(s), 0);
 }
@@ -218,12 +218,12 @@ static void test_node_alloc_and_free_list(void **state)
     store s;
     store_init(&s);
     assert_int_equal(store_check(&s), 0);
-    assert_int_equal(store_next_node_id(&s), 0);
+    assert_int_equal(store_next_node_id(&s, true), 0);
     assert_null(store_node(&s, 0));
 
     for (uint32_t i = 0; i < 10; i++)
         assert_int_equal(node_alloc_ok(&s, m, i + 1), i);
-    assert_int_equal(store_next_node_id(&s), 10);
+    assert_int_equal(store_next_node_id(&s, true), 10);
     assert_null(store_node(&s, 10));
     assert_null(store_node(&s, UINT64_MAX));
 
@@ -236,7 +236,7 @@ static void test_node_alloc_and_free_list(void **state)
     /* LIFO: the most recently freed id comes back first. */
     assert_int_equal(node_alloc_ok(&s, m, 50), 5);
     assert_int_equal(node_alloc_ok(&s, m, 70), 7);
-    assert_int_equal(store_next_node_id(&s), 3);
+    assert_int_equal(store_next_node_id(&s, true), 3);
     assert_int_equal(node_alloc_ok(&s, m, 30), 3);
     assert_int_equal(node_alloc_ok(&s, m, 0), 10);   /* then the end again */
     assert_int_equal(store_node(&s, 7)->labelset, 70);
@@ -251,12 +251,47 @@ static void test_node_alloc_and_free_list(void **state)
     store_release(&s, m);
 }
 
+/* Without reuse an alloc takes the next id at the end and leaves the free
+   list alone (a statement that has deleted, core/txn.h); its unalloc pops
+   it off the end again, and the store is as it was. */
+static void test_alloc_without_reuse(void **state)
+{
+    mem_ctx *m = *state;
+    store s;
+    store_init(&s);
+    for (uint32_t i = 0; i < 6; i++)
+        node_alloc_ok(&s, m, 1);
+    for (uint32_t i = 0; i < 4; i++)
+        rel_alloc_ok(&s, m, 0, 1, 2);
+    node_free_ok(&s, m, 2);
+    rel_free_ok(&s, m, 1);
+    static snap before;
+    take_snap(&s, &before);
+
+    assert_int_equal(store_next_node_id(&s, false), 6);
+    assert_int_equal(store_next_rel_id(&s, false), 4);
+    uint64_t n = UINT64_MAX, r = UINT64_MAX;
+    assert_int_equal(store_node_alloc(&s, m, 9, false, &n), 0);
+    assert_int_equal(store_rel_alloc(&s, m, 0, 1, 2, false, &r), 0);
+    assert_int_equal(n, 6);
+    assert_int_equal(r, 4);
+    assert_int_equal(store_next_node_id(&s, true), 2);   /* the freed ids wait */
+    assert_int_equal(store_next_rel_id(&s, true), 1);
+    assert_int_equal(store_check(&s), 0);
+
+    assert_int_equal(store_rel_unalloc(&s, m, r, true), 0);
+    assert_int_equal(store_node_unalloc(&s, m, n, true), 0);
+    assert_snap(&s, &before);
+    assert_int_equal(store_check(&s), 0);
+    store_release(&s, m);
+}
+
 static void test_rel_alloc_and_free_list(void **state)
 {
     mem_ctx *m = *state;
     store s;
     store_init(&s);
-    assert_int_equal(store_next_rel_id(&s), 0);
+    assert_int_equal(store_next_rel_id(&s, true), 0);
     assert_null(store_rel(&s, 0));
 
     for (uint32_t i = 0; i < 20; i++)
@@ -327,8 +362,8 @@ static void test_free_drops_props_and_adj(void **state)
     props_release(m, &got_rel_props);
     props_release(m, &got_props);
     adj_release(m, &got_adj);
-    assert_int_equal(store_next_node_id(&s), c);
-    assert_int_equal(store_next_rel_id(&s), r2);
+    assert_int_equal(store_next_node_id(&s, true), c);
+    assert_int_equal(store_next_rel_id(&s, true), r2);
 
     store_release(&s, m);
 }
@@ -399,7 +434,8 @@ static long alloc_until_success(store *s, mem_ctx *m, int rel, const store *held
         assert_true(k < 64);
         uint64_t id = UINT64_MAX;
         mem_fail_at(k);
-        int rc = rel ? store_rel_alloc(s, m, 1, 2, 3, &id) : store_node_alloc(s, m, 4, &id);
+        int rc = rel ? store_rel_alloc(s, m, 1, 2, 3, true, &id)
+                     : store_node_alloc(s, m, 4, true, &id);
         mem_fail_clear();
         if (rc == 0) {
             assert_int_equal(id, rel ? before.next_rel : before.next_node);
@@ -609,6 +645,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_node_alloc_and_free_list, mem_ctx_setup, mem_ctx_teardown),
         cmocka_unit_test_setup_teardown(test_rel_alloc_and_free_list, mem_ctx_setup, mem_ctx_teardown),
+        cmocka_unit_test_setup_teardown(test_alloc_without_reuse, mem_ctx_setup, mem_ctx_teardown),
         cmocka_unit_test_setup_teardown(test_free_drops_props_and_adj, mem_ctx_setup, mem_ctx_teardown),
         cmocka_unit_test_setup_teardown(test_share_then_write, mem_ctx_setup, mem_ctx_teardown),
         cmocka_unit_test_setup_teardown(test_alloc_failure_private, mem_ctx_setup, mem_ctx_teardown),

@@ -157,6 +157,7 @@ static bool op_stmt_begin(run *r)
     snprintf(r->op, sizeof r->op, "begin a statement (%s readers)",
              r->test.stmt_readers ? "with" : "without");
     expect_status(r, strata_statement_begin(r->g), STRATA_OK);
+    model_unit_begin(r->work);
     *r->test.stmt_start = *r->work;
     r->test.in_stmt = true;
     return true;
@@ -177,6 +178,8 @@ static bool op_stmt_end(run *r)
         r->test.c.stmt_rollback_replayed += !r->test.stmt_read && !r->test.in_txn;
     }
     r->test.in_stmt = false;
+    if (!r->test.in_txn)
+        model_unit_end(r->work);
     settle(r);
     return true;
 }
@@ -187,6 +190,7 @@ static bool op_txn_begin(run *r)
         return false;
     snprintf(r->op, sizeof r->op, "begin a transaction");
     expect_status(r, strata_begin(r->g), STRATA_OK);
+    model_unit_begin(r->work);
     r->test.in_txn = true;
     return true;
 }
@@ -202,6 +206,7 @@ static bool op_txn_end(run *r)
     snprintf(r->op, sizeof r->op, "%s the transaction", commit ? "commit" : "roll back");
     if (commit) {
         expect_status(r, strata_commit(r->g), STRATA_OK);
+        model_unit_end(r->work);
         *r->test.committed = *r->work;
         r->test.c.txn_commit++;
     } else {

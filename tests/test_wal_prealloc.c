@@ -56,7 +56,7 @@ static void seg_write(const char *path, const seg_file *f)
     fclose(out);
 }
 
-/* The offsets of a version-2 segment's whole records (and where the last
+/* The offsets of a preallocated segment's whole records (and where the last
    ends, at offs[n]). */
 static size_t seg_records(const seg_file *f, size_t *offs, size_t max)
 {
@@ -509,11 +509,48 @@ static void test_segment_before_the_last(void **state)
 
 /* ---- an old log ------------------------------------------------------------------- */
 
+/* Writes segment 1 of db (a new directory) in the given version: the
+   header, then one record per body (version 1: 20-byte record headers;
+   2 and 3: 24, with lag 1), then zeros_after zero bytes.  Frees the
+   bodies; returns where the records end. */
+static size_t write_segment(const char *db, uint32_t seg_version, wal_buf *bodies, int n,
+                            size_t zeros_after)
+{
+    assert_int_equal(mkdir(db, 0777), 0);
+    unsigned char buf[512] = { 0 };
+    memcpy(buf, "STRATAWL", 8);
+    put_le_n(buf + 8, 1, 8);
+    put_le_n(buf + 16, seg_version, 4);
+    put_le_n(buf + 20, crc32c(0, buf, 20), 4);
+    size_t off = 24, hsize = seg_version == 1 ? 20 : 24;
+    for (int i = 0; i < n; i++) {
+        unsigned char *h = buf + off;
+        put_le_n(h, bodies[i].len, 4);
+        put_le_n(h + 4, (uint64_t)i + 1, 8);
+        if (seg_version == 1) {
+            put_le_n(h + 12, crc32c(0, h, 12), 4);
+        } else {
+            put_le_n(h + 12, 1, 4);
+            put_le_n(h + 16, crc32c(0, h, 16), 4);
+        }
+        put_le_n(h + hsize - 4, crc32c(0, bodies[i].p, bodies[i].len), 4);
+        memcpy(h + hsize, bodies[i].p, bodies[i].len);
+        off += hsize + bodies[i].len;
+        walbuf_free(&bodies[i]);
+    }
+    char seg[400];
+    snprintf(seg, sizeof seg, "%s/wal-0000000000000001.log", db);
+    FILE *out = fopen(seg, "wb");
+    assert_non_null(out);
+    assert_int_equal(fwrite(buf, 1, off + zeros_after, out), off + zeros_after);
+    fclose(out);
+    return off;
+}
+
 /* Writes a version-1 segment (20-byte record headers, no preallocation)
    holding: the key token "v", node 0, node 0's v = 7, node 1. */
 static size_t write_v1_log(const char *db, size_t zeros_after)
 {
-    assert_int_equal(mkdir(db, 0777), 0);
     wal_buf bodies[3] = { { 0 } };
     wal_op tok = { .code = WOP_TOKEN, .kind = STRATA_KEY, .id = 0, .name = "v", .name_len = 1 };
     wal_op create = { .code = WOP_NODE_CREATE };
@@ -525,29 +562,7 @@ static size_t write_v1_log(const char *db, size_t zeros_after)
     assert_int_equal(walrec_encode(&bodies[1], &set), 0);
     assert_int_equal(walrec_encode(&bodies[2], &create), 0);
     strata_value_free(&seven);
-    unsigned char buf[512] = { 0 };
-    memcpy(buf, "STRATAWL", 8);
-    put_le_n(buf + 8, 1, 8);
-    put_le_n(buf + 16, 1, 4);
-    put_le_n(buf + 20, crc32c(0, buf, 20), 4);
-    size_t off = 24;
-    for (int i = 0; i < 3; i++) {
-        unsigned char *h = buf + off;
-        put_le_n(h, bodies[i].len, 4);
-        put_le_n(h + 4, (uint64_t)i + 1, 8);
-        put_le_n(h + 12, crc32c(0, h, 12), 4);
-        put_le_n(h + 16, crc32c(0, bodies[i].p, bodies[i].len), 4);
-        memcpy(h + 20, bodies[i].p, bodies[i].len);
-        off += 20 + bodies[i].len;
-        walbuf_free(&bodies[i]);
-    }
-    char seg[400];
-    snprintf(seg, sizeof seg, "%s/wal-0000000000000001.log", db);
-    FILE *out = fopen(seg, "wb");
-    assert_non_null(out);
-    assert_int_equal(fwrite(buf, 1, off + zeros_after, out), off + zeros_after);
-    fclose(out);
-    return off;
+    return write_segment(db, 1, bodies, 3, zeros_after);
 }
 
 static void assert_v1_graph(strata_graph *g, uint64_t nodes)
@@ -608,7 +623,7 @@ static void test_old_log(void **state)
         char newest[400];
         wal_segment_path(db, newest, sizeof newest);
         seg_file f = seg_read(newest);
-        assert_int_equal(wal_le(f.p + 16, 4), 2);
+        assert_int_equal(wal_le(f.p + 16, 4), 3);
         assert_int_equal(f.len, TEST_PREALLOC);
         free(f.p);
         assert_int_equal(open_report(db, &rep, err, sizeof err, false, &g), STRATA_OK);
@@ -616,6 +631,56 @@ static void test_old_log(void **state)
         assert_v1_graph(g, how == 2 ? 2 : 3);
         assert_int_equal(strata_close(&g), STRATA_OK);
     }
+    wal_rmtree(dir);
+}
+
+/* Writes a segment of the given version (2 or 3) holding two records:
+   the key token "v" and nodes 0 and 1; then one unit that deletes node 0,
+   creates a node and sets node 0's v = 7. */
+static void write_reuse_log(const char *db, uint32_t seg_version)
+{
+    wal_buf bodies[2] = { { 0 } };
+    wal_op tok = { .code = WOP_TOKEN, .kind = STRATA_KEY, .id = 0, .name = "v", .name_len = 1 };
+    wal_op create = { .code = WOP_NODE_CREATE };
+    wal_op del = { .code = WOP_NODE_DELETE, .id = 0 };
+    strata_value *seven = strata_value_int(7);
+    wal_op set = { .code = WOP_NODE_SET, .id = 0, .a = 0,
+                   .val = (const value *)(const void *)seven };
+    assert_int_equal(walrec_encode(&bodies[0], &tok), 0);
+    assert_int_equal(walrec_encode(&bodies[0], &create), 0);
+    assert_int_equal(walrec_encode(&bodies[0], &create), 0);
+    assert_int_equal(walrec_encode(&bodies[1], &del), 0);
+    assert_int_equal(walrec_encode(&bodies[1], &create), 0);
+    assert_int_equal(walrec_encode(&bodies[1], &set), 0);
+    strata_value_free(&seven);
+    write_segment(db, seg_version, bodies, 2, 64);   /* a zero tail */
+}
+
+/* A version-2 log replays call by call, as its writer ran: the unit's
+   create took the id its delete freed, so node 0 exists again and gets
+   v = 7.  The same records in a version-3 segment replay as one
+   statement, whose create takes a new id (core/txn.h): node 0 stays
+   deleted and the set names a node that does not exist — refused as
+   damage, never applied to another node. */
+static void test_version_2_replays_call_by_call(void **state)
+{
+    (void)state;
+    char dir[256];
+    assert_int_equal(wal_tmpdir(dir, sizeof dir), 0);
+    char db[300];
+    snprintf(db, sizeof db, "%s/v2", dir);
+    write_reuse_log(db, 2);
+    strata_open_report rep;
+    char err[512];
+    strata_graph *g = NULL;
+    assert_int_equal(open_report(db, &rep, err, sizeof err, false, &g), STRATA_OK);
+    assert_v1_graph(g, 2);
+    assert_int_equal(strata_close(&g), STRATA_OK);
+
+    snprintf(db, sizeof db, "%s/v3", dir);
+    write_reuse_log(db, 3);
+    assert_int_equal(open_report(db, &rep, err, sizeof err, false, &g), STRATA_ECORRUPT);
+    assert_non_null(strstr(err, "record 2 does not replay"));
     wal_rmtree(dir);
 }
 
@@ -706,6 +771,7 @@ int main(void)
         cmocka_unit_test(test_lag_by_sync_mode),
         cmocka_unit_test(test_segment_before_the_last),
         cmocka_unit_test(test_old_log),
+        cmocka_unit_test(test_version_2_replays_call_by_call),
         cmocka_unit_test(test_prealloc_faults),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -113,7 +113,7 @@ static inline uint64_t wal_le(const unsigned char *p, int n)
 }
 
 /* Where the whole records of a segment end: segments are preallocated
-   (version 2), so this is not the file's size.  Walks the records by
+   (versions 2 and 3), so this is not the file's size.  Walks the records by
    their lengths while their headers check (FORMAT.md, "Record"). */
 static inline uint64_t wal_segment_end(const char *path)
 {

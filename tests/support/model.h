@@ -91,10 +91,12 @@ typedef struct mindex {
 } mindex;
 
 /* The ids of one kind as the store hands them out: a LIFO free list, then
-   a new slot. */
+   a new slot — but only new slots once the open unit (a transaction, else
+   a statement) has freed an id of the kind (core/txn.h). */
 typedef struct id_space {
     uint32_t slots, live;
     uint32_t free[MAX_IDS], nfree;   /* the top is the next id */
+    bool in_unit, freed;             /* a unit is open; it freed an id */
 } id_space;
 
 typedef struct model {
@@ -273,13 +275,22 @@ static inline mval random_value(run *r)
 static inline uint32_t id_take(id_space *ids)
 {
     ids->live++;
-    return ids->nfree ? ids->free[--ids->nfree] : ids->slots++;
+    return ids->nfree && !ids->freed ? ids->free[--ids->nfree] : ids->slots++;
 }
 
 static inline void id_give(id_space *ids, uint32_t id)
 {
     ids->free[ids->nfree++] = id;
     ids->live--;
+    ids->freed |= ids->in_unit;
+}
+
+/* A transaction or a statement outside one begins, or ends. */
+static inline void model_unit_begin(model *m) { m->nodes.in_unit = m->rels.in_unit = true; }
+static inline void model_unit_end(model *m)
+{
+    m->nodes.in_unit = m->rels.in_unit = false;
+    m->nodes.freed = m->rels.freed = false;
 }
 
 static inline uint32_t model_node_alloc(model *m, uint8_t labels)
