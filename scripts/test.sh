@@ -23,13 +23,13 @@ ctest --test-dir build/release --output-on-failure -j"$jobs"
 # client would build it.
 sh scripts/client-build.sh build/release
 # The openCypher TCK, when the shared checkout is there.  --min-pass is the
-# pass rate reached (1.0, 3055 of 3055) minus a margin, so a regression
-# fails CI.
+# pass rate reached (1.0, 3055 of 3055) minus a margin of six scenarios (a
+# slow one timing out on a busy machine), so a regression fails CI.
 if [ -d ../shared/tck ]; then
     python3 ../shared/tools/tck.py --strata build/release/strata --jobs "$jobs" \
-        --min-pass 0.989 >build/release/tck.txt 2>&1 || tck_failed=1
+        --min-pass 0.998 >build/release/tck.txt 2>&1 || tck_failed=1
     tail -4 build/release/tck.txt
-    [ -z "${tck_failed:-}" ] || { echo "TCK pass rate below 0.989"; exit 1; }
+    [ -z "${tck_failed:-}" ] || { echo "TCK pass rate below 0.998"; exit 1; }
 else
     echo "TCK: ../shared/tck not found, skipped"
 fi
