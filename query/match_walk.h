@@ -41,6 +41,8 @@ typedef struct walk {
     const start_plan *plan;             /* how the walk starts when no end is bound */
     uint32_t start_skip;                /* entries of the start's property map
                                            its seek already holds (bit per entry) */
+    bool start_label_held;              /* every start node carries plan->label
+                                           (a label scan's or a seek's) */
     value *row;
     match_emit emit;
     void *ectx;

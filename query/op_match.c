@@ -70,19 +70,27 @@ bool walk_slot_bound(const walk *w, long slot)
 #define elem walk_elem
 #define var_slot walk_var_slot
 
+/* What a walk's start already holds for its first node: entries of a
+   written-out map (bit i for entry i; an index seek found the node by
+   them) and a label (the one its scan or seek read; held when given). */
+typedef struct start_holds {
+    uint32_t entries;
+    const strata_token *label;
+} start_holds;
+
 static int entity_check(exec *x, const cypher_ast_node *el, const scope *sc, const value *row,
-                        bool is_node, uint64_t id, uint32_t skip, bool *ok);
+                        bool is_node, uint64_t id, start_holds held, bool *ok);
 
 int pattern_entity_ok(exec *x, const cypher_ast_node *el, const scope *sc, const value *row,
                       bool is_node, uint64_t id, bool *ok)
 {
-    return entity_check(x, el, sc, row, is_node, id, 0, ok);
+    return entity_check(x, el, sc, row, is_node, id, (start_holds){ 0, NULL }, ok);
 }
 
-/* pattern_entity_ok, but entries i of a written-out map with bit i of
-   skip set are taken as holding (an index seek found the node by them). */
+/* pattern_entity_ok, but what held says the start holds is not checked
+   again. */
 static int entity_check(exec *x, const cypher_ast_node *el, const scope *sc, const value *row,
-                        bool is_node, uint64_t id, uint32_t skip, bool *ok)
+                        bool is_node, uint64_t id, start_holds held, bool *ok)
 {
     *ok = false;
     strata_view *v = exec_view(x);
@@ -94,9 +102,12 @@ static int entity_check(exec *x, const cypher_ast_node *el, const scope *sc, con
             strata_token tok;
             bool has = false;
             if (exec_cached_token(x, &l->u.label.token_plus1, STRATA_LABEL, &l->u.label.name,
-                                  &tok) &&
-                strata_node_has_label(v, id, tok, &has) != STRATA_OK)
-                return 0;
+                                  &tok)) {
+                if (held.label && *held.label == tok)
+                    has = true;
+                else if (strata_node_has_label(v, id, tok, &has) != STRATA_OK)
+                    return 0;
+            }
             if (!any && !has)
                 return 0;
             found |= has;
@@ -113,7 +124,7 @@ static int entity_check(exec *x, const cypher_ast_node *el, const scope *sc, con
         for (size_t i = 0; i < props->u.list.count; i++) {
             const cypher_ast_node *e = props->u.list.items[i];
             value want, have;
-            if (i < 32 && skip >> i & 1)
+            if (i < 32 && held.entries >> i & 1)
                 continue;
             if (eval(&c, e->u.entry.value, &want) != 0)
                 return -1;
@@ -608,7 +619,10 @@ static int step_node(walk *w, size_t i, uint64_t id)
     if (bound && (value_kind(&w->row[slot]) != VAL_NODE || w->row[slot].u.id != id))
         return 0;
     bool ok;
-    if (entity_check(w->x, n, w->sc, w->row, true, id, i == 0 ? w->start_skip : 0, &ok) != 0)
+    start_holds held = { 0, NULL };
+    if (i == 0)
+        held = (start_holds){ w->start_skip, w->start_label_held ? &w->plan->label : NULL };
+    if (entity_check(w->x, n, w->sc, w->row, true, id, held, &ok) != 0)
         return -1;
     if (!ok)
         return 0;
@@ -818,6 +832,7 @@ static int walk_start(walk *w, bool *single, bool *none, uint64_t *id, strata_no
 {
     value *row = w->row;
     w->start_skip = 0;
+    w->start_label_held = false;
     size_t in_width = w->in_width;
     long first = var_slot(w, w->el[0], true);
     long last = w->nel == 1 ? first : var_slot(w, w->el[w->nel - 1], true);
@@ -845,6 +860,11 @@ static int walk_start(walk *w, bool *single, bool *none, uint64_t *id, strata_no
         *single = true;
         return start_id(w->x, w->plan, w->sc, row, none, id);
     }
+    /* A label scan's and a seek's nodes carry the plan's label, in the
+       view the walk reads (nothing writes while it runs). */
+    start_kind k = w->plan->kind;
+    w->start_label_held = elem(w, 0) == w->plan->node &&
+                          (k == START_LABEL_SCAN || k == START_INDEX_SEEK || k == START_RANGE_SEEK);
     uint32_t exact;
     if (w->plan->kind == START_INDEX_SEEK && w->plan->nkeys == 1) {
         if (start_point(w->x, w->plan, w->sc, row, single, none, id, &exact, it) != 0)
