@@ -97,10 +97,10 @@ struct strata_graph {
     uint64_t stmt_serial;   /* the open statement's number in the lineage */
     uint64_t stmt_counts[4];/* live nodes, relationships, node and
                                relationship slots when it began */
-    bool freed_node;        /* the open unit deleted a node / a */
-    bool freed_rel;         /* relationship: it takes no freed id (txn.h) */
-    bool stmt_freed[2];     /* the two when the statement began, for its
-                               rollback inside a transaction */
+    /* The open unit deleted a node / a relationship: it takes no freed
+       id of that kind (txn.h); and the same when the statement began,
+       for its rollback inside a transaction. */
+    struct unit_freed { bool node, rel; } freed, stmt_freed;
     journal j;              /* undo entries of the open statement/transaction */
     /* The write call in progress (graph_write_begin to graph_write_finish):
        the version its fork replaced, if it forked, and the journal length

@@ -369,8 +369,7 @@ strata_status strata_statement_begin(strata_graph *g)
     if (stmt_open(g))
         return misuse(g, "a statement is already open");
     g->in_stmt = true;
-    g->stmt_freed[0] = g->freed_node;
-    g->stmt_freed[1] = g->freed_rel;
+    g->stmt_freed = g->freed;
     g->stmt_mark = g->j.n;
     g->stmt_serial = atomic_fetch_add(&g->cat->lin->stmt_serial, 1) + 1;
     const store *st = &graph_writer_version(g)->st;
@@ -437,8 +436,7 @@ strata_status strata_statement_end(strata_graph *g, bool commit)
     if (!txn_open(g)) {
         txn_unit_ended(g);
     } else if (!commit) {
-        g->freed_node = g->stmt_freed[0];
-        g->freed_rel = g->stmt_freed[1];
+        g->freed = g->stmt_freed;
     }
     graph_write_end(g);
     return s;

@@ -37,22 +37,22 @@ static inline bool stmt_open(const strata_graph *g) { return g->in_stmt; }
    statement hands out the same ids (core/wal.c); a statement rolled back
    inside a transaction puts the flags back as they were (its writes are
    not in the log). */
-static inline bool txn_reuse_node_ids(const strata_graph *g) { return !g->freed_node; }
-static inline bool txn_reuse_rel_ids(const strata_graph *g) { return !g->freed_rel; }
+static inline bool txn_reuse_node_ids(const strata_graph *g) { return !g->freed.node; }
+static inline bool txn_reuse_rel_ids(const strata_graph *g) { return !g->freed.rel; }
 
 static inline void txn_note_node_freed(strata_graph *g)
 {
     if (stmt_open(g) || txn_open(g))
-        g->freed_node = true;
+        g->freed.node = true;
 }
 static inline void txn_note_rel_freed(strata_graph *g)
 {
     if (stmt_open(g) || txn_open(g))
-        g->freed_rel = true;
+        g->freed.rel = true;
 }
 
 /* The unit ended: freed ids may be reused again. */
-static inline void txn_unit_ended(strata_graph *g) { g->freed_node = g->freed_rel = false; }
+static inline void txn_unit_ended(strata_graph *g) { g->freed = (struct unit_freed){ 0 }; }
 
 /* The open statement has changed something: its entries are in the
    journal. */

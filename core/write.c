@@ -139,7 +139,7 @@ strata_status strata_node_create(strata_graph *g, const strata_token *labels, si
             s = nomem(g, "growing the label index");
             goto cleanup;
         }
-    bool pushed = !reuse || v->st.node_free == SLOT_END;
+    bool pushed = id == store_node_slots(&v->st);   /* a new slot at the end */
     if (txn_journal_reserve(g, &(journal_need){ .of[UNDO_NODE_CREATED] = 1 }) != 0 ||
         store_node_alloc(&v->st, g->m, ls, reuse, &id) != 0) {
         s = nomem(g, "allocating a node slot");
@@ -471,7 +471,7 @@ strata_status strata_rel_create(strata_graph *g, strata_id start, strata_id end,
         stats_rel_prepare(g->cat, &v->stats, start_ls, end_ls, type) != 0 ||
         txn_journal_reserve(g, &(journal_need){ .of[UNDO_REL_CREATED] = 1 }) != 0)
         goto oom;
-    bool pushed = !reuse || v->st.rel_free == SLOT_END;
+    bool pushed = id == store_rel_slots(&v->st);
     if (store_rel_alloc(&v->st, g->m, (uint32_t)start, (uint32_t)end, type, reuse, &id) != 0)
         goto oom;
     /* sb stays valid across the second adj_mut: its chunks are already

@@ -866,7 +866,7 @@ static int walk_start(walk *w, bool *single, bool *none, uint64_t *id, strata_no
     w->start_label_held = elem(w, 0) == w->plan->node &&
                           (k == START_LABEL_SCAN || k == START_INDEX_SEEK || k == START_RANGE_SEEK);
     uint32_t exact;
-    if (w->plan->kind == START_INDEX_SEEK && w->plan->nkeys == 1) {
+    if (k == START_INDEX_SEEK && w->plan->nkeys == 1) {
         if (start_point(w->x, w->plan, w->sc, row, single, none, id, &exact, it) != 0)
             return -1;
         if (*single || *it) {

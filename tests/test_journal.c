@@ -702,6 +702,26 @@ static void test_empty_and_refused_statements(void **state)
 
 /* ---- 2. commit, and what views see --------------------------------------------------- */
 
+/* Runs mix as one committed statement on a fresh fixture and compares the
+   graph, and its next ids, with ref (which it frees). */
+static void assert_committed_mix_is(fixture *f,
+                                    strata_status (*mix)(strata_graph *, const fixture *,
+                                                         mix_ids *),
+                                    strata_graph *ref, const char *what)
+{
+    strata_graph *g = build_fixture(f);
+    char *want = dump_graph(ref);
+    mix_ids m;
+    OK(g, strata_statement_begin(g));
+    OK(g, mix(g, f, &m));
+    OK(g, strata_statement_end(g, true));
+    assert_graph_is(g, want, what);
+    assert_same_future(g, ref, "after the commit");
+    free(want);
+    strata_graph_free(&g);
+    strata_graph_free(&ref);
+}
+
 /* A committed statement leaves what the same writes leave outside one —
    exactly, ids and future ids included, for the first half of the mix
    (its creates come before its deletes) — and the whole mix leaves the
@@ -711,30 +731,12 @@ static void test_commit_keeps_writes(void **state)
     (void)state;
     fixture f;
     fixture_values(&f);
-    strata_graph *g = build_fixture(&f), *direct = build_fixture(&f);
+    strata_graph *direct = build_fixture(&f);
     mix_ids m;
     OK(direct, mix_first(direct, &f, &m));
-    char *want = dump_graph(direct);
-    OK(g, strata_statement_begin(g));
-    OK(g, mix_first(g, &f, &m));
-    OK(g, strata_statement_end(g, true));
-    assert_graph_is(g, want, "a committed first half against the same writes made directly");
-    assert_same_future(g, direct, "after the commit");
-    free(want);
-    strata_graph_free(&g);
-    strata_graph_free(&direct);
-
-    g = build_fixture(&f);
-    strata_graph *after = build_after(&f);
-    want = dump_graph(after);
-    OK(g, strata_statement_begin(g));
-    OK(g, mix_all(g, &f, &m));
-    OK(g, strata_statement_end(g, true));
-    assert_graph_is(g, want, "a committed mix against the reference");
-    assert_same_future(g, after, "after the commit");
-    free(want);
-    strata_graph_free(&g);
-    strata_graph_free(&after);
+    assert_committed_mix_is(&f, mix_first, direct,
+                            "a committed first half against the same writes made directly");
+    assert_committed_mix_is(&f, mix_all, build_after(&f), "a committed mix against the reference");
     fixture_free(&f);
 }
 

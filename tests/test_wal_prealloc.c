@@ -547,21 +547,43 @@ static size_t write_segment(const char *db, uint32_t seg_version, wal_buf *bodie
     return off;
 }
 
+/* The calls the old-log tests write: the key token "v" (token 0), a node
+   create, node 0's delete, and node 0's v = 7. */
+enum { CALL_TOKEN, CALL_CREATE, CALL_DELETE, CALL_SET_7 };
+
+/* Encodes the calls listed (ending with -1) into body b. */
+static void encode_calls(wal_buf *b, const int *calls)
+{
+    strata_value *seven = strata_value_int(7);
+    for (; *calls >= 0; calls++) {
+        wal_op op;
+        switch (*calls) {
+        case CALL_TOKEN:
+            op = (wal_op){ .code = WOP_TOKEN, .kind = STRATA_KEY, .name = "v", .name_len = 1 };
+            break;
+        case CALL_CREATE:
+            op = (wal_op){ .code = WOP_NODE_CREATE };
+            break;
+        case CALL_DELETE:
+            op = (wal_op){ .code = WOP_NODE_DELETE, .id = 0 };
+            break;
+        default:
+            op = (wal_op){ .code = WOP_NODE_SET, .id = 0, .a = 0,
+                           .val = (const value *)(const void *)seven };
+        }
+        assert_int_equal(walrec_encode(b, &op), 0);
+    }
+    strata_value_free(&seven);
+}
+
 /* Writes a version-1 segment (20-byte record headers, no preallocation)
    holding: the key token "v", node 0, node 0's v = 7, node 1. */
 static size_t write_v1_log(const char *db, size_t zeros_after)
 {
     wal_buf bodies[3] = { { 0 } };
-    wal_op tok = { .code = WOP_TOKEN, .kind = STRATA_KEY, .id = 0, .name = "v", .name_len = 1 };
-    wal_op create = { .code = WOP_NODE_CREATE };
-    strata_value *seven = strata_value_int(7);
-    wal_op set = { .code = WOP_NODE_SET, .id = 0, .a = 0,
-                   .val = (const value *)(const void *)seven };
-    assert_int_equal(walrec_encode(&bodies[0], &tok), 0);
-    assert_int_equal(walrec_encode(&bodies[0], &create), 0);
-    assert_int_equal(walrec_encode(&bodies[1], &set), 0);
-    assert_int_equal(walrec_encode(&bodies[2], &create), 0);
-    strata_value_free(&seven);
+    encode_calls(&bodies[0], (const int[]){ CALL_TOKEN, CALL_CREATE, -1 });
+    encode_calls(&bodies[1], (const int[]){ CALL_SET_7, -1 });
+    encode_calls(&bodies[2], (const int[]){ CALL_CREATE, -1 });
     return write_segment(db, 1, bodies, 3, zeros_after);
 }
 
@@ -640,19 +662,8 @@ static void test_old_log(void **state)
 static void write_reuse_log(const char *db, uint32_t seg_version)
 {
     wal_buf bodies[2] = { { 0 } };
-    wal_op tok = { .code = WOP_TOKEN, .kind = STRATA_KEY, .id = 0, .name = "v", .name_len = 1 };
-    wal_op create = { .code = WOP_NODE_CREATE };
-    wal_op del = { .code = WOP_NODE_DELETE, .id = 0 };
-    strata_value *seven = strata_value_int(7);
-    wal_op set = { .code = WOP_NODE_SET, .id = 0, .a = 0,
-                   .val = (const value *)(const void *)seven };
-    assert_int_equal(walrec_encode(&bodies[0], &tok), 0);
-    assert_int_equal(walrec_encode(&bodies[0], &create), 0);
-    assert_int_equal(walrec_encode(&bodies[0], &create), 0);
-    assert_int_equal(walrec_encode(&bodies[1], &del), 0);
-    assert_int_equal(walrec_encode(&bodies[1], &create), 0);
-    assert_int_equal(walrec_encode(&bodies[1], &set), 0);
-    strata_value_free(&seven);
+    encode_calls(&bodies[0], (const int[]){ CALL_TOKEN, CALL_CREATE, CALL_CREATE, -1 });
+    encode_calls(&bodies[1], (const int[]){ CALL_DELETE, CALL_CREATE, CALL_SET_7, -1 });
     write_segment(db, seg_version, bodies, 2, 64);   /* a zero tail */
 }
 
